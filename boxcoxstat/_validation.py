@@ -1,0 +1,239 @@
+"""Turn user input into clean float columns, with the package's errors and missing-value policy.
+
+Layer 0: imports nothing from the package. Every public entry point passes its data through
+:func:`as_columns`, so the checks (and their messages) exist once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+Family = Literal["boxcox", "yeojohnson"]
+
+_FAMILY_ALIASES = {
+    "boxcox": "boxcox",
+    "box-cox": "boxcox",
+    "box_cox": "boxcox",
+    "bc": "boxcox",
+    "bcpower": "boxcox",
+    "yeojohnson": "yeojohnson",
+    "yeo-johnson": "yeojohnson",
+    "yeo_johnson": "yeojohnson",
+    "yj": "yeojohnson",
+    "yjpower": "yeojohnson",
+    "auto": "auto",
+}
+
+# Relative spread below which float64 cannot resolve a power (values equal to ~12 digits).
+DEGENERATE_SPREAD = 1e-12
+
+
+class BoxCoxError(ValueError):
+    """The package's error: the input cannot be used as given; the message says why and what to do."""
+
+
+class TransformOverflowError(BoxCoxError):
+    """The transformed values at the requested lambda do not fit in float64."""
+
+
+def normalize_family(family: str, *, allow_auto: bool = True) -> str:
+    """Return the canonical family name (``"boxcox"``, ``"yeojohnson"`` or ``"auto"``)."""
+    key = str(family).strip().lower()
+    canonical = _FAMILY_ALIASES.get(key)
+    if canonical is None or (canonical == "auto" and not allow_auto):
+        allowed = "'boxcox', 'yeojohnson'" + (" or 'auto'" if allow_auto else "")
+        raise BoxCoxError(f"unknown family {family!r}; use {allowed}")
+    return canonical
+
+
+def check_option(name: str, value: Any, allowed: tuple) -> Any:
+    """Raise a clear error unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise BoxCoxError(f"{name}={value!r} is not valid; use one of {choices}")
+    return value
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Validated data: a float matrix with NaN where a value is missing.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n, p)
+        A private copy of the data (the caller's object is never modified).
+    names : list of str
+        Column labels (``"x"`` for unnamed 1-D input, ``"x0"``, ``"x1"``... for arrays).
+    index : pandas.Index or None
+        Row labels of pandas input, else ``None``.
+    kind : {"series", "frame", "array1d", "array2d"}
+        The input's shape, so results can be returned in the same form.
+    n_missing : ndarray of int, shape (p,)
+        How many missing values each column had (dropped under ``missing="drop"``).
+    """
+
+    values: NDArray[np.float64]
+    names: list[str]
+    index: Any
+    kind: str
+    n_missing: NDArray[np.int64]
+
+    @property
+    def univariate(self) -> bool:
+        return self.kind in ("series", "array1d")
+
+    def row_label(self, i: int) -> Any:
+        return self.index[i] if self.index is not None else i
+
+    def column(self, j: int) -> NDArray[np.float64]:
+        """Finite values of column ``j`` (missing ones removed)."""
+        col = self.values[:, j]
+        return col[~np.isnan(col)]
+
+
+def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
+    import pandas as pd
+
+    if isinstance(data, pd.Series):
+        name = "x" if data.name is None else str(data.name)
+        return _numeric(data.to_numpy(), name)[:, None], [name], data.index, "series"
+    if isinstance(data, pd.DataFrame):
+        if data.shape[1] == 0:
+            raise BoxCoxError("the DataFrame has no columns")
+        cols = [_numeric(data.iloc[:, j].to_numpy(), str(c)) for j, c in enumerate(data.columns)]
+        return np.column_stack(cols), [str(c) for c in data.columns], data.index, "frame"
+    arr = np.asarray(data)
+    if arr.ndim == 0:
+        raise BoxCoxError("expected a sequence of numbers, got a scalar")
+    if arr.ndim == 1:
+        return _numeric(arr, "x")[:, None], ["x"], None, "array1d"
+    if arr.ndim == 2:
+        names = [f"x{j}" for j in range(arr.shape[1])]
+        cols = [_numeric(arr[:, j], names[j]) for j in range(arr.shape[1])]
+        return np.column_stack(cols) if cols else arr.astype(float), names, None, "array2d"
+    raise BoxCoxError(f"expected 1-D or 2-D data, got an array with {arr.ndim} dimensions")
+
+
+def _numeric(col: NDArray, name: str) -> NDArray[np.float64]:
+    if col.dtype == bool or col.dtype.kind in "iuf":
+        return np.array(col, dtype=np.float64, copy=True)
+    if col.dtype.kind == "c":
+        raise BoxCoxError(f"column {name!r} is complex; power transforms need real numbers")
+    if col.dtype.kind == "O":
+        # pandas nullable / object columns holding numbers (and None/NaN for missing)
+        out = np.empty(col.shape, dtype=np.float64)
+        for i, v in enumerate(col):
+            if v is None or (isinstance(v, float) and np.isnan(v)):
+                out[i] = np.nan
+            elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+                out[i] = float(v)
+            else:
+                raise BoxCoxError(
+                    f"column {name!r} is not numeric (row {i} holds {v!r}); "
+                    "encode it as numbers first or leave it out"
+                )
+        return out
+    try:
+        return np.array(col, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        raise BoxCoxError(
+            f"column {name!r} is not numeric (dtype {col.dtype}); encode it as numbers first "
+            "or leave it out"
+        ) from None
+
+
+def as_columns(
+    data: Any,
+    *,
+    family: str,
+    missing: str = "drop",
+    min_n: int = 3,
+) -> Columns:
+    """Validate ``data`` for a power-transform fit.
+
+    Parameters
+    ----------
+    data : array_like, pandas Series or DataFrame
+        One column (1-D) or several (2-D); lists are accepted.
+    family : {"boxcox", "yeojohnson", "auto"}
+        Box-Cox needs strictly positive values.
+    missing : {"drop", "raise"}, default="drop"
+        NaN (and None) are dropped per column and counted, or refused.
+    min_n : int, default=3
+        Fewest finite values a column may have.
+
+    Raises
+    ------
+    BoxCoxError
+        For non-numeric columns, infinite values, missing values under ``missing="raise"``,
+        too few values, constant columns and (Box-Cox) non-positive values. The message names
+        the column and, where it helps, the first offending row.
+    """
+    family = normalize_family(family)
+    check_option("missing", missing, ("drop", "raise"))
+    values, names, index, kind = _to_matrix(data)
+    nan = np.isnan(values)
+    n_missing = nan.sum(axis=0).astype(np.int64)
+    cols = Columns(values, names, index, kind, n_missing)
+    for j, name in enumerate(names):
+        col = values[:, j]
+        inf = np.flatnonzero(np.isinf(col))
+        if inf.size:
+            raise BoxCoxError(
+                f"column {name!r} has {inf.size} infinite value(s), first at row "
+                f"{cols.row_label(int(inf[0]))!r}; remove them or mark them missing (NaN)"
+            )
+        if n_missing[j] and missing == "raise":
+            first = int(np.flatnonzero(nan[:, j])[0])
+            raise BoxCoxError(
+                f"column {name!r} has {n_missing[j]} missing value(s), first at row "
+                f"{cols.row_label(first)!r}; use missing='drop' to leave them out"
+            )
+        finite = col[~nan[:, j]]
+        if finite.size < min_n:
+            raise BoxCoxError(
+                f"column {name!r} has {finite.size} finite value(s); at least {min_n} are needed"
+            )
+        if family == "boxcox":
+            bad = np.flatnonzero(~nan[:, j] & (col <= 0))
+            if bad.size:
+                raise BoxCoxError(
+                    f"Box-Cox requires strictly positive data, but column {name!r} has "
+                    f"{bad.size} value(s) <= 0, first at row {cols.row_label(int(bad[0]))!r} "
+                    f"({col[bad[0]]!r}); use family='yeojohnson' or shift the data"
+                )
+        check_spread(finite, name)
+    return cols
+
+
+def check_spread(finite: NDArray[np.float64], name: str) -> None:
+    """Refuse a constant column, or one whose values agree to about 12 significant digits."""
+    lo, hi = float(finite.min()), float(finite.max())
+    if lo == hi:
+        raise BoxCoxError(
+            f"column {name!r} is constant ({lo!r}); a power transform cannot be estimated"
+        )
+    scale = max(abs(lo), abs(hi), 1.0)
+    if (hi - lo) / scale < DEGENERATE_SPREAD:
+        raise BoxCoxError(
+            f"the values of column {name!r} differ only beyond the 12th significant digit "
+            f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data"
+        )
+
+
+def as_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
+    """Validate case weights (non-negative, finite, length ``n``); ``None`` passes through."""
+    if weights is None:
+        return None
+    w = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
+    if w.shape[0] != n:
+        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise BoxCoxError("weights must be finite and non-negative")
+    if not np.any(w > 0):
+        raise BoxCoxError("all weights are zero")
+    return w

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import functools
+from fractions import Fraction
 from pathlib import Path
 
 import mpmath
@@ -58,10 +59,9 @@ def _key(x, weights, family):
         agg.setdefault(v + 0.0, []).append(w)  # + 0.0 folds -0.0 into 0.0
     if len(agg) < 2:
         raise ValueError("need at least two distinct values with positive weight")
-    # weights are summed exactly with math.fsum (counts are integers, so this is exact)
-    import math
-
-    pairs = tuple(sorted((v, math.fsum(ws_)) for v, ws_ in agg.items()))
+    # total weight per value, exact (Fraction of the float64 weights)
+    pairs = tuple(sorted((v, sum((Fraction(w) for w in ws_), Fraction(0)))
+                         for v, ws_ in agg.items()))
     return pairs, family
 
 
@@ -78,7 +78,7 @@ class _Prepared:
         if dps not in self._cache:
             with mpmath.workdps(dps):
                 xs = [mpmath.mpf(v) for v, _ in self.pairs]
-                ws = [mpmath.mpf(w) for _, w in self.pairs]
+                ws = [mpmath.mpf(w.numerator) / w.denominator for _, w in self.pairs]
                 W = mpmath.fsum(ws)
                 if self.family == "boxcox":
                     us = [mpmath.log(v) for v in xs]

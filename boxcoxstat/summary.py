@@ -1,0 +1,115 @@
+"""Rendering of reports: a ``Summary`` holds titled tables and notes and prints them.
+
+Layer 5. No statistics here: the result object computes every number and hands over DataFrames;
+this module only formats them as text, HTML or LaTeX. The DataFrames stay accessible as
+``Summary.tables``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Summary", "format_number", "format_pvalue"]
+
+
+def format_number(x: object, digits: int = 4) -> str:
+    """Fixed-point with ``digits`` decimals, or scientific when very large or small."""
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        if np.isnan(v):
+            return ""
+        if np.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if v != 0 and (abs(v) >= 1e6 or abs(v) < 10.0 ** (-digits)):
+            return f"{v:.{digits}e}"
+        return f"{v:.{digits}f}"
+    return str(x)
+
+
+def format_pvalue(p: float) -> str:
+    """p-values to 4 significant digits; below 1e-300 shown as ``<1e-300``."""
+    if np.isnan(p):
+        return ""
+    if p < 1e-300:
+        return "<1e-300"
+    return f"{p:.4g}"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A report: a title, tables (caption, DataFrame, per-column formatters) and notes.
+
+    ``str(summary)`` or :meth:`as_text` gives plain text, :meth:`as_html` (also used by
+    notebooks through ``_repr_html_``) an HTML fragment, :meth:`as_latex` LaTeX tabulars.
+    """
+
+    title: str
+    tables: list[tuple[str, pd.DataFrame]]
+    notes: list[str] = field(default_factory=list)
+    formatters: dict[str, Callable[[object], str]] = field(default_factory=dict)
+
+    def _formatted(self, df: pd.DataFrame) -> pd.DataFrame:
+        out = pd.DataFrame(index=df.index)
+        for col in df.columns:
+            fmt = self.formatters.get(str(col), format_number)
+            out[col] = [fmt(v) for v in df[col].tolist()]
+        return out
+
+    def as_text(self) -> str:
+        """Plain-text rendering."""
+        blocks = []
+        for caption, df in self.tables:
+            body = self._formatted(df).to_string()
+            blocks.append((caption, body))
+        width = max([len(self.title)] + [len(line) for _, b in blocks for line in b.splitlines()])
+        lines = [self.title, "=" * width]
+        for caption, body in blocks:
+            if caption:
+                lines.append(caption)
+            lines.append(body)
+            lines.append("-" * width)
+        lines.extend(self.notes)
+        return "\n".join(lines).rstrip("-\n") if not self.notes else "\n".join(lines)
+
+    def as_html(self) -> str:
+        """HTML rendering (tables with captions, notes as a list)."""
+        parts = [f"<h4>{html.escape(self.title)}</h4>"]
+        for caption, df in self.tables:
+            table = self._formatted(df).to_html(escape=True)
+            if caption:
+                table = table.replace(
+                    ">\n", f">\n<caption>{html.escape(caption)}</caption>\n", 1
+                )
+            parts.append(table)
+        if self.notes:
+            items = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+            parts.append(f"<ul>{items}</ul>")
+        return "\n".join(parts)
+
+    def as_latex(self) -> str:
+        """LaTeX rendering (one ``tabular`` per table)."""
+        parts = [f"% {self.title}"]
+        for caption, df in self.tables:
+            if caption:
+                parts.append(f"% {caption}")
+            parts.append(self._formatted(df).to_latex())
+        parts.extend(f"% {n}" for n in self.notes)
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return self.as_text()
+
+    def _repr_html_(self) -> str:
+        return self.as_html()

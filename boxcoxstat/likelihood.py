@@ -343,7 +343,7 @@ def side_moments(
 
 def _between_sums(side: Side, kappa: NDArray) -> tuple[NDArray, NDArray]:
     """``log sum w psi`` and ``log sum w dpsi/dkappa`` of the unshifted side (bases >= 1)."""
-    u = side.log_ref + side.v  # log b >= 0 on Yeo-Johnson sides
+    u = np.maximum(side.log_ref + side.v, 0.0)  # log b >= 0 on Yeo-Johnson sides
     with np.errstate(divide="ignore"):
         logu = np.log(u)
         logw = 0.0 if side.w is None else np.log(side.w)

@@ -204,24 +204,35 @@ def as_columns(
                 raise BoxCoxError(
                     f"Box-Cox requires strictly positive data, but column {name!r} has "
                     f"{bad.size} value(s) <= 0, first at row {cols.row_label(int(bad[0]))!r} "
-                    f"({col[bad[0]]!r}); use family='yeojohnson' or shift the data"
+                    f"({float(col[bad[0]])!r}); use family='yeojohnson' or shift the data"
                 )
-        check_spread(finite, name)
+        check_spread(finite, name, "boxcox" if family == "boxcox" else "yeojohnson")
     return cols
 
 
-def check_spread(finite: NDArray[np.float64], name: str) -> None:
-    """Refuse a constant column, or one whose values agree to about 12 significant digits."""
+def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox") -> None:
+    """Refuse a constant column, or one that float64 cannot resolve on the family's scale.
+
+    Box-Cox is scale-invariant, so the spread is relative to the values (``(max - min) /
+    max``); Yeo-Johnson works on ``1 + |x|``, so its spread is relative to ``1 + max|x|``.
+    Below 1e-12 the data agree to about 12 significant digits and lambda is not determined.
+    """
     lo, hi = float(finite.min()), float(finite.max())
     if lo == hi:
         raise BoxCoxError(
             f"column {name!r} is constant ({lo!r}); a power transform cannot be estimated"
         )
-    scale = max(abs(lo), abs(hi), 1.0)
-    if (hi - lo) / scale < DEGENERATE_SPREAD:
+    if family == "boxcox":
+        rel = (hi - lo) / hi
+        where = "the values"
+    else:
+        rel = (hi - lo) / (1.0 + max(abs(lo), abs(hi)))
+        where = "the values of 1 + |x| (the Yeo-Johnson scale)"
+    if rel < DEGENERATE_SPREAD:
+        hint = "" if family == "boxcox" else "; rescale the data first"
         raise BoxCoxError(
-            f"the values of column {name!r} differ only beyond the 12th significant digit "
-            f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data"
+            f"column {name!r}: {where} differ only beyond the 12th significant digit "
+            f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data{hint}"
         )
 
 

@@ -67,6 +67,7 @@ def _choose(x: NDArray[np.float64], names: list[str], family: str):
                 reasons[j] = (f"Box-Cox: log-likelihood {bc['llf'][k]:.4f} >= Yeo-Johnson "
                               f"{yj['llf'][j]:.4f}")
             else:
+                fams[j] = "yeojohnson"
                 reasons[j] = (f"Yeo-Johnson: log-likelihood {yj['llf'][j]:.4f} > Box-Cox "
                               f"{bc['llf'][k]:.4f}")
     return out, fams, reasons

@@ -208,8 +208,10 @@ class PowerTransformResult:
                     sample, self.lmbda_mle[idx], nll_hat[idx], self.bse_values[idx], alpha
                 )
                 ci[idx, 0], ci[idx, 1] = lo, hi
-        if self.kind in ("series", "array1d"):
+        if self.kind == "array1d":
             return ci[0].copy()
+        if self.kind == "series":
+            return pd.Series(ci[0], index=["lower", "upper"], name=self.names[0])
         if self.kind == "frame":
             return pd.DataFrame(ci, index=list(self.names), columns=["lower", "upper"])
         return ci.copy()
@@ -360,15 +362,22 @@ class PowerTransformResult:
         return self._wrap(out, like)
 
     # ----------------------------------------------------------------- reports
-    def summary(self) -> Summary:
-        """The full report: estimates, profile intervals, convenient powers, LR tests."""
-        lo, hi = self.profile_ci[:, 0], self.profile_ci[:, 1]
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """The full report: estimates, profile intervals, convenient powers, LR tests.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Significance level of the profile-likelihood interval shown.
+        """
+        ci = np.asarray(self.conf_int(alpha), dtype=float).reshape(-1, 2)
+        lo, hi = ci[:, 0], ci[:, 1]
         est = pd.DataFrame(
             {
                 "lambda": self.lmbda_used,
                 "std err": self.bse_values,
-                "[0.025": lo,
-                "0.975]": hi,
+                f"[{alpha / 2:g}": lo,
+                f"{1 - alpha / 2:g}]": hi,
                 "rounded": self.rounded_values,
             },
             index=list(self.names),
@@ -391,7 +400,8 @@ class PowerTransformResult:
             },
             index=list(self.names),
         )
-        notes = ["Interval: 95% profile likelihood; SE from the observed information;",
+        level = f"{100 * (1 - alpha):g}%"
+        notes = [f"Interval: {level} profile likelihood; SE from the observed information;",
                  "tests: likelihood ratio, chi-square with 1 df."]
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons)]

@@ -11,7 +11,6 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from . import inference as inf
 from ._validation import as_columns, check_option, normalize_family
 from .bounds import lambda_bounds
 from .likelihood import Sample, llf_constant, nll_score
@@ -25,18 +24,10 @@ def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     """ML estimate and inference for the columns of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family)
     sol = mle_lambda(sample)
-    lam, nll_hat = sol.lmbda, sol.nll
-    bse = inf.standard_error(sample, lam)
-    lo, hi = inf.profile_interval(sample, lam, nll_hat, bse)
-    n = sample.nobs()
     return {
-        "lmbda": lam,
-        "nll": nll_hat,
-        "llf": -nll_hat + llf_constant(n),
-        "bse": bse,
-        "ci": np.column_stack([lo, hi]),
-        "lr0": inf.lr_statistic(sample, nll_hat, np.zeros_like(lam)),
-        "lr1": inf.lr_statistic(sample, nll_hat, np.ones_like(lam)),
+        "lmbda": sol.lmbda,
+        "nll": sol.nll,
+        "llf": -sol.nll + llf_constant(sample.nobs()),
         "converged": sol.converged,
     }
 
@@ -165,7 +156,6 @@ def fit(
         bad = [cols.names[j] for j in np.flatnonzero(~est["converged"])]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=2)
-    ci = est["ci"]
     return PowerTransformResult(
         names=tuple(cols.names),
         kind=cols.kind,
@@ -175,14 +165,10 @@ def fit(
         method=method,
         lmbda_mle=lam_mle,
         lmbda_used=lam_used,
+        nll_mle=est["nll"],
         llf_values=llf,
         nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
         n_missing=cols.n_missing,
-        bse_values=est["bse"],
-        profile_ci=ci,
-        lr0=est["lr0"],
-        lr1=est["lr1"],
-        rounded_values=inf.rounded_power(lam_mle, ci[:, 0], ci[:, 1]),
         converged_values=est["converged"],
         ymax=None if ymax is None else float(ymax),
         lambda_limits=limits,

@@ -19,7 +19,7 @@ Newton's method on ``log(-w) + w = log c - c``, which stays accurate when ``z`` 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
 from ._validation import BoxCoxError, normalize_family

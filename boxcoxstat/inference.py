@@ -74,7 +74,8 @@ def profile_interval(
     step = np.where(np.isfinite(step) & (step > 0), 2.0 * step, 1e-3 * np.maximum(1, abs(center)))
 
     def f(t: NDArray, idx: NDArray) -> NDArray:
-        val, _ = nll_score(sample.columns(cols[idx]), center[idx] + direction[idx] * t)
+        val, _ = nll_score(sample.columns(cols[idx]), center[idx] + direction[idx] * t,
+                           score=False)
         return val - base[idx] - half_q
 
     lo = np.zeros(2 * p)
@@ -89,7 +90,7 @@ def lr_statistic(
     sample: Sample, nll_hat: NDArray[np.float64], lmbda0: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """Likelihood-ratio statistic ``2 (NLL(lmbda0) - NLL(hat))`` (never negative)."""
-    val, _ = nll_score(sample, np.asarray(lmbda0, dtype=np.float64))
+    val, _ = nll_score(sample, np.asarray(lmbda0, dtype=np.float64), score=False)
     return np.maximum(2.0 * (val - nll_hat), 0.0)
 
 

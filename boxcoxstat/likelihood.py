@@ -38,7 +38,8 @@ for computing sample variances. COMPSTAT 1982, 30-41.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -92,8 +93,9 @@ class Side:
     v: NDArray[np.float64]
     w: NDArray[np.float64] | None
     negative: bool
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    @property
+    @cached_property
     def wsum(self) -> NDArray[np.float64]:
         if self.w is None:
             return np.full(self.v.shape[1], float(self.v.shape[0]))
@@ -105,10 +107,16 @@ class Side:
             log_ref=self.log_ref[idx],
             v=self.v[:, idx],
             w=None if self.w is None else self.w[:, idx],
+            _cache={},
         )
 
     def vrange(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Smallest and largest log-ratio per column (over entries with positive weight)."""
+        if "vrange" not in self._cache:
+            self._cache["vrange"] = self._vrange()
+        return self._cache["vrange"]
+
+    def _vrange(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self.w is None:
             return self.v.min(axis=0), self.v.max(axis=0)
         on = self.w > 0
@@ -146,6 +154,28 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     if np.any(has):
         out[has] = np.nanmedian(xm[:, has], axis=0)
     return out
+
+
+def _compact(
+    x: NDArray, mask: NDArray, w: NDArray | None
+) -> tuple[NDArray, NDArray | None, NDArray | None]:
+    """Move each column's selected entries to the top and drop rows no column needs.
+
+    Returns the compacted values, their mask (``None`` when every entry is selected) and
+    weights, so a Yeo-Johnson side costs as many rows as it has values, not ``n``.
+    """
+    if mask.all():
+        return x, None, w
+    if x.shape[1] == 1:
+        sel = mask[:, 0]
+        return x[sel], None, None if w is None else w[sel]
+    order = np.argsort(~mask, axis=0, kind="stable")
+    rows = int(mask.sum(axis=0).max())
+    order = order[:rows]
+    xc = np.take_along_axis(x, order, axis=0)
+    mc = np.take_along_axis(mask, order, axis=0)
+    wc = None if w is None else np.take_along_axis(w, order, axis=0)
+    return xc, (None if mc.all() else mc), wc
 
 
 @dataclass(frozen=True)
@@ -187,16 +217,17 @@ class Sample:
         nonneg = xs >= 0
         pmask = nonneg if present is None else nonneg & present
         nmask = ~nonneg if present is None else ~nonneg & present
-        all_pos = bool(pmask.all())
         pos = neg = None
         if pmask.any():
-            ref = _masked_median(xs, None if all_pos else pmask)
+            xp, mp_, wp = _compact(xs, pmask, w)
+            ref = _masked_median(xp, mp_)
             ref = np.where(np.isnan(ref), 0.0, ref)
-            pos = _make_side(1.0 + xs, 1.0 + ref, xs - ref, None if all_pos else pmask, w, False)
+            pos = _make_side(1.0 + xp, 1.0 + ref, xp - ref, mp_, wp, negative=False)
         if nmask.any():
-            ref = _masked_median(xs, nmask)
+            xn, mn, wn = _compact(xs, nmask, w)
+            ref = _masked_median(xn, mn)
             ref = np.where(np.isnan(ref), -1.0, ref)
-            neg = _make_side(1.0 - xs, 1.0 - ref, ref - xs, nmask, w, negative=True)
+            neg = _make_side(1.0 - xn, 1.0 - ref, ref - xn, mn, wn, negative=True)
         return cls(family, pos, neg)
 
     @property
@@ -216,8 +247,8 @@ class Sample:
 
     @property
     def nrows(self) -> int:
-        side = self.pos if self.pos is not None else self.neg
-        return side.v.shape[0]
+        """Rows of the larger side (the work per evaluation scales with it)."""
+        return max(side.v.shape[0] for side in (self.pos, self.neg) if side is not None)
 
     def every(self, step: int) -> Sample:
         """A systematic subsample (every ``step``-th row), in the same reference frame."""
@@ -225,7 +256,8 @@ class Sample:
         def sub(side: Side | None) -> Side | None:
             if side is None:
                 return None
-            return replace(side, v=side.v[::step], w=None if side.w is None else side.w[::step])
+            w = None if side.w is None else side.w[::step]
+            return replace(side, v=side.v[::step], w=w, _cache={})
 
         return Sample(self.family, sub(self.pos), sub(self.neg))
 
@@ -260,10 +292,10 @@ class SideMoments:
 
     With ``d = v - shift``, ``phi = expm1(kappa d)/kappa`` and ``chi = d phi/d kappa``:
     ``W`` = sum w, ``wv`` = sum w v, ``d_sum`` = sum w d, ``mean_phi``, ``m2`` = sum w (phi -
-    mean)^2, ``mean_chi``, ``c2`` = sum w (phi - mean)(chi - mean_chi); and, for the
-    between-side term of mixed Yeo-Johnson data, ``log_sphi`` = log sum w psi_side and
-    ``log_schi`` = log sum w dpsi_side/dkappa (unshifted). ``log_ref``, ``shift`` and ``kappa``
-    identify the frame; only moments in the same frame can be merged.
+    mean)^2, ``mean_chi``, ``c2`` = sum w (phi - mean)(chi - mean_chi). ``log_ref``,
+    ``shift`` and ``kappa`` identify the frame; only moments in the same frame can be merged.
+    The side's unshifted means (needed between the sides of mixed Yeo-Johnson data) follow
+    from these by an affine identity, see :func:`_log_side_means`.
     """
 
     W: NDArray[np.float64]
@@ -273,8 +305,6 @@ class SideMoments:
     m2: NDArray[np.float64]
     mean_chi: NDArray[np.float64]
     c2: NDArray[np.float64]
-    log_sphi: NDArray[np.float64]
-    log_schi: NDArray[np.float64]
     log_ref: NDArray[np.float64]
     shift: NDArray[np.float64]
     kappa: NDArray[np.float64]
@@ -293,14 +323,20 @@ def _wsum(a: NDArray, w: NDArray | None) -> NDArray:
     return a.sum(axis=0) if w is None else (w * a).sum(axis=0)
 
 
+BLOCK_ELEMENTS = 1 << 15  # rows x columns per block: temporaries stay in cache
+
+
 def side_moments(
     side: Side,
     kappa: ArrayLike,
     *,
     shift: ArrayLike | None = None,
-    between: bool = False,
+    score: bool = True,
 ) -> SideMoments:
     """Moments of one side at exponent(s) ``kappa`` (one per column, or many for one column).
+
+    Large data are processed in row blocks of about 32k values whose moments are merged
+    pairwise (:func:`merge_moments`), which keeps the work in cache and the sums accurate.
 
     Parameters
     ----------
@@ -309,48 +345,80 @@ def side_moments(
     shift : array_like, optional
         Force a frame (chunks that are to be merged must share it); default
         :func:`choose_shift`.
-    between : bool, default=False
-        Also compute ``log_sphi``/``log_schi`` (needed for mixed-sign Yeo-Johnson).
+    score : bool, default=True
+        Also compute the moments of ``chi`` (needed for the score only; NaN otherwise).
     """
     kappa = np.asarray(kappa, dtype=np.float64)
     s = choose_shift(side, kappa) if shift is None else np.asarray(shift, dtype=np.float64)
     s = np.broadcast_to(s, kappa.shape) if kappa.ndim else s
-    v, w = side.v, side.w
-    d = v - s if np.any(s != 0) else np.broadcast_to(v, np.broadcast_shapes(v.shape, s.shape))
+    n, p = side.v.shape
+    width = max(p, kappa.size)
+    rows = max(1, BLOCK_ELEMENTS // width)
+    parts = [
+        _block_moments(side, slice(a, min(a + rows, n)), kappa, s, score)
+        for a in range(0, max(n, 1), rows)
+    ]
+    while len(parts) > 1:
+        merged = [merge_moments(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        parts = merged + ([parts[-1]] if len(parts) % 2 else [])
+    return parts[0]
+
+
+def _block_moments(
+    side: Side, rows: slice, kappa: NDArray, s: NDArray, score: bool
+) -> SideMoments:
+    v = side.v[rows]
+    w = None if side.w is None else side.w[rows]
+    shifted = bool(np.any(s != 0))
+    d = v - s if shifted else np.broadcast_to(v, np.broadcast_shapes(v.shape, s.shape))
     a = kappa * d
     with np.errstate(over="ignore", invalid="ignore"):
         phi = d * exprel(a)
-        chi = (d * d) * dexprel(a)
-    W = np.broadcast_to(side.wsum, phi.shape[1:]).astype(np.float64)
+    shape = phi.shape[1:]
+    W = np.broadcast_to(float(v.shape[0]) if w is None else w.sum(axis=0), shape).astype(float)
     Wsafe = np.where(W > 0, W, 1.0)
     mean_phi = _wsum(phi, w) / Wsafe
-    mean_chi = _wsum(chi, w) / Wsafe
     phi -= mean_phi
-    chi -= mean_chi
     m2 = _wsum(phi * phi, w)
-    c2 = _wsum(phi * chi, w)
-    d_sum = _wsum(d, w) if np.any(s != 0) else np.broadcast_to(_wsum(v, w), W.shape)
-    wv = np.broadcast_to(_wsum(v, w), W.shape)
-    log_sphi = log_schi = np.full(W.shape, -np.inf)
-    if between:
-        log_sphi, log_schi = _between_sums(side, kappa)
+    if score:
+        with np.errstate(over="ignore", invalid="ignore"):
+            chi = (d * d) * dexprel(a)
+        mean_chi = _wsum(chi, w) / Wsafe
+        chi -= mean_chi
+        c2 = _wsum(phi * chi, w)
+    else:
+        mean_chi = c2 = np.full(shape, np.nan)
+    wv = np.broadcast_to(_wsum(v, w), shape)
+    d_sum = _wsum(d, w) if shifted else wv
     return SideMoments(
-        W, wv, np.asarray(d_sum, dtype=np.float64), mean_phi, m2, mean_chi, c2, log_sphi,
-        log_schi, np.broadcast_to(side.log_ref, W.shape), np.broadcast_to(s, W.shape),
-        np.broadcast_to(kappa, W.shape), side.negative,
+        W, np.asarray(wv, dtype=np.float64), np.asarray(d_sum, dtype=np.float64), mean_phi, m2,
+        mean_chi, c2, np.broadcast_to(side.log_ref, shape),
+        np.broadcast_to(s, shape), np.broadcast_to(kappa, shape), side.negative,
     )
 
 
-def _between_sums(side: Side, kappa: NDArray) -> tuple[NDArray, NDArray]:
-    """``log sum w psi`` and ``log sum w dpsi/dkappa`` of the unshifted side (bases >= 1)."""
-    u = np.maximum(side.log_ref + side.v, 0.0)  # log b >= 0 on Yeo-Johnson sides
+def _log_affine(log_b: NDArray, a: NDArray, alpha: NDArray) -> NDArray:
+    """``log(B + A e^alpha)`` for ``B >= 0`` when the result is known to be positive."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        pos = np.logaddexp(alpha + np.log(np.where(a > 0, a, 1.0)), log_b)
+        neg = log_b + np.log1p(np.where(a < 0, a, 0.0) * np.exp(np.minimum(alpha - log_b, 700)))
+    return np.where(a > 0, pos, np.where(a < 0, neg, log_b))
+
+
+def _log_side_means(m: SideMoments) -> tuple[NDArray, NDArray]:
+    """``log`` of the side's unshifted mean transform and mean derivative (bases >= 1).
+
+    With ``u = u_s + d`` (``u_s = log_ref + shift``), ``expm1(k u)/k = e^{k u_s} phi(d) +
+    expm1(k u_s)/k`` and its derivative in k is ``e^{k u_s}(u_s phi + chi) + chi(u_s)``; both
+    are taken from the merged moments, on the log scale, so they never overflow.
+    """
+    u_s = np.maximum(m.log_ref + m.shift, 0.0)
+    a = m.kappa * u_s
     with np.errstate(divide="ignore"):
-        logu = np.log(u)
-        logw = 0.0 if side.w is None else np.log(side.w)
-    a = kappa * u
-    t_phi = logw + logu + log_exprel(a)
-    t_chi = logw + 2.0 * logu + log_dexprel(a)
-    return logsumexp(t_phi, axis=0), logsumexp(t_chi, axis=0)
+        log_u = np.log(u_s)
+    log_phi = _log_affine(log_u + log_exprel(a), m.mean_phi, a)
+    log_chi = _log_affine(2.0 * log_u + log_dexprel(a), u_s * m.mean_phi + m.mean_chi, a)
+    return log_phi, log_chi
 
 
 def merge_moments(a: SideMoments, b: SideMoments) -> SideMoments:
@@ -386,8 +454,6 @@ def merge_moments(a: SideMoments, b: SideMoments) -> SideMoments:
         m2=a.m2 + b.m2 + dphi * dphi * cross,
         mean_chi=a.mean_chi + dchi * fb,
         c2=a.c2 + b.c2 + dphi * dchi * cross,
-        log_sphi=np.logaddexp(a.log_sphi, b.log_sphi),
-        log_schi=np.logaddexp(a.log_schi, b.log_schi),
     )
 
 
@@ -418,14 +484,16 @@ def nll_score_from_moments(
         scale_n = neg.log_ref + neg.shift
         lnT1 = np.log(pos.m2) + 2.0 * pos.kappa * scale_p
         lnT2 = np.log(neg.m2) + 2.0 * neg.kappa * scale_n
-        ln_msum = np.logaddexp(pos.log_sphi - lnWp, neg.log_sphi - lnWn)
+        lphi_p, lchi_p = _log_side_means(pos)
+        lphi_n, lchi_n = _log_side_means(neg)
+        ln_msum = np.logaddexp(lphi_p, lphi_n)
         lnT3 = lnWp + lnWn - lnn + 2.0 * ln_msum
         lnT = np.stack([lnT1, lnT2, lnT3])
         lse = logsumexp(lnT, axis=0)
         J = (pos.W * pos.log_ref + pos.wv) - (neg.W * neg.log_ref + neg.wv)
         mixed_nll = (1.0 - lmbda) * J + 0.5 * n * (lse - lnn)
         om = np.exp(lnT - lse)
-        rho3 = np.exp(pos.log_schi - lnWp - ln_msum) - np.exp(neg.log_schi - lnWn - ln_msum)
+        rho3 = np.exp(lchi_p - ln_msum) - np.exp(lchi_n - ln_msum)
         terms = (
             -pos.d_sum + neg.d_sum
             + (n * om[0] - pos.W) * scale_p - (n * om[1] - neg.W) * scale_n
@@ -438,12 +506,19 @@ def nll_score_from_moments(
     return nll_val, sc
 
 
-def nll_score(sample: Sample, lmbda: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Profile NLL and score at ``lmbda`` (one value per column, or many for one column)."""
+def nll_score(
+    sample: Sample, lmbda: ArrayLike, *, score: bool = True
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Profile NLL and score at ``lmbda`` (one value per column, or many for one column).
+
+    With ``score=False`` only the NLL is computed (the score is returned as NaN).
+    """
     lmbda = np.asarray(lmbda, dtype=np.float64)
-    mixed = sample.pos is not None and sample.neg is not None
-    pm = None if sample.pos is None else side_moments(sample.pos, lmbda, between=mixed)
-    nm = None if sample.neg is None else side_moments(sample.neg, 2.0 - lmbda, between=mixed)
+    pm = nm = None
+    if sample.pos is not None:
+        pm = side_moments(sample.pos, lmbda, score=score)
+    if sample.neg is not None:
+        nm = side_moments(sample.neg, 2.0 - lmbda, score=score)
     return nll_score_from_moments(pm, nm, lmbda)
 
 
@@ -473,7 +548,7 @@ def nll(
     w = as_weights(weights, cols.values.shape[0])
     sample = Sample.from_array(cols.values[:, 0], fam, w)
     lam = np.asarray(lmbda, dtype=np.float64)
-    val, _ = nll_score(sample, lam.reshape(-1))
+    val, _ = nll_score(sample, lam.reshape(-1), score=False)
     return val.reshape(lam.shape)
 
 

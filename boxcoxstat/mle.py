@@ -73,11 +73,40 @@ def curvature(sample: Sample, lmbda: NDArray[np.float64]) -> NDArray[np.float64]
     return (4.0 * slope(h / 2.0) - slope(h)) / 3.0
 
 
-def _solve(sample: Sample, lo: NDArray, hi: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+def _solve(
+    sample: Sample, lo: NDArray, hi: NDArray, flo: NDArray | None = None
+) -> tuple[NDArray, NDArray, NDArray]:
     f = score_function(sample)
-    lo, hi, flo, fhi, ok, nb = bracket_increasing(f, lo, hi)
+    lo, hi, flo, fhi, ok, nb = bracket_increasing(f, lo, hi, flo=flo)
     res = find_root(f, lo, hi, flo, fhi, xatol=1e-13)
     return res.x, ok & res.converged, nb + res.nfev
+
+
+def _polish_start(sample: Sample, sub: Sample) -> tuple[NDArray, NDArray, NDArray | None]:
+    """A starting bracket for the full data from the subsample's root and curvature.
+
+    One full score evaluation at the subsample root and one Newton step (with the subsample's
+    curvature scaled to the full size, overshooting by 20%) usually bracket the root.
+    """
+    p = sample.ncols
+    lam_s, ok_s, _ = _solve(sub, np.zeros(p), np.ones(p))
+    c = curvature(sub, lam_s) * (sample.nobs() / sub.nobs())
+    good = ok_s & np.isfinite(c) & (c > 0)
+    if not good.any():
+        return np.zeros(p), np.ones(p), None
+    s0 = score_function(sample)(lam_s, np.arange(p))
+    step = -1.2 * s0 / np.where(good, c, 1.0)
+    step = np.where(step == 0, 1e-12 * np.maximum(1.0, np.abs(lam_s)), step)
+    other = lam_s + step
+    lo = np.where(good, np.minimum(lam_s, other), 0.0)
+    hi = np.where(good, np.maximum(lam_s, other), 1.0)
+    # the known value belongs to lam_s, which is lo only where the step went up
+    up = good & (step > 0)
+    if up.all():
+        return lo, hi, s0
+    if not up.any():
+        return lo, hi, None
+    return np.where(up, lo, lam_s), np.where(up, hi, lam_s + np.abs(step)), None
 
 
 def mle_lambda(sample: Sample) -> LambdaFit:
@@ -96,15 +125,9 @@ def mle_lambda(sample: Sample) -> LambdaFit:
     -361.145
     """
     p = sample.ncols
-    lo, hi = np.zeros(p), np.ones(p)
+    lo, hi, flo = np.zeros(p), np.ones(p), None
     if sample.nrows > SUBSAMPLE_FROM:
-        sub = sample.every(sample.nrows // SUBSAMPLE_SIZE)
-        lam_s, ok_s, _ = _solve(sub, lo, hi)
-        c = curvature(sub, lam_s)
-        good = ok_s & np.isfinite(c) & (c > 0)
-        half = 4.0 / np.sqrt(np.where(good, c, 1.0))
-        lo = np.where(good, lam_s - half, lo)
-        hi = np.where(good, lam_s + half, hi)
-    lam, ok, nfev = _solve(sample, lo, hi)
+        lo, hi, flo = _polish_start(sample, sample.every(sample.nrows // SUBSAMPLE_SIZE))
+    lam, ok, nfev = _solve(sample, lo, hi, flo)
     val, _ = nll_score(sample, lam)
     return LambdaFit(lam, val, ok & np.isfinite(val), nfev)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -99,18 +100,54 @@ class PowerTransformResult:
     method: str
     lmbda_mle: NDArray[np.float64]
     lmbda_used: NDArray[np.float64]
+    nll_mle: NDArray[np.float64]
     llf_values: NDArray[np.float64]
     nobs_values: NDArray[np.int64]
     n_missing: NDArray[np.int64]
-    bse_values: NDArray[np.float64]
-    profile_ci: NDArray[np.float64]
-    lr0: NDArray[np.float64]
-    lr1: NDArray[np.float64]
-    rounded_values: NDArray[np.float64]
     converged_values: NDArray[np.bool_]
     ymax: float | None
     lambda_limits: NDArray[np.float64]
     data: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    stored: dict[str, NDArray[np.float64]] | None = field(default=None, repr=False,
+                                                          compare=False)
+
+    # Inference at the default level is computed on first use and cached (the object stays
+    # immutable from the outside); a result rebuilt from JSON carries it in ``stored``.
+    @cached_property
+    def _inference(self) -> dict[str, NDArray[np.float64]]:
+        if self.stored is not None:
+            return self.stored
+        p = len(self.names)
+        out = {k: np.empty(p) for k in ("bse", "lower", "upper", "lr0", "lr1")}
+        for idx, sample in self._samples().values():
+            lam, nll_hat = self.lmbda_mle[idx], self.nll_mle[idx]
+            bse = inf.standard_error(sample, lam)
+            lo, hi = inf.profile_interval(sample, lam, nll_hat, bse)
+            out["bse"][idx], out["lower"][idx], out["upper"][idx] = bse, lo, hi
+            out["lr0"][idx] = inf.lr_statistic(sample, nll_hat, np.zeros_like(lam))
+            out["lr1"][idx] = inf.lr_statistic(sample, nll_hat, np.ones_like(lam))
+        return out
+
+    @property
+    def bse_values(self) -> NDArray[np.float64]:
+        return self._inference["bse"]
+
+    @property
+    def profile_ci(self) -> NDArray[np.float64]:
+        return np.column_stack([self._inference["lower"], self._inference["upper"]])
+
+    @property
+    def lr0(self) -> NDArray[np.float64]:
+        return self._inference["lr0"]
+
+    @property
+    def lr1(self) -> NDArray[np.float64]:
+        return self._inference["lr1"]
+
+    @property
+    def rounded_values(self) -> NDArray[np.float64]:
+        ci = self.profile_ci
+        return inf.rounded_power(self.lmbda_mle, ci[:, 0], ci[:, 1])
 
     # ----------------------------------------------------------------- estimates
     @property
@@ -172,9 +209,6 @@ class PowerTransformResult:
             out[f] = (idx, Sample.from_array(self.data[:, idx], f))
         return out
 
-    def _nll_hat(self) -> NDArray[np.float64]:
-        return -(self.llf_values - llf_constant(self.nobs_values))
-
     def conf_int(
         self, alpha: float = 0.05, kind: Literal["profile", "wald"] = "profile"
     ) -> Any:
@@ -202,10 +236,9 @@ class PowerTransformResult:
             ci = self.profile_ci
         else:
             ci = np.empty((len(self.names), 2))
-            nll_hat = self._nll_hat_mle()
             for idx, sample in self._samples().values():
                 lo, hi = inf.profile_interval(
-                    sample, self.lmbda_mle[idx], nll_hat[idx], self.bse_values[idx], alpha
+                    sample, self.lmbda_mle[idx], self.nll_mle[idx], self.bse_values[idx], alpha
                 )
                 ci[idx, 0], ci[idx, 1] = lo, hi
         if self.kind == "array1d":
@@ -215,12 +248,6 @@ class PowerTransformResult:
         if self.kind == "frame":
             return pd.DataFrame(ci, index=list(self.names), columns=["lower", "upper"])
         return ci.copy()
-
-    def _nll_hat_mle(self) -> NDArray[np.float64]:
-        out = np.empty(len(self.names))
-        for idx, sample in self._samples().values():
-            out[idx] = nll_score(sample, self.lmbda_mle[idx])[0]
-        return out
 
     def test(self, lmbda0: ArrayLike) -> LambdaTest:
         """Likelihood-ratio test of ``lambda = lmbda0`` (a number, or one per column).
@@ -242,9 +269,8 @@ class PowerTransformResult:
             stat = self.lr1
         else:
             stat = np.empty(len(self.names))
-            nll_hat = self._nll_hat_mle()
             for idx, sample in self._samples().values():
-                stat[idx] = inf.lr_statistic(sample, nll_hat[idx], lam0[idx])
+                stat[idx] = inf.lr_statistic(sample, self.nll_mle[idx], lam0[idx])
         pval = inf.chi2_pvalue(stat)
         null = "lambda = " + ", ".join(sorted({format_number(v) for v in lam0}))
         return LambdaTest(
@@ -436,8 +462,8 @@ class PowerTransformResult:
 
     # ----------------------------------------------------------------- persistence
     _JSON_FIELDS = (
-        "lmbda_mle", "lmbda_used", "llf_values", "nobs_values", "n_missing", "bse_values",
-        "profile_ci", "lr0", "lr1", "rounded_values", "converged_values", "lambda_limits",
+        "lmbda_mle", "lmbda_used", "nll_mle", "llf_values", "nobs_values", "n_missing",
+        "converged_values", "lambda_limits",
     )
 
     def to_json(self) -> str:
@@ -454,6 +480,7 @@ class PowerTransformResult:
         }
         for name in self._JSON_FIELDS:
             doc[name] = np.asarray(getattr(self, name)).tolist()
+        doc["inference"] = {k: v.tolist() for k, v in self._inference.items()}
         return json.dumps(doc, allow_nan=True)
 
     @classmethod
@@ -466,9 +493,10 @@ class PowerTransformResult:
             name: np.asarray(doc[name], dtype=bool if name == "converged_values" else None)
             for name in cls._JSON_FIELDS
         }
+        stored = {k: np.asarray(v, dtype=np.float64) for k, v in doc["inference"].items()}
         return cls(
             names=tuple(doc["names"]), kind=doc["kind"], families=tuple(doc["families"]),
             family_reasons=tuple(doc["family_reasons"]),
             requested_family=doc["requested_family"], method=doc["method"], ymax=doc["ymax"],
-            data=None, **arrays,
+            data=None, stored=stored, **arrays,
         )

@@ -22,7 +22,7 @@ from . import inference as inf
 from ._validation import BoxCoxError, TransformOverflowError, check_option
 from .bounds import FLOAT_MAX
 from .likelihood import Sample, llf_constant, nll_score
-from .summary import Summary, format_number, format_pvalue
+from .summary import Summary, format_number, format_power, format_pvalue
 
 __all__ = ["LambdaTest", "PowerTransformResult"]
 
@@ -439,8 +439,10 @@ class PowerTransformResult:
                 )
             if not self.converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
-        title = "Power transformation by maximum likelihood"
-        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue}
+        kinds = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+        fams = " and ".join(kinds[f] for f in sorted(set(self.families)))
+        title = f"{fams} power transformation, maximum likelihood"
+        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
         return Summary(title, [("", est), ("", tests), ("", info)], notes, fmts)
 
     def __repr__(self) -> str:

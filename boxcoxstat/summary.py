@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Summary", "format_number", "format_pvalue"]
+__all__ = ["Summary", "format_number", "format_pvalue", "format_power"]
+
+_POWER_NAMES = {-2.0: "-2", -1.0: "-1", -0.5: "-1/2", -1 / 3: "-1/3", 0.0: "0", 1 / 3: "1/3",
+                0.5: "1/2", 1.0: "1", 2.0: "2"}
 
 
 def format_number(x: object, digits: int = 4) -> str:
@@ -33,6 +36,15 @@ def format_number(x: object, digits: int = 4) -> str:
             return f"{v:.{digits}e}"
         return f"{v:.{digits}f}"
     return str(x)
+
+
+def format_power(x: object) -> str:
+    """A convenient power as a fraction (``-1/2``, ``1/3``...), any other to 2 decimals."""
+    v = float(x)  # type: ignore[arg-type]
+    for power, name in _POWER_NAMES.items():
+        if v == power:
+            return name
+    return f"{v:.2f}"
 
 
 def format_pvalue(p: float) -> str:

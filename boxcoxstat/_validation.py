@@ -33,7 +33,7 @@ DEGENERATE_SPREAD = 1e-12
 
 
 class BoxCoxError(ValueError):
-    """The package's error: the input cannot be used as given; the message says why and what to do."""
+    """The package's error: the input cannot be used as given; the message says what to do."""
 
 
 class TransformOverflowError(BoxCoxError):

@@ -128,9 +128,9 @@ def fit(
     >>> x = np.random.default_rng(0).lognormal(mean=1.0, sigma=0.5, size=500)
     >>> r = bcs.fit(x)
     >>> round(r.lmbda, 3), round(r.bse, 3), r.rounded
-    (0.066, 0.062, 0.0)
+    (0.092, 0.068, 0.0)
     >>> r.conf_int().round(3)
-    array([-0.055,  0.187])
+    array([-0.04 ,  0.226])
     """
     family = normalize_family(family)
     check_option("method", method, ("mle",))

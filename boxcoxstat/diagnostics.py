@@ -23,7 +23,7 @@ def normal_qq(y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     >>> from boxcoxstat.diagnostics import normal_qq
     >>> z, y = normal_qq([3.0, 1.0, 2.0])
     >>> z.round(3), y
-    (array([-0.967,  0.   ,  0.967]), array([1., 2., 3.]))
+    (array([-0.869,  0.   ,  0.869]), array([1., 2., 3.]))
     """
     y = np.sort(np.asarray(y, dtype=np.float64))
     n = y.size

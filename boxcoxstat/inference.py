@@ -112,9 +112,9 @@ def rounded_power(
     --------
     >>> import numpy as np
     >>> from boxcoxstat.inference import rounded_power
-    >>> rounded_power(np.array([0.41, -0.11, 4.113]), np.array([0.2, -0.3, 3.9]),
+    >>> rounded_power(np.array([0.45, -0.11, 4.113]), np.array([0.2, -0.3, 3.9]),
     ...               np.array([0.6, 0.05, 4.3]))
-    array([0.5  , 0.   , 4.11 ])
+    array([0.5 , 0.  , 4.11])
     """
     cand = np.array(CONVENIENT_POWERS)
     preference = {1.0: 0, 0.0: 1, -1.0: 2, 0.5: 3, 1 / 3: 4, -0.5: 5, -1 / 3: 6, 2.0: 7, -2.0: 8}

@@ -258,7 +258,7 @@ class PowerTransformResult:
         >>> x = np.random.default_rng(1).lognormal(size=200)
         >>> t = bcs.fit(x).test(1)
         >>> t.df, round(t.statistic, 1), t.pvalue < 1e-10
-        (1, 125.8, True)
+        (1, 311.9, True)
         """
         lam0 = np.broadcast_to(np.asarray(lmbda0, dtype=np.float64), len(self.names)).copy()
         if not np.all(np.isfinite(lam0)):
@@ -430,7 +430,7 @@ class PowerTransformResult:
         notes = [f"Interval: {level} profile likelihood; SE from the observed information;",
                  "tests: likelihood ratio, chi-square with 1 df."]
         if self.requested_family == "auto":
-            notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons)]
+            notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
         for j, n in enumerate(self.names):
             if self.lmbda_used[j] != self.lmbda_mle[j]:
                 notes.append(
@@ -446,7 +446,9 @@ class PowerTransformResult:
         return Summary(title, [("", est), ("", tests), ("", info)], notes, fmts)
 
     def __repr__(self) -> str:
-        pairs = ", ".join(f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used))
+        pairs = ", ".join(
+            f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
+        )
         fams = sorted(set(self.families))
         return f"<PowerTransformResult {'/'.join(fams)}: lmbda {pairs}>"
 

@@ -100,12 +100,16 @@ def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
 
     if isinstance(data, pd.Series):
         name = "x" if data.name is None else str(data.name)
-        return _numeric(data.to_numpy(), name)[:, None], [name], data.index, "series"
+        return _series_values(data, name)[:, None], [name], data.index, "series"
     if isinstance(data, pd.DataFrame):
         if data.shape[1] == 0:
             raise BoxCoxError("the DataFrame has no columns")
-        cols = [_numeric(data.iloc[:, j].to_numpy(), str(c)) for j, c in enumerate(data.columns)]
-        return np.column_stack(cols), [str(c) for c in data.columns], data.index, "frame"
+        names = [str(c) for c in data.columns]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
+        cols = [_series_values(data.iloc[:, j], names[j]) for j in range(len(names))]
+        return np.column_stack(cols), names, data.index, "frame"
     arr = np.asarray(data)
     if arr.ndim == 0:
         raise BoxCoxError("expected a sequence of numbers, got a scalar")
@@ -118,16 +122,31 @@ def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
     raise BoxCoxError(f"expected 1-D or 2-D data, got an array with {arr.ndim} dimensions")
 
 
+def _series_values(s: Any, name: str) -> NDArray[np.float64]:
+    """A pandas column as floats: nullable numeric dtypes map pd.NA to NaN."""
+    import pandas as pd
+
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        raise BoxCoxError(
+            f"column {name!r} is categorical; encode it as numbers first or leave it out"
+        )
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+    return _numeric(s.to_numpy(), name)
+
+
 def _numeric(col: NDArray, name: str) -> NDArray[np.float64]:
     if col.dtype == bool or col.dtype.kind in "iuf":
         return np.array(col, dtype=np.float64, copy=True)
     if col.dtype.kind == "c":
         raise BoxCoxError(f"column {name!r} is complex; power transforms need real numbers")
     if col.dtype.kind == "O":
-        # pandas nullable / object columns holding numbers (and None/NaN for missing)
+        # object columns holding numbers (and None/NaN/pd.NA for missing)
+        import pandas as pd
+
         out = np.empty(col.shape, dtype=np.float64)
         for i, v in enumerate(col):
-            if v is None or (isinstance(v, float) and np.isnan(v)):
+            if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
                 out[i] = np.nan
             elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
                 out[i] = float(v)

@@ -280,3 +280,16 @@ def test_unknown_column_and_wrong_shapes(frame):
         r.conf_int(kind="bootstrap")
     with pytest.raises(BoxCoxError, match="alpha"):
         r.conf_int(alpha=1.5)
+
+
+def test_pandas_nullable_and_object_columns():
+    s = pd.Series([1, 2, None, 4, 7], dtype="Int64", name="n")
+    r = bcs.fit(s)
+    assert r.nobs == 4
+    assert r.lmbda == pytest.approx(bcs.fit([1.0, 2.0, 4.0, 7.0]).lmbda, rel=1e-14)
+    obj = pd.Series([1.0, 2, None, 4.5, 3], dtype=object)
+    assert bcs.fit(obj).nobs == 4
+    with pytest.raises(BoxCoxError, match="categorical"):
+        bcs.fit(pd.Series(pd.Categorical([1, 2, 3, 4])))
+    with pytest.raises(BoxCoxError, match="duplicate column names"):
+        bcs.fit(pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [3.0, 5.0]], columns=["a", "a"]))

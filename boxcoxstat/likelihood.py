@@ -128,21 +128,25 @@ class Side:
 
 def _make_side(
     base: NDArray, ref: NDArray, diff: NDArray, mask: NDArray | None, w: NDArray | None,
-    negative: bool,
+    negative: bool, log_ref: NDArray | None = None,
 ) -> Side:
-    """Build a side from bases ``base``, references ``ref`` (p,) and ``diff = base - ref``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = base / ref
-        v = np.log1p(diff / ref)
-        far = ratio < 0.5
+    """Build a side from bases ``base``, references ``ref`` (p,) and ``diff = base - ref``.
+
+    ``v = log1p(diff / ref)`` keeps every digit of values near the reference; values beyond a
+    factor of 2 from it use ``log(base) - log(ref)``, which cannot overflow.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rel = diff / ref
+        v = np.log1p(rel)
+        far = ~((rel >= -0.5) & (rel <= 1.0))
         if np.any(far):
-            v[far] = np.log(ratio[far])
+            v[far] = (np.log(base) - np.log(ref))[far]
     if mask is not None:
         v = np.where(mask, v, 0.0)
         wm = mask.astype(np.float64) if w is None else np.where(mask, w, 0.0)
     else:
         wm = w
-    return Side(np.log(ref), v, wm, negative)
+    return Side(np.log(ref) if log_ref is None else log_ref, v, wm, negative)
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
@@ -222,12 +226,14 @@ class Sample:
             xp, mp_, wp = _compact(xs, pmask, w)
             ref = _masked_median(xp, mp_)
             ref = np.where(np.isnan(ref), 0.0, ref)
-            pos = _make_side(1.0 + xp, 1.0 + ref, xp - ref, mp_, wp, negative=False)
+            pos = _make_side(1.0 + xp, 1.0 + ref, xp - ref, mp_, wp, negative=False,
+                             log_ref=np.log1p(ref))
         if nmask.any():
             xn, mn, wn = _compact(xs, nmask, w)
             ref = _masked_median(xn, mn)
             ref = np.where(np.isnan(ref), -1.0, ref)
-            neg = _make_side(1.0 - xn, 1.0 - ref, ref - xn, mn, wn, negative=True)
+            neg = _make_side(1.0 - xn, 1.0 - ref, ref - xn, mn, wn, negative=True,
+                             log_ref=np.log1p(-ref))
         return cls(family, pos, neg)
 
     @property
@@ -401,7 +407,8 @@ def _log_affine(log_b: NDArray, a: NDArray, alpha: NDArray) -> NDArray:
     """``log(B + A e^alpha)`` for ``B >= 0`` when the result is known to be positive."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pos = np.logaddexp(alpha + np.log(np.where(a > 0, a, 1.0)), log_b)
-        neg = log_b + np.log1p(np.where(a < 0, a, 0.0) * np.exp(np.minimum(alpha - log_b, 700)))
+        t = np.where(a < 0, a, 0.0) * np.exp(np.minimum(alpha - log_b, 700))
+        neg = log_b + np.log1p(np.maximum(t, -1.0))  # rounding can cancel a tiny mean fully
     return np.where(a > 0, pos, np.where(a < 0, neg, log_b))
 
 

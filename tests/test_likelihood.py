@@ -141,3 +141,28 @@ def test_columns_with_missing_values_match_separate_samples():
         v1, s1 = nll_score(Sample.from_array(col), lam[j : j + 1])
         assert val[j] == pytest.approx(v1[0], rel=1e-13)
         assert sc[j] == pytest.approx(s1[0], rel=1e-10)
+
+
+def test_extreme_ranges_do_not_overflow_the_log_ratios_gh1():
+    """Values 1e308 apart: log-ratios to the median stay finite (was log1p(inf))."""
+    x = np.array([3.470275520442747e82, 1.9304048355886574e-226, 1.9304048355886574e-226])
+    sample = Sample.from_array(x)
+    assert np.all(np.isfinite(sample.pos.v))
+    val, sc = nll_score(sample, np.array([-0.5]))
+    assert np.isfinite(val[0]) and np.isfinite(sc[0])
+
+
+def test_tiny_yeojohnson_reference_keeps_its_log_gh2():
+    """log(1 + 1e-38) rounds to 0; the side's reference must use log1p (was NaN)."""
+    x = [0.0, 1.175494351e-38, 1.175494351e-38, -1.0]
+    mp.mp.dps = 50
+    for lam in (-10.0, 1.0, 10.0):
+        xs = [mp.mpf(v) for v in x]
+        L = mp.mpf(lam)
+        psi = [((1 + v) ** L - 1) / L if v >= 0 else -((1 - v) ** (2 - L) - 1) / (2 - L)
+               for v in xs]
+        m = sum(psi) / 4
+        var = sum((p - m) ** 2 for p in psi) / 4
+        J = sum(mp.log1p(v) if v >= 0 else -mp.log1p(-v) for v in xs)
+        ref = (1 - L) * J + 2 * mp.log(var)
+        assert float(nll(x, lam, "yeojohnson")) == pytest.approx(float(ref), rel=1e-12)

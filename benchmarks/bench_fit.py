@@ -20,13 +20,14 @@ Data (seeded ``np.random.default_rng``): Box-Cox uses ``1 + lognormal(0, sigma)`
 from 0: for plain lognormal data the MLE is O(n^-1/2) around 0 and a *relative* lambda difference
 would measure nothing but noise. Matrix columns use sigmas spread evenly over [0.2, 2].
 
-Each timing is the best of k calls of ``time.perf_counter``. Agreement per column: the difference
-``|ours - peer| / max(1, |peer|)`` (relative above 1, absolute below: near lambda = 0 a purely
-relative difference would only measure the peer's optimiser tolerance); the peer counts as *right* on a column when
-the profile NLL at its lambda (``boxcoxstat.likelihood.nll``) is within 1e-9 relative of the NLL
-at ours, and the target there is a relative difference <= 1e-6. Where the peer's NLL is worse the
-column is reported as "peer wrong", not as a failure; where *ours* is worse than the peer's by more
-than the same tolerance it is reported as a failure of boxcoxstat.
+Each timing is the best of k calls of ``time.perf_counter``. Agreement per column: the
+difference ``|ours - peer| / max(1, |peer|)`` (relative above 1, absolute below: near lambda = 0
+a purely relative difference would only measure the peer's optimiser tolerance). The peer
+counts as *right* on a column when the profile NLL at its lambda (``boxcoxstat.likelihood.nll``)
+is within 1e-9 relative of the NLL at ours, and the target there is a difference <= 1e-6. Where
+the peer's NLL is worse the column is reported as "peer wrong", not as a failure; where *ours*
+is worse than the peer's by more than the same tolerance it is reported as a failure of
+boxcoxstat.
 """
 
 from __future__ import annotations

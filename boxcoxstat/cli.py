@@ -138,10 +138,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             f"its columns are: {_list_names(data.columns)}"
         )
     result = _fit(data[columns], family=args.family)
-    print(str(result.summary()))
-    if args.alpha != 0.05:
-        print()
-        print(_interval_text(result, args.alpha))
+    print(str(result.summary(alpha=args.alpha)))
     if args.plot:
         out = _prepare_dir(args.plot)
         written = _write_plots(result, out, alpha=args.alpha)
@@ -156,14 +153,6 @@ def _fit(data: pd.DataFrame, *, family: str) -> Any:
     import boxcoxstat as bcs
 
     return bcs.fit(data, family=family, missing="drop")
-
-
-def _interval_text(result: Any, alpha: float) -> str:
-    """The profile-likelihood intervals at level ``1 - alpha`` (the summary shows 95%)."""
-    table = result.conf_int(alpha=alpha)
-    table.insert(0, "lambda", np.asarray(result.params, dtype=float))
-    body = table.to_string(float_format=lambda v: f"{v:.4f}")
-    return f"{100 * (1 - alpha):.4g}% profile-likelihood intervals (alpha={alpha:g}):\n{body}"
 
 
 def _read_csv(path: str) -> pd.DataFrame:

@@ -126,27 +126,45 @@ class Side:
         return np.where(empty, 0.0, vmin), np.where(empty, 0.0, vmax)
 
 
-def _make_side(
-    base: NDArray, ref: NDArray, diff: NDArray, mask: NDArray | None, w: NDArray | None,
-    negative: bool, log_ref: NDArray | None = None,
-) -> Side:
-    """Build a side from bases ``base``, references ``ref`` (p,) and ``diff = base - ref``.
+def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
+    """``log(b / b_ref)`` for bases ``b = x`` ("bc"), ``1 + x`` ("pos") or ``1 - x`` ("neg").
 
-    ``v = log1p(diff / ref)`` keeps every digit of values near the reference; values beyond a
-    factor of 2 from it use ``log(base) - log(ref)``, which cannot overflow.
+    ``log1p((b - b_ref) / b_ref)`` with the difference formed from ``x`` keeps every digit of
+    values near the reference; values beyond a factor of 2 from it use ``log b - log b_ref``,
+    which cannot overflow. Computed in row blocks so no large temporary is allocated.
     """
+    sign = -1.0 if kind == "neg" else 1.0
+    one = 0.0 if kind == "bc" else 1.0
+    ref = one + sign * ref_x
+    v = np.empty_like(x)
+    rows = max(1, (1 << 16) // max(1, x.shape[1]))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        rel = diff / ref
-        v = np.log1p(rel)
-        far = ~((rel >= -0.5) & (rel <= 1.0))
-        if np.any(far):
-            v[far] = (np.log(base) - np.log(ref))[far]
+        for i in range(0, x.shape[0], rows):
+            xb = x[i : i + rows]
+            rel = sign * (xb - ref_x) / ref
+            out = np.log1p(rel, out=v[i : i + rows])
+            far = np.nonzero(~((rel >= -0.5) & (rel <= 1.0)))
+            if far[0].size:
+                base = one + sign * xb[far]
+                out[far] = np.log(base) - np.log(np.broadcast_to(ref, xb.shape)[far])
+    return v
+
+
+def _make_side(
+    x: NDArray, ref_x: NDArray, kind: str, mask: NDArray | None, w: NDArray | None
+) -> Side:
+    """A side from values ``x`` (n, p), the reference value ``ref_x`` (p,) and its kind."""
+    v = _log_ratios(x, ref_x, kind)
     if mask is not None:
-        v = np.where(mask, v, 0.0)
+        v[~mask] = 0.0
         wm = mask.astype(np.float64) if w is None else np.where(mask, w, 0.0)
     else:
         wm = w
-    return Side(np.log(ref) if log_ref is None else log_ref, v, wm, negative)
+    if kind == "bc":
+        log_ref = np.log(ref_x)
+    else:
+        log_ref = np.log1p(-ref_x) if kind == "neg" else np.log1p(ref_x)
+    return Side(log_ref, v, wm, kind == "neg")
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
@@ -216,7 +234,7 @@ class Sample:
         xs = np.where(nan, 1.0, x) if present is not None else x
         if family == "boxcox":
             ref = _masked_median(xs, present)
-            pos = _make_side(xs, ref, xs - ref, present, w, negative=False)
+            pos = _make_side(xs, ref, "bc", present, w)
             return cls(family, pos, None)
         nonneg = xs >= 0
         pmask = nonneg if present is None else nonneg & present
@@ -226,14 +244,12 @@ class Sample:
             xp, mp_, wp = _compact(xs, pmask, w)
             ref = _masked_median(xp, mp_)
             ref = np.where(np.isnan(ref), 0.0, ref)
-            pos = _make_side(1.0 + xp, 1.0 + ref, xp - ref, mp_, wp, negative=False,
-                             log_ref=np.log1p(ref))
+            pos = _make_side(xp, ref, "pos", mp_, wp)
         if nmask.any():
             xn, mn, wn = _compact(xs, nmask, w)
             ref = _masked_median(xn, mn)
             ref = np.where(np.isnan(ref), -1.0, ref)
-            neg = _make_side(1.0 - xn, 1.0 - ref, ref - xn, mn, wn, negative=True,
-                             log_ref=np.log1p(-ref))
+            neg = _make_side(xn, ref, "neg", mn, wn)
         return cls(family, pos, neg)
 
     @property

@@ -73,40 +73,65 @@ def curvature(sample: Sample, lmbda: NDArray[np.float64]) -> NDArray[np.float64]
     return (4.0 * slope(h / 2.0) - slope(h)) / 3.0
 
 
+class _Recorder:
+    """Score callback that remembers the NLL at every point it evaluated, per column."""
+
+    def __init__(self, sample: Sample):
+        self.sample = sample
+        self.seen: dict[int, dict[float, float]] = {}
+
+    def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
+        val, sc = nll_score(self.sample.columns(idx), lam)
+        for j, x, v in zip(idx.tolist(), lam.tolist(), val.tolist(), strict=True):
+            self.seen.setdefault(j, {})[x] = v
+        return sc
+
+    def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The NLL at ``lam`` (one value per column), evaluated only where not yet seen."""
+        out = np.array([self.seen.get(j, {}).get(x, np.nan) for j, x in enumerate(lam.tolist())])
+        need = np.flatnonzero(np.isnan(out))
+        if need.size:
+            out[need] = nll_score(self.sample.columns(need), lam[need], score=False)[0]
+        return out
+
+
 def _solve(
-    sample: Sample, lo: NDArray, hi: NDArray, flo: NDArray | None = None
-) -> tuple[NDArray, NDArray, NDArray]:
-    f = score_function(sample)
-    lo, hi, flo, fhi, ok, nb = bracket_increasing(f, lo, hi, flo=flo)
-    res = find_root(f, lo, hi, flo, fhi, xatol=1e-13)
-    return res.x, ok & res.converged, nb + res.nfev
+    sample: Sample,
+    lo: NDArray,
+    hi: NDArray,
+    flo: NDArray | None = None,
+    fhi: NDArray | None = None,
+    rec: _Recorder | None = None,
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Root of the score in each column from a starting interval; also the NLL there."""
+    rec = _Recorder(sample) if rec is None else rec
+    lo, hi, flo, fhi, ok, nb = bracket_increasing(rec, lo, hi, flo=flo, fhi=fhi)
+    res = find_root(rec, lo, hi, flo, fhi, xatol=1e-13)
+    return res.x, rec.nll_at(res.x), ok & res.converged, nb + res.nfev
 
 
-def _polish_start(sample: Sample, sub: Sample) -> tuple[NDArray, NDArray, NDArray | None]:
+def _polish_start(sample: Sample, sub: Sample, rec: _Recorder):
     """A starting bracket for the full data from the subsample's root and curvature.
 
     One full score evaluation at the subsample root and one Newton step (with the subsample's
-    curvature scaled to the full size, overshooting by 20%) usually bracket the root.
+    curvature scaled to the full size, overshooting by 20%) usually bracket the root, so the
+    full data need only a few more evaluations.
     """
     p = sample.ncols
-    lam_s, ok_s, _ = _solve(sub, np.zeros(p), np.ones(p))
+    lam_s, _, ok_s, _ = _solve(sub, np.zeros(p), np.ones(p))
     c = curvature(sub, lam_s) * (sample.nobs() / sub.nobs())
     good = ok_s & np.isfinite(c) & (c > 0)
     if not good.any():
-        return np.zeros(p), np.ones(p), None
-    s0 = score_function(sample)(lam_s, np.arange(p))
+        return np.zeros(p), np.ones(p), None, None
+    s0 = rec(lam_s, np.arange(p))
     step = -1.2 * s0 / np.where(good, c, 1.0)
     step = np.where(step == 0, 1e-12 * np.maximum(1.0, np.abs(lam_s)), step)
-    other = lam_s + step
-    lo = np.where(good, np.minimum(lam_s, other), 0.0)
-    hi = np.where(good, np.maximum(lam_s, other), 1.0)
-    # the known value belongs to lam_s, which is lo only where the step went up
-    up = good & (step > 0)
-    if up.all():
-        return lo, hi, s0
-    if not up.any():
-        return lo, hi, None
-    return np.where(up, lo, lam_s), np.where(up, hi, lam_s + np.abs(step)), None
+    up = step > 0
+    lo = np.where(good, np.where(up, lam_s, lam_s + step), 0.0)
+    hi = np.where(good, np.where(up, lam_s + step, lam_s), 1.0)
+    flo = np.where(good & up, s0, np.nan)
+    fhi = np.where(good & ~up, s0, np.nan)
+    return lo, hi, flo, fhi
 
 
 def mle_lambda(sample: Sample) -> LambdaFit:
@@ -125,9 +150,10 @@ def mle_lambda(sample: Sample) -> LambdaFit:
     -361.145
     """
     p = sample.ncols
-    lo, hi, flo = np.zeros(p), np.ones(p), None
+    rec = _Recorder(sample)
+    lo, hi, flo, fhi = np.zeros(p), np.ones(p), None, None
     if sample.nrows > SUBSAMPLE_FROM:
-        lo, hi, flo = _polish_start(sample, sample.every(sample.nrows // SUBSAMPLE_SIZE))
-    lam, ok, nfev = _solve(sample, lo, hi, flo)
-    val, _ = nll_score(sample, lam)
+        sub = sample.every(sample.nrows // SUBSAMPLE_SIZE)
+        lo, hi, flo, fhi = _polish_start(sample, sub, rec)
+    lam, val, ok, nfev = _solve(sample, lo, hi, flo, fhi, rec)
     return LambdaFit(lam, val, ok & np.isfinite(val), nfev)

@@ -51,6 +51,7 @@ def bracket_increasing(
 
     While ``f(hi) < 0`` the interval moves right and doubles its width; while ``f(lo) > 0`` it
     moves left likewise. Stops when ``|x|`` would exceed ``limit`` (the flag is then False).
+    Known end values may be passed in ``flo``/``fhi``; NaN entries are evaluated.
 
     Returns
     -------
@@ -60,15 +61,13 @@ def bracket_increasing(
     hi = np.array(hi, dtype=np.float64)
     p = lo.shape[0]
     nfev = np.zeros(p, dtype=np.int64)
-    idx_all = np.arange(p)
-    if flo is None:
-        flo = f(lo, idx_all)
-        nfev += 1
-    if fhi is None:
-        fhi = f(hi, idx_all)
-        nfev += 1
-    flo = np.array(flo, dtype=np.float64)
-    fhi = np.array(fhi, dtype=np.float64)
+    flo = np.full(p, np.nan) if flo is None else np.array(flo, dtype=np.float64)
+    fhi = np.full(p, np.nan) if fhi is None else np.array(fhi, dtype=np.float64)
+    for x, fx in ((lo, flo), (hi, fhi)):
+        need = np.flatnonzero(np.isnan(fx))
+        if need.size:
+            fx[need] = f(x[need], need)
+            nfev[need] += 1
     ok = np.ones(p, dtype=bool)
     for _ in range(max_iter):
         right = fhi < 0

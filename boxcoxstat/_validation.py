@@ -105,7 +105,8 @@ def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
         if data.shape[1] == 0:
             raise BoxCoxError("the DataFrame has no columns")
         names = [str(c) for c in data.columns]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        seen: set[str] = set()
+        dup = sorted({n for n in names if n in seen or seen.add(n)})
         if dup:
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
         cols = [_series_values(data.iloc[:, j], names[j]) for j in range(len(names))]

@@ -168,14 +168,14 @@ def _make_side(
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
+    """Median of each column over ``mask`` (NaN for a column with nothing selected)."""
     if mask is None:
         return np.median(x, axis=0)
-    xm = np.where(mask, x, np.nan)
-    out = np.full(x.shape[1], np.nan)
-    has = mask.any(axis=0)
-    if np.any(has):
-        out[has] = np.nanmedian(xm[:, has], axis=0)
-    return out
+    srt = np.sort(np.where(mask, x, np.inf), axis=0)
+    cnt = mask.sum(axis=0)
+    lo = np.take_along_axis(srt, np.maximum((cnt - 1) // 2, 0)[None, :], axis=0)[0]
+    hi = np.take_along_axis(srt, np.maximum(cnt // 2, 0)[None, :], axis=0)[0]
+    return np.where(cnt > 0, 0.5 * (lo + hi), np.nan)
 
 
 def _compact(

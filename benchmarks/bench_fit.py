@@ -353,7 +353,7 @@ def fmt_rel(r: Result) -> str:
 
 
 def text_table(results: list[Result]) -> str:
-    head = ["case", "n / shape", "ours s", "peer s", "peer/ours", "max rel diff", "peer right?",
+    head = ["case", "n / shape", "ours s", "peer s", "peer/ours", "max λ diff", "peer right?",
             "status"]
     rows = [head] + [
         [r.case, r.size, fmt_s(r.ours_s), fmt_s(r.peer_s), fmt_ratio(r.ratio), fmt_rel(r),
@@ -371,7 +371,7 @@ def text_table(results: list[Result]) -> str:
 
 def markdown_table(results: list[Result], info: list[str]) -> str:
     lines = [
-        "| Case | Size | Peer | boxcoxstat (s) | peer (s) | speed-up | max rel. λ diff "
+        "| Case | Size | Peer | boxcoxstat (s) | peer (s) | speed-up | max λ diff "
         "| peer right |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]

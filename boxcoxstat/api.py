@@ -13,9 +13,10 @@ from numpy.typing import NDArray
 
 from ._validation import as_columns, check_option, normalize_family
 from .bounds import lambda_bounds
-from .likelihood import Sample, llf_constant, nll_score
+from .likelihood import llf_constant, nll_score
 from .mle import mle_lambda
 from .results import PowerTransformResult
+from .sample import Sample
 
 __all__ = ["fit"]
 

@@ -18,9 +18,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from .likelihood import Sample, nll_score
+from .likelihood import nll_score
 from .mle import curvature
 from .optimize import bracket_increasing, find_root
+from .sample import Sample
 
 __all__ = [
     "CONVENIENT_POWERS",

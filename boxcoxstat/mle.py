@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .likelihood import Sample, nll_score
+from .likelihood import nll_score
 from .optimize import bracket_increasing, find_root
+from .sample import Sample
 
 __all__ = ["LambdaFit", "mle_lambda", "score_function", "curvature"]
 
@@ -143,7 +144,7 @@ def mle_lambda(sample: Sample) -> LambdaFit:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.likelihood import Sample
+    >>> from boxcoxstat.sample import Sample
     >>> from boxcoxstat.mle import mle_lambda
     >>> fit = mle_lambda(Sample.from_array([0.1, 0.1, 0.1, 0.101], "boxcox"))
     >>> round(float(fit.lmbda[0]), 3)

@@ -21,7 +21,8 @@ from . import families as fam
 from . import inference as inf
 from ._validation import BoxCoxError, TransformOverflowError, check_option
 from .bounds import FLOAT_MAX
-from .likelihood import Sample, llf_constant, nll_score
+from .likelihood import llf_constant, nll_score
+from .sample import Sample
 from .summary import Summary, format_number, format_power, format_pvalue
 
 __all__ = ["LambdaTest", "PowerTransformResult"]

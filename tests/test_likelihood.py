@@ -8,7 +8,6 @@ import pytest
 
 from boxcoxstat import BoxCoxError
 from boxcoxstat.likelihood import (
-    Sample,
     merge_moments,
     nll,
     nll_score,
@@ -16,6 +15,7 @@ from boxcoxstat.likelihood import (
     score,
     side_moments,
 )
+from boxcoxstat.sample import Sample
 
 
 def _chunks(side, bounds, kappa, shift):
@@ -89,7 +89,7 @@ def test_nll_is_independent_of_the_frame():
     """Forcing the reference shift to the max or min changes nothing but rounding."""
     x = np.random.default_rng(2).lognormal(sigma=0.3, size=60)
     sample = Sample.from_array(x)
-    vmin, vmax = sample.pos.vrange()
+    vmin, vmax = sample.pos.vrange
     lam = np.array([1.3])
     ref = nll_score_from_moments(side_moments(sample.pos, lam, shift=np.array([0.0])), None,
                                  lam)
@@ -141,15 +141,6 @@ def test_columns_with_missing_values_match_separate_samples():
         v1, s1 = nll_score(Sample.from_array(col), lam[j : j + 1])
         assert val[j] == pytest.approx(v1[0], rel=1e-13)
         assert sc[j] == pytest.approx(s1[0], rel=1e-10)
-
-
-def test_extreme_ranges_do_not_overflow_the_log_ratios_gh1():
-    """Values 1e308 apart: log-ratios to the median stay finite (was log1p(inf))."""
-    x = np.array([3.470275520442747e82, 1.9304048355886574e-226, 1.9304048355886574e-226])
-    sample = Sample.from_array(x)
-    assert np.all(np.isfinite(sample.pos.v))
-    val, sc = nll_score(sample, np.array([-0.5]))
-    assert np.isfinite(val[0]) and np.isfinite(sc[0])
 
 
 def test_tiny_yeojohnson_reference_keeps_its_log_gh2():

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from boxcoxstat.likelihood import Sample, nll
+from boxcoxstat.likelihood import nll
 from boxcoxstat.mle import SUBSAMPLE_FROM, curvature, mle_lambda
+from boxcoxstat.sample import Sample
 
 
 @pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])

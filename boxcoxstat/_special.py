@@ -32,11 +32,25 @@ def _horner(coef_rev: NDArray, a: NDArray) -> NDArray:
     return out
 
 
+# log(sinh z / z) = sum_n 2^(2n) B_2n z^(2n) / (2n (2n)!): 1/6, -1/180, 1/2835, -1/37800,
+# 1/467775, -691/1915538625 (z^2 ... z^12); with z = a/2 this gives log exprel(a) - a/2.
+_LOG_SINHC = np.array([-691.0 / 1915538625.0, 1.0 / 467775.0, -1.0 / 37800.0, 1.0 / 2835.0,
+                       -1.0 / 180.0, 1.0 / 6.0])
+
+
 def log_exprel(a: ArrayLike) -> NDArray[np.float64]:
-    """``log(expm1(a)/a)`` for any real ``a`` without overflow (0 at ``a = 0``)."""
+    """``log(expm1(a)/a)`` for any real ``a`` without overflow (0 at ``a = 0``).
+
+    A series for ``|a| < 1/4`` (``a/2 + log(sinh(a/2) / (a/2))``) keeps full relative
+    precision near 0, where ``log(exprel(a))`` would lose it.
+    """
     a = np.asarray(a, dtype=np.float64)
     out = np.empty_like(a)
-    mid = np.abs(a) < 1.0
+    tiny = np.abs(a) < 0.25
+    at = a[tiny]
+    z2 = (0.5 * at) ** 2
+    out[tiny] = 0.5 * at + z2 * _horner(_LOG_SINHC, z2)
+    mid = ~tiny & (np.abs(a) < 1.0)
     out[mid] = np.log(exprel(a[mid]))
     hi = a >= 1.0
     ah = a[hi]

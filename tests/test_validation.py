@@ -1,0 +1,76 @@
+"""Tests for boxcoxstat._validation: input shapes, copies, family names, error messages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from boxcoxstat._validation import (
+    BoxCoxError,
+    as_columns,
+    as_weights,
+    check_option,
+    normalize_family,
+)
+
+
+@pytest.mark.parametrize("alias,name", [("Box-Cox", "boxcox"), ("bc", "boxcox"),
+                                        ("yeo-johnson", "yeojohnson"), ("YJ", "yeojohnson"),
+                                        ("auto", "auto")])
+def test_family_aliases(alias, name):
+    assert normalize_family(alias) == name
+
+
+def test_auto_can_be_refused():
+    with pytest.raises(BoxCoxError, match="unknown family"):
+        normalize_family("auto", allow_auto=False)
+
+
+def test_kinds_names_and_missing_counts():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "b": [2.0, 3.0, 4.0, 5.0]})
+    cols = as_columns(df, family="boxcox")
+    assert cols.kind == "frame" and cols.names == ["a", "b"]
+    np.testing.assert_array_equal(cols.n_missing, [1, 0])
+    np.testing.assert_array_equal(cols.column(0), [1.0, 3.0, 4.0])
+    assert as_columns(df["a"], family="boxcox").kind == "series"
+    assert as_columns([1.0, 2.0, 3.0], family="boxcox").kind == "array1d"
+    arr = as_columns(np.ones((3, 2)) + np.arange(6).reshape(3, 2), family="boxcox")
+    assert arr.kind == "array2d" and arr.names == ["x0", "x1"]
+
+
+def test_values_are_a_private_copy():
+    x = np.array([1.0, 2.0, 3.0])
+    cols = as_columns(x, family="boxcox")
+    cols.values[0, 0] = 99.0
+    assert x[0] == 1.0
+
+
+def test_messages_name_column_and_row():
+    s = pd.Series([1.0, 2.0, np.inf, 4.0], index=list("pqrs"), name="v")
+    msg = r"column 'v' has 1 infinite value\(s\), first at row 'r'"
+    with pytest.raises(BoxCoxError, match=msg):
+        as_columns(s, family="boxcox")
+    with pytest.raises(BoxCoxError, match="3 dimensions"):
+        as_columns(np.ones((2, 2, 2)), family="boxcox")
+    with pytest.raises(BoxCoxError, match="scalar"):
+        as_columns(3.0, family="boxcox")
+    with pytest.raises(BoxCoxError, match="complex"):
+        as_columns(np.array([1 + 1j, 2, 3]), family="boxcox")
+
+
+def test_yeojohnson_spread_is_judged_on_its_own_scale():
+    with pytest.raises(BoxCoxError, match="Yeo-Johnson scale"):
+        as_columns([1e-20, 2e-20, 3e-20], family="yeojohnson")
+    # the same values are fine for Box-Cox, which is scale-invariant
+    assert as_columns([1e-20, 2e-20, 3e-20], family="boxcox").values.shape == (3, 1)
+
+
+def test_weights_and_options():
+    np.testing.assert_array_equal(as_weights([1, 2, 0], 3), [1.0, 2.0, 0.0])
+    assert as_weights(None, 3) is None
+    for bad, msg in (([1, 2], "length"), ([1, -1, 2], "non-negative"), ([0, 0, 0], "zero")):
+        with pytest.raises(BoxCoxError, match=msg):
+            as_weights(bad, 3)
+    with pytest.raises(BoxCoxError, match="kind='x'"):
+        check_option("kind", "x", ("a", "b"))

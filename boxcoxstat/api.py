@@ -139,6 +139,7 @@ def fit(
         data, family="yeojohnson" if family == "auto" else family, missing=missing
     )
     x = cols.values
+    x.setflags(write=False)  # the result keeps these data; nobody may change them
     est, fams, reasons = _choose(x, cols.names, family)
     p = x.shape[1]
     lam_mle = est["lmbda"]

@@ -93,6 +93,11 @@ def lambda_bounds(
     (lower, upper) : tuple of float
         ``-inf`` / ``inf`` where the data impose no bound on that side.
 
+    Raises
+    ------
+    BoxCoxError
+        If no lambda satisfies both bounds (``ymax`` too small for the data's spread).
+
     Examples
     --------
     >>> from boxcoxstat.bounds import lambda_bounds
@@ -116,4 +121,10 @@ def lambda_bounds(
             hi = boxcox_lambda_at(1.0 + xmax, ymax)
         if xmin < 0.0:
             lo = 2.0 - boxcox_lambda_at(1.0 - xmin, ymax)
+    if lo > hi:
+        raise BoxCoxError(
+            f"no lambda keeps every transformed value within +-{ymax:g} for data from "
+            f"{xmin:g} to {xmax:g} (it would need lambda >= {lo:.6g} and <= {hi:.6g}); "
+            "use a larger ymax"
+        )
     return float(lo), float(hi)

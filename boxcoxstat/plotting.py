@@ -19,7 +19,7 @@ _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
 
 def _column(result: Any, column: Any) -> tuple[int, str]:
-    j = result._column_index(column)
+    j = result.column_index(column)
     return j, result.names[j]
 
 

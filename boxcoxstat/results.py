@@ -120,7 +120,7 @@ class PowerTransformResult:
             return self.stored
         p = len(self.names)
         out = {k: np.empty(p) for k in ("bse", "lower", "upper", "lr0", "lr1")}
-        for idx, sample in self._samples().values():
+        for idx, sample in self._samples():
             lam, nll_hat = self.lmbda_mle[idx], self.nll_mle[idx]
             bse = inf.standard_error(sample, lam)
             lo, hi = inf.profile_interval(sample, lam, nll_hat, bse)
@@ -198,17 +198,26 @@ class PowerTransformResult:
         return _shape(np.array(self.families, dtype=object), self.names, self.kind, "family")
 
     # ----------------------------------------------------------------- inference
-    def _samples(self) -> dict[str, tuple[NDArray[np.intp], Sample]]:
+    @cached_property
+    def _groups(self) -> dict[str, tuple[NDArray[np.intp], Sample]]:
+        """Column positions and the prepared sample of each family (built once)."""
         if self.data is None:
             raise BoxCoxError(
                 "this result holds no data (it was loaded from JSON); refit to compute new "
-                "intervals or tests"
+                "intervals, tests or plots"
             )
         out = {}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
             out[f] = (idx, Sample.from_array(self.data[:, idx], f))
         return out
+
+    def _samples(self):
+        return self._groups.values()
+
+    def _column_sample(self, j: int) -> Sample:
+        idx, sample = self._groups[self.families[j]]
+        return sample.columns(np.flatnonzero(idx == j))
 
     def conf_int(
         self, alpha: float = 0.05, kind: Literal["profile", "wald"] = "profile"
@@ -224,8 +233,9 @@ class PowerTransformResult:
 
         Returns
         -------
-        ndarray of shape (2,) for one column; DataFrame (``lower``, ``upper``) for a DataFrame;
-        ndarray of shape (p, 2) for a 2-D array.
+        ndarray of shape (2,) for 1-D array or list input; Series (``lower``, ``upper``) for a
+        Series; DataFrame (``lower``, ``upper`` by column) for a DataFrame; ndarray of shape
+        (p, 2) for a 2-D array.
         """
         check_option("kind", kind, ("profile", "wald"))
         if not 0 < alpha < 1:
@@ -237,7 +247,7 @@ class PowerTransformResult:
             ci = self.profile_ci
         else:
             ci = np.empty((len(self.names), 2))
-            for idx, sample in self._samples().values():
+            for idx, sample in self._samples():
                 lo, hi = inf.profile_interval(
                     sample, self.lmbda_mle[idx], self.nll_mle[idx], self.bse_values[idx], alpha
                 )
@@ -270,7 +280,7 @@ class PowerTransformResult:
             stat = self.lr1
         else:
             stat = np.empty(len(self.names))
-            for idx, sample in self._samples().values():
+            for idx, sample in self._samples():
                 stat[idx] = inf.lr_statistic(sample, self.nll_mle[idx], lam0[idx])
         pval = inf.chi2_pvalue(stat)
         null = "lambda = " + ", ".join(sorted({format_number(v) for v in lam0}))
@@ -288,21 +298,19 @@ class PowerTransformResult:
 
         The default grid spans the 95% profile interval with half its width on each side.
         """
-        j = self._column_index(column)
+        j = self.column_index(column)
+        sample = self._column_sample(j)
         if lmbda is None:
             lo, hi = self.profile_ci[j]
             width = hi - lo
             lmbda = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
-        if self.data is None:
-            raise BoxCoxError("this result holds no data (it was loaded from JSON)")
-        col = self.data[:, j]
-        sample = Sample.from_array(col[~np.isnan(col)], self.families[j])
-        val, _ = nll_score(sample, lam)
+        val, _ = nll_score(sample, lam, score=False)
         llf = -val + llf_constant(self.nobs_values[j])
         return pd.DataFrame({"lmbda": lam, "llf": llf})
 
-    def _column_index(self, column: str | int | None) -> int:
+    def column_index(self, column: str | int | None) -> int:
+        """Position of ``column`` (a name or a position; ``None`` for a one-column result)."""
         if column is None:
             if len(self.names) > 1:
                 raise BoxCoxError(

@@ -59,3 +59,8 @@ def test_bounds_keep_transformed_values_inside():
 def test_bad_ymax():
     with pytest.raises(BoxCoxError, match="ymax"):
         lambda_bounds([1.0, 2.0], -1.0)
+
+
+def test_infeasible_ymax_is_refused():
+    with pytest.raises(BoxCoxError, match="use a larger ymax"):
+        lambda_bounds([0.01, 1.0, 100.0], 0.1)

@@ -142,3 +142,29 @@ def test_rounded_power_prefers_nearest_inside():
 def test_rounded_power_none_inside_rounds_estimate():
     got = rounded_power(np.array([4.1133]), np.array([3.9]), np.array([4.3]))
     assert got[0] == 4.11
+
+
+def _table1_cases():
+    import mpref
+
+    return [pytest.param(r, id=f"{r['family']}-{r['precision']}-{r['data'][-1]}")
+            for r in mpref.table1()]
+
+
+@pytest.mark.parametrize("row", _table1_cases())
+def test_inference_on_adversarial_data_against_mpmath(row):
+    """Paper 1, Table 1: interval ends and the SE are right where the NLL is nearly flat."""
+    import mpmath as mp
+    import mpref
+
+    x, fam = np.array(row["data"]), row["family"]
+    r = bcs.fit(x, family=fam)
+    lam = mpref.exact_lambda(x, fam)
+    nll_hat = mpref.exact_nll(x, lam, fam)
+    q = stats.chi2.isf(0.05, 1)
+    for end in r.conf_int():
+        lr = 2 * (mpref.exact_nll(x, mp.mpf(float(end)), fam) - nll_hat)
+        assert float(lr) == pytest.approx(q, rel=1e-6)
+    h = abs(lam) * mp.mpf("1e-6") + mp.mpf("1e-6")
+    info = (mpref.exact_score(x, lam + h, fam) - mpref.exact_score(x, lam - h, fam)) / (2 * h)
+    assert r.bse == pytest.approx(float(1 / mp.sqrt(info)), rel=1e-6)

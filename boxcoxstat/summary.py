@@ -56,6 +56,29 @@ def format_pvalue(p: float) -> str:
     return f"{p:.4g}"
 
 
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
+                  "\\": r"\textbackslash{}"}
+
+
+def _latex_escape(text: object) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _tabular(df: pd.DataFrame) -> str:
+    """A formatted (all-string) DataFrame as a booktabs ``tabular``."""
+    spec = "l" + "r" * df.shape[1]
+    head = " & ".join([""] + [_latex_escape(c) for c in df.columns]) + r" \\"
+    rows = [
+        " & ".join([_latex_escape(idx)] + [_latex_escape(v) for v in row]) + r" \\"
+        for idx, row in zip(df.index, df.itertuples(index=False), strict=True)
+    ]
+    return "\n".join(
+        [f"\\begin{{tabular}}{{{spec}}}", r"\toprule", head, r"\midrule", *rows,
+         r"\bottomrule", r"\end{tabular}"]
+    )
+
+
 @dataclass(frozen=True)
 class Summary:
     """A report: a title, tables (caption, DataFrame, per-column formatters) and notes.
@@ -108,12 +131,12 @@ class Summary:
         return "\n".join(parts)
 
     def as_latex(self) -> str:
-        """LaTeX rendering (one ``tabular`` per table)."""
+        """LaTeX rendering (one ``tabular`` per table, booktabs rules)."""
         parts = [f"% {self.title}"]
         for caption, df in self.tables:
             if caption:
                 parts.append(f"% {caption}")
-            parts.append(self._formatted(df).to_latex())
+            parts.append(_tabular(self._formatted(df)))
         parts.extend(f"% {n}" for n in self.notes)
         return "\n".join(parts)
 

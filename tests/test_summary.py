@@ -30,7 +30,10 @@ def test_html_and_latex():
     html = s._repr_html_()
     assert "<caption>caption</caption>" in html and "<li>a note</li>" in html
     HTMLParser().feed(html)
-    assert "\\begin{tabular}" in s.as_latex()
+    latex = s.as_latex()
+    assert latex.count("\\begin{tabular}{lrr}") == 1 and "\\toprule" in latex
+    odd = Summary("t", [("", pd.DataFrame({"a_b": ["50%"]}, index=["x&y"]))])
+    assert "x\\&y & 50\\% \\\\" in odd.as_latex() and "a\\_b" in odd.as_latex()
 
 
 def test_formatters():

@@ -19,6 +19,8 @@ import mpmath
 import mpref
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import boxcoxstat
@@ -245,3 +247,35 @@ def test_mpref_agrees_with_scipy(family):
     with mpmath.workdps(30):
         num = mpmath.diff(lambda t: mpref.exact_nll(x, t, family, dps=60), x0)
     assert abs(num - mpref.exact_score(x, x0, family)) < 1e-20
+
+
+# --- slow: random frames against the exact optimum -------------------------------------------
+
+_VALUES = st.one_of(st.floats(-1e3, 1e3), st.floats(1e-3, 1e6), st.just(np.nan), st.just(0.0))
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    cols=st.lists(st.lists(_VALUES, min_size=6, max_size=12), min_size=2, max_size=4),
+    family=st.sampled_from(["boxcox", "yeojohnson"]),
+)
+def test_random_frames_against_mpmath(cols, family):
+    """Any DataFrame (missing values, zeros, mixed signs): every column's lambda is the exact
+    optimum, the batched fit equals the one-column fit, and the interval contains it."""
+    import pandas as pd
+
+    n = min(len(c) for c in cols)
+    df = pd.DataFrame({f"c{j}": c[:n] for j, c in enumerate(cols)})
+    try:
+        r = boxcoxstat.fit(df, family=family)
+    except boxcoxstat.BoxCoxError:
+        return
+    for name in df:
+        x = df[name].dropna().to_numpy()
+        single = boxcoxstat.fit(x, family=family)
+        assert r.lmbda[name] == pytest.approx(single.lmbda, rel=1e-9, abs=1e-9)
+        exact = float(mpref.exact_lambda(x, family))
+        assert single.lmbda == pytest.approx(exact, rel=1e-9, abs=1e-9)
+        lo, hi = single.conf_int()
+        assert lo < single.lmbda < hi

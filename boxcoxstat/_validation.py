@@ -6,6 +6,7 @@ Layer 0: imports nothing from the package. Every public entry point passes its d
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -105,8 +106,8 @@ def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
         if data.shape[1] == 0:
             raise BoxCoxError("the DataFrame has no columns")
         names = [str(c) for c in data.columns]
-        seen: set[str] = set()
-        dup = sorted({n for n in names if n in seen or seen.add(n)})
+        counts = Counter(names)
+        dup = sorted(n for n, k in counts.items() if k > 1)
         if dup:
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
         cols = [_series_values(data.iloc[:, j], names[j]) for j in range(len(names))]

@@ -133,14 +133,14 @@ def fit(
     >>> r.conf_int().round(3)
     array([-0.04 ,  0.226])
     """
-    family = normalize_family(family)
+    fam = normalize_family(family)
     check_option("method", method, ("mle",))
     cols = as_columns(
-        data, family="yeojohnson" if family == "auto" else family, missing=missing
+        data, family="yeojohnson" if fam == "auto" else fam, missing=missing
     )
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x, cols.names, family)
+    est, fams, reasons = _choose(x, cols.names, fam)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -163,7 +163,7 @@ def fit(
         kind=cols.kind,
         families=tuple(fams),
         family_reasons=tuple(reasons),
-        requested_family=family,
+        requested_family=fam,
         method=method,
         lmbda_mle=lam_mle,
         lmbda_used=lam_used,

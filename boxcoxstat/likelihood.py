@@ -257,6 +257,8 @@ def nll_score_from_moments(
     lmbda = np.asarray(lmbda, dtype=np.float64)
     if neg is None or pos is None:
         m = pos if neg is None else neg
+        if m is None:
+            raise BoxCoxError("no moments to evaluate: both sides are empty")
         val, dk = _one_sided(m, m.W)
         return val, (-dk if m.negative else dk)
     n = pos.W + neg.W

@@ -99,11 +99,10 @@ def _make_side(
 ) -> Side:
     """A side from values ``x`` (n, p), the reference value ``ref_x`` (p,) and its kind."""
     v = _log_ratios(x, ref_x, kind)
+    wm: NDArray[np.float64] | None = w
     if mask is not None:
         v[~mask] = 0.0
         wm = mask.astype(np.float64) if w is None else np.where(mask, w, 0.0)
-    else:
-        wm = w
     if kind == "bc":
         log_ref = np.log(ref_x)
     else:
@@ -178,12 +177,12 @@ class Sample:
         xs = np.where(nan, 1.0, x) if present is not None else x
         if family == "boxcox":
             ref = _masked_median(xs, present)
-            pos = _make_side(xs, ref, "bc", present, w)
-            return cls(family, pos, None)
+            return cls(family, _make_side(xs, ref, "bc", present, w), None)
         nonneg = xs >= 0
         pmask = nonneg if present is None else nonneg & present
         nmask = ~nonneg if present is None else ~nonneg & present
-        pos = neg = None
+        pos: Side | None = None
+        neg: Side | None = None
         if pmask.any():
             xp, mp_, wp = _compact(xs, pmask, w)
             ref = _masked_median(xp, mp_)
@@ -197,9 +196,13 @@ class Sample:
         return cls(family, pos, neg)
 
     @property
+    def sides(self) -> tuple[Side, ...]:
+        """The sides that hold data (one or two)."""
+        return tuple(s for s in (self.pos, self.neg) if s is not None)
+
+    @property
     def ncols(self) -> int:
-        side = self.pos if self.pos is not None else self.neg
-        return side.v.shape[1]
+        return self.sides[0].v.shape[1]
 
     def columns(self, idx: NDArray[np.intp]) -> Sample:
         """The sample restricted to columns ``idx``."""
@@ -214,7 +217,7 @@ class Sample:
     @property
     def nrows(self) -> int:
         """Rows of the larger side (the work per evaluation scales with it)."""
-        return max(side.v.shape[0] for side in (self.pos, self.neg) if side is not None)
+        return max(side.v.shape[0] for side in self.sides)
 
     def every(self, step: int) -> Sample:
         """A systematic subsample (every ``step``-th row), in the same reference frame."""
@@ -229,8 +232,4 @@ class Sample:
 
     def nobs(self) -> NDArray[np.float64]:
         """Total weight per column."""
-        n = np.zeros(self.ncols)
-        for side in (self.pos, self.neg):
-            if side is not None:
-                n = n + side.wsum
-        return n
+        return np.sum([side.wsum for side in self.sides], axis=0)

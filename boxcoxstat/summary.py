@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -90,7 +91,7 @@ class Summary:
     title: str
     tables: list[tuple[str, pd.DataFrame]]
     notes: list[str] = field(default_factory=list)
-    formatters: dict[str, Callable[[object], str]] = field(default_factory=dict)
+    formatters: dict[str, Callable[[Any], str]] = field(default_factory=dict)
 
     def _formatted(self, df: pd.DataFrame) -> pd.DataFrame:
         out = pd.DataFrame(index=df.index)

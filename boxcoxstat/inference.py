@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from ._validation import BoxCoxError
 from .likelihood import nll_score
 from .mle import curvature
 from .optimize import bracket_increasing, find_root
@@ -83,7 +84,12 @@ def profile_interval(
     flo = np.full(2 * p, -half_q)
     a, b, fa, fb, ok, _ = bracket_increasing(f, lo, step, flo=flo, limit=1e300)
     res = find_root(f, a, b, fa, fb, xatol=0.0, xrtol=1e-13)
-    t = np.where(ok, res.x, np.inf)
+    if not np.all(ok & res.converged):
+        raise BoxCoxError(
+            "the profile likelihood does not fall to the interval's cut-off within any finite "
+            "range of lambda; the data do not determine an interval"
+        )
+    t = res.x
     return lmbda - t[p:], lmbda + t[:p]
 
 

@@ -56,8 +56,9 @@ def curvature(sample: Sample, lmbda: NDArray[np.float64]) -> NDArray[np.float64]
     """Second derivative of the profile NLL (observed information) at ``lmbda``.
 
     Central differences of the analytic score with Richardson extrapolation (steps h and h/2,
-    h = 1e-3 of the natural scale 1/sqrt(curvature)), which is accurate to about 1e-10 relative
-    because the score itself is accurate to rounding error.
+    h = 1/100 of the natural scale 1/sqrt(curvature), kept within 1e-6..1e-2 of max(1,
+    |lambda|)), which is accurate to about 1e-10 relative because the score itself is accurate
+    to rounding error.
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     f = score_function(sample)

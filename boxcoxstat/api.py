@@ -22,7 +22,7 @@ __all__ = ["fit"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
-    """ML estimate and inference for the columns of ``x`` (NaN = missing) in one family."""
+    """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family)
     sol = mle_lambda(sample)
     return {
@@ -33,15 +33,13 @@ def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     }
 
 
-def _choose(x: NDArray[np.float64], names: list[str], family: str):
+def _choose(x: NDArray[np.float64], family: str):
     """Fit every column; under ``"auto"`` pick the family per column and say why."""
     p = x.shape[1]
-    out: dict[str, NDArray] = {}
     fams = [family] * p
     reasons = [""] * p
     if family != "auto":
-        out = _fit_family(x, family)
-        return out, fams, reasons
+        return _fit_family(x, family), fams, reasons
     positive = np.array([np.nanmin(x[:, j]) > 0 for j in range(p)])
     yj = _fit_family(x, "yeojohnson")
     out = {k: v.copy() for k, v in yj.items()}
@@ -140,7 +138,7 @@ def fit(
     )
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x, cols.names, fam)
+    est, fams, reasons = _choose(x, fam)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from . import families
+from ._validation import BoxCoxError, TransformOverflowError
 from .diagnostics import normal_qq, profile_cutoff, qq_line
 
 __all__ = ["plot_profile", "qqplot"]
@@ -46,7 +48,8 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     import matplotlib.pyplot as plt
 
     j, name = _column(result, column)
-    if ax is None:
+    own = ax is None
+    if own:
         _, ax = plt.subplots(figsize=(5, 4))
     ci = np.asarray(result.conf_int(alpha), dtype=float).reshape(-1, 2)
     lo, hi = ci[0] if ci.shape[0] == 1 else ci[j]
@@ -68,7 +71,8 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     ax.set_ylabel("log-likelihood")
     fam = _FAMILY_LABEL[result.families[j]]
     ax.set_title(f"{name}: {fam} profile, λ = {result.lmbda_used[j]:.4g}")
-    ax.figure.tight_layout()
+    if own:  # a caller's own figure keeps its layout
+        ax.figure.tight_layout()
     return ax
 
 
@@ -83,18 +87,18 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
 
     j, name = _column(result, column)
     if result.data is None:
-        from ._validation import BoxCoxError
-
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
-    if axes is None:
+    own = axes is None
+    if own:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
     axes = np.asarray(axes).reshape(-1)
     x = result.data[:, j]
     x = x[~np.isnan(x)]
     lam = result.lmbda_used[j]
-    from . import families
-
-    y = families.transform(x, lam, result.families[j])
+    try:
+        y = families.transform(x, lam, result.families[j])
+    except TransformOverflowError as err:
+        raise TransformOverflowError(f"column {name!r}: {err}") from None
     fam = _FAMILY_LABEL[result.families[j]]
     for ax, values, title in (
         (axes[0], x, f"{name}: original"),
@@ -107,5 +111,6 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
         ax.set_xlabel("normal quantiles")
         ax.set_ylabel("sample quantiles")
         ax.set_title(title)
-    axes[0].figure.tight_layout()
+    if own:
+        axes[0].figure.tight_layout()
     return axes

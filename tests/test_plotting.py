@@ -63,3 +63,10 @@ def test_plot_needs_a_column_for_several(result):
     with pytest.raises(bcs.BoxCoxError, match="column="):
         result.plot_profile()
     plt.close("all")
+
+
+def test_qqplot_of_an_overflowing_fit_names_the_column():
+    r = bcs.fit(pd.Series([10.0, 10.0, 10.0, 9.9], name="tight"))
+    with pytest.raises(bcs.TransformOverflowError, match="column 'tight'.*ymax"):
+        r.qqplot()
+    plt.close("all")

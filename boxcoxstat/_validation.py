@@ -96,7 +96,12 @@ class Columns:
         return col[~np.isnan(col)]
 
 
-def _to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
+def to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
+    """Float matrix (private copy), column names, row index and input kind of ``data``.
+
+    Raises ``BoxCoxError`` for non-numeric, categorical or complex columns and bad shapes;
+    does no statistical checks (see :func:`as_columns` for those).
+    """
     import pandas as pd
 
     if isinstance(data, pd.Series):
@@ -196,7 +201,7 @@ def as_columns(
     """
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
-    values, names, index, kind = _to_matrix(data)
+    values, names, index, kind = to_matrix(data)
     nan = np.isnan(values)
     n_missing = nan.sum(axis=0).astype(np.int64)
     cols = Columns(values, names, index, kind, n_missing)

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import families as fam
 from . import inference as inf
-from ._validation import BoxCoxError, TransformOverflowError, check_option
+from ._validation import BoxCoxError, TransformOverflowError, check_option, to_matrix
 from .bounds import FLOAT_MAX
 from .likelihood import llf_constant, nll_score
 from .sample import Sample
@@ -333,21 +333,12 @@ class PowerTransformResult:
             if missing:
                 raise BoxCoxError(f"the data lack column(s) {missing} that were fitted")
             cols = {str(c): c for c in data.columns}
-            x = np.column_stack(
-                [np.asarray(data[cols[n]], dtype=np.float64) for n in self.names]
-            )
+            x, *_ = to_matrix(data[[cols[n] for n in self.names]])
             return x, data
-        x = np.array(data, dtype=np.float64, copy=True)
-        if x.ndim == 1:
-            if len(self.names) != 1:
-                raise BoxCoxError(
-                    f"1-D data given, but the result has {len(self.names)} columns"
-                )
-            x = x[:, None]
-        if x.ndim != 2 or x.shape[1] != len(self.names):
-            raise BoxCoxError(
-                f"expected data with {len(self.names)} column(s), got shape {np.shape(data)}"
-            )
+        x, _, _, kind = to_matrix(data)
+        if x.shape[1] != len(self.names):
+            shape = "1-D data" if kind in ("series", "array1d") else f"{x.shape[1]} column(s)"
+            raise BoxCoxError(f"{shape} given, but the result has {len(self.names)} columns")
         return x, data
 
     def _wrap(self, out: NDArray[np.float64], like: Any) -> Any:

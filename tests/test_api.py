@@ -293,3 +293,15 @@ def test_pandas_nullable_and_object_columns():
         bcs.fit(pd.Series(pd.Categorical([1, 2, 3, 4])))
     with pytest.raises(BoxCoxError, match="duplicate column names"):
         bcs.fit(pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [3.0, 5.0]], columns=["a", "a"]))
+
+
+def test_transform_input_is_checked_like_fit_input(frame):
+    r = bcs.fit(frame)
+    nullable = frame.astype("Float64")
+    nullable.iloc[0, 0] = pd.NA
+    y = r.transform(nullable)
+    assert np.isnan(y.iloc[0, 0]) and np.isfinite(y.iloc[1:, 0]).all()
+    with pytest.raises(BoxCoxError, match="column 'a' is not numeric"):
+        r.transform(frame.assign(a="text"))
+    with pytest.raises(BoxCoxError, match="1-D data given, but the result has 2 columns"):
+        r.transform(frame["a"])

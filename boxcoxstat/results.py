@@ -20,15 +20,11 @@ from numpy.typing import ArrayLike, NDArray
 from . import families as fam
 from . import inference as inf
 from ._validation import BoxCoxError, TransformOverflowError, check_option, to_matrix
-from .bounds import FLOAT_MAX
 from .likelihood import llf_constant, nll_score
 from .sample import Sample
 from .summary import Summary, format_number, format_power, format_pvalue
 
 __all__ = ["LambdaTest", "PowerTransformResult"]
-
-_LOG_FLOAT_MAX = float(np.log(FLOAT_MAX))
-
 
 def _shape(values: NDArray, names: tuple[str, ...], kind: str, name: str = "") -> Any:
     """Float for one-column input, Series for DataFrames, ndarray for 2-D arrays."""
@@ -366,13 +362,14 @@ class PowerTransformResult:
                     f"Box-Cox requires strictly positive data, but column {name!r} has values "
                     "<= 0"
                 )
-            if xj.size and np.max(fam.log_abs_transform(xj, lam, f)) > _LOG_FLOAT_MAX:
+            try:
+                out[ok, j] = fam.transform(xj, lam, f)
+            except TransformOverflowError:
                 raise TransformOverflowError(
                     f"column {name!r}: transformed values at lambda = {lam:.6g} exceed the "
                     "float64 range (about 1.8e308); refit with ymax= (for example ymax=1e300) "
                     "to bound lambda, or rescale the data"
-                )
-            out[ok, j] = fam.transform(xj, lam, f)
+                ) from None
         return self._wrap(out, like)
 
     def inverse_transform(self, data: Any) -> Any:

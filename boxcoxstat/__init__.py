@@ -11,6 +11,16 @@ from .api import fit
 from .results import LambdaTest, PowerTransformResult
 from .summary import Summary
 
+
+def __getattr__(name: str):
+    """Import ``boxcoxstat.classify`` on first use (it needs the optional scikit-learn)."""
+    if name == "classify":
+        import importlib
+
+        return importlib.import_module(".classify", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "fit",
     "PowerTransformResult",
@@ -21,6 +31,7 @@ __all__ = [
     "datasets",
     "families",
     "likelihood",
+    "classify",
 ]
 
 __version__ = "0.1.0"

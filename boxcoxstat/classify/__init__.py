@@ -1,0 +1,36 @@
+"""Tune Box-Cox lambdas for a classifier (Bicego & Baldo 2016; Blum, Menon & Elgendi).
+
+Needs the ``classify`` extra (scikit-learn, tqdm) for the classifier-based criteria and the
+estimator; ``import boxcoxstat`` does not import this subpackage until it is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .criteria import CRITERIA, get_criterion, ml_lambdas
+from .results import TuningResult
+from .search import coordinate_search, grid_search, scalar_search
+from .tune import criterion_curves, linf_distance, tune
+
+__all__ = [
+    "tune",
+    "BoxCoxTunedClassifier",
+    "TuningResult",
+    "CRITERIA",
+    "get_criterion",
+    "ml_lambdas",
+    "criterion_curves",
+    "linf_distance",
+    "grid_search",
+    "coordinate_search",
+    "scalar_search",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BoxCoxTunedClassifier":  # imports scikit-learn
+        from .estimator import BoxCoxTunedClassifier
+
+        return BoxCoxTunedClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

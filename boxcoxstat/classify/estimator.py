@@ -8,7 +8,7 @@ standard scaling, the classifier.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
 
 def _has(method: str) -> Any:
     def check(self: BoxCoxTunedClassifier) -> bool:
-        est = getattr(self, "classifier_", None) or self._base()
+        est = self.classifier_ if hasattr(self, "classifier_") else self._base()
         return hasattr(est, method)
 
     return check
@@ -91,9 +91,9 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         self,
         classifier: Any = None,
         *,
-        mode: str = "full",
+        mode: Literal["spherical", "diagonal", "full"] = "full",
         criterion: Any = "cv",
-        search: str = "iterative",
+        search: Literal["iterative", "grid", "continuous"] = "iterative",
         cv: Any = 5,
         scoring: Any = None,
         grid: Any = None,
@@ -135,7 +135,8 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedClassifier:
         """Tune lambdas on ``(X, y)``, then fit the scaler and the classifier."""
-        X, y = _validate_data(self, X, y, dtype=np.float64)
+        Xv, y = _validate_data(self, X, y, dtype=np.float64)
+        X = np.asarray(Xv, dtype=np.float64)
         check_classification_targets(y)
         base = self._base()
         self.tuning_ = tune(
@@ -153,22 +154,28 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = self.classifier_.classes_
         return self
 
-    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
-        """The features the classifier sees: scaled, Box-Cox transformed, standardised."""
+    def transform_features(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The features the classifier sees: scaled, Box-Cox transformed, standardised.
+
+        (Not named ``transform``: this estimator is a classifier, not a transformer.)
+        """
         check_is_fitted(self)
-        X = _validate_data(self, X, reset=False, dtype=np.float64)
-        return self.scaler_.transform(self._boxcox(X))
+        Xv = np.asarray(_validate_data(self, X, reset=False, dtype=np.float64))
+        return self.scaler_.transform(self._boxcox(Xv))
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Class labels for ``X``."""
-        return self.classifier_.predict(self.transform(X))
+        check_is_fitted(self)
+        return self.classifier_.predict(self.transform_features(X))
 
     @available_if(_has("predict_proba"))
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Class probabilities, where the classifier has ``predict_proba``."""
-        return self.classifier_.predict_proba(self.transform(X))
+        check_is_fitted(self)
+        return self.classifier_.predict_proba(self.transform_features(X))
 
     @available_if(_has("decision_function"))
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Decision function, where the classifier has one."""
-        return self.classifier_.decision_function(self.transform(X))
+        check_is_fitted(self)
+        return self.classifier_.decision_function(self.transform_features(X))

@@ -47,7 +47,8 @@ def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]
     if not np.all(np.isfinite(Xa)):
         raise BoxCoxError("X contains NaN or infinite values; impute or drop them first")
     if np.unique(ya).size < 2:
-        raise BoxCoxError("y needs at least two classes to tune lambda for classification")
+        raise BoxCoxError("y has only one class; tuning lambda for classification needs at "
+                          "least two classes")
     return Xa, ya, names or [f"x{j}" for j in range(Xa.shape[1])]
 
 
@@ -198,7 +199,10 @@ def tune(
         lam = np.empty(p)
         for j in range(p):
             col = Xs[:, [j]]
-            out = _search_vector(lambda v, c=col: crit(c, ya, v), 1, g0[[j]], search, opts)
+            def on_column(v: NDArray[np.float64], c: NDArray[np.float64] = col) -> float:
+                return crit(c, ya, v)
+
+            out = _search_vector(on_column, 1, g0[[j]], search, opts)
             lam[j] = out.lmbda[0]
             outcomes.append(out)
     return TuningResult(

@@ -49,6 +49,12 @@ _CATALOGUE: dict[str, _Dataset] = {
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
     ),
+    "sonar": _Dataset(208, 61, "Sonar returns from rocks (R) and mines (M) (UCI), V1..V60, Class"),
+    "pima": _Dataset(768, 9, "Pima Indians diabetes (mlbench); zeros stand for missing values"),
+    "glass_identification": _Dataset(214, 10, "Glass identification (UCI #42): 9 oxides, Type"),
+    "wine": _Dataset(178, 14, "Wine recognition (UCI): 13 chemical measurements, target 0/1/2"),
+    "liver_bupa": _Dataset(345, 7, "BUPA liver disorders (UCI #60): 5 blood tests, drinks, "
+                           "selector"),
 }
 
 

@@ -17,6 +17,11 @@ EXPECTED_SHAPES = {
     "wdbc": (569, 32),
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
+    "sonar": (208, 61),
+    "pima": (768, 9),
+    "glass_identification": (214, 10),
+    "wine": (178, 14),
+    "liver_bupa": (345, 7),
 }
 
 

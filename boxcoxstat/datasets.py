@@ -117,7 +117,9 @@ def load(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of the names in :func:`list_datasets` (``"topgear"``, ``"blood_transfusion"``,
-        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``); a trailing ``".csv"`` is ignored.
+        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``, ``"sonar"``, ``"pima"``,
+        ``"glass_identification"``, ``"wine"``, ``"liver_bupa"``); a trailing ``".csv"`` is
+        ignored.
 
     Returns
     -------

@@ -154,7 +154,8 @@ for name, table in blum.items():
 # %%
 Xs, ys = load_xy("sonar")
 os.makedirs(FIGDIR, exist_ok=True)
-res2d = bcs.classify.tune(Xs[:, [10, 44]], ys, GaussianNB(), mode="full", search="grid",
+two = pd.DataFrame(Xs[:, [10, 44]], columns=["V11", "V45"])
+res2d = bcs.classify.tune(two, ys, GaussianNB(), mode="full", search="grid",
                           criterion="cv", cv=5, random_state=42)
 print(res2d.summary())
 ax = res2d.plot_heatmap()

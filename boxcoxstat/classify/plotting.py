@@ -45,9 +45,11 @@ def plot_heatmap(result: Any, *, ax: Any = None) -> Any:
     a, b = ev.columns[0], ev.columns[1]
     table = ev.pivot_table(index=a, columns=b, values="score")
     ax = _axes(ax)
+    cols, rows = table.columns.to_numpy(float), table.index.to_numpy(float)
+    hc = (cols[1] - cols[0]) / 2 if cols.size > 1 else 0.5
+    hr = (rows[1] - rows[0]) / 2 if rows.size > 1 else 0.5
     im = ax.imshow(table.to_numpy(), origin="lower", aspect="auto", cmap="viridis",
-                   extent=(table.columns.min(), table.columns.max(), table.index.min(),
-                           table.index.max()))
+                   extent=(cols[0] - hc, cols[-1] + hc, rows[0] - hr, rows[-1] + hr))
     ax.figure.colorbar(im, ax=ax, label=result.criterion)
     ax.plot([result.lmbda[1]], [result.lmbda[0]], marker="*", color="red", markersize=12)
     ax.set_xlabel(f"lambda of {b}")

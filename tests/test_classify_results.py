@@ -56,3 +56,19 @@ def test_curve_plots(data):
     y = ax.lines[0].get_ydata()
     assert min(y) == 0.0 and max(y) == 1.0
     plt.close("all")
+
+
+def test_summary_snapshot():
+    """Fixed 1-D data: the text report, line by line."""
+    X = np.array([[1.0], [1.1], [1.2], [1.9], [2.0], [2.2]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    res = tune(X, y, mode="spherical", criterion="fisher", search="grid",
+               grid=[-1.0, 1.0, 3.0])
+    lines = str(res.summary()).splitlines()
+    assert lines[0] == "Box-Cox lambdas tuned for classification"
+    assert lines[3].split() == ["criterion", "fisher"]
+    assert lines[4].split() == ["mode", "spherical"]
+    assert lines[5].split() == ["search", "grid"]
+    assert lines[6].split() == ["observations", "6"]
+    assert lines[8].split() == ["tuned", "19.6000"]  # by hand: 0.25 * (2.0333 - 1.1)**2 / 0.011111
+    assert lines[12].split() == ["lmbda", "ML", "lambda"]

@@ -153,3 +153,20 @@ def test_bad_criterion_names_raise():
         get_criterion("cv")
     with pytest.raises(BoxCoxError, match="features"):
         ml_criterion(np.ones((5, 2)) + np.arange(5)[:, None], None, [1.0, 2.0, 3.0])
+
+
+def test_pcml_known_best_is_scipy_optimum(lognormal2):
+    """Spherical PCML optimum = maximiser of the per-class scipy log-likelihoods, which for
+    lognormal classes is near 0 (the log)."""
+    X, y = lognormal2
+    from scipy.optimize import minimize_scalar
+
+    def ref_obj(v):
+        return -sum(np.mean([stats.boxcox_llf(v, X[y == c, j]) for j in range(2)])
+                    for c in range(3))
+
+    ref = minimize_scalar(ref_obj, bounds=(-5, 5), method="bounded",
+                          options={"xatol": 1e-8}).x
+    out = scalar_search(lambda v: pcml_criterion(X, y, v))
+    assert out.lmbda[0] == pytest.approx(ref, abs=1e-3)
+    assert abs(ref) < 1.0

@@ -99,3 +99,12 @@ def test_diagonal_cv_chooses_each_feature_alone():
     res = tune(X, y, mode="diagonal", criterion=crit, search="grid")
     assert seen.count(1) == 2 * 11 and seen.count(2) == 2
     assert res.lmbda[0] == 5.0
+
+
+def test_import_boxcoxstat_does_not_import_sklearn():
+    import subprocess
+    import sys
+
+    code = "import sys, boxcoxstat; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False"

@@ -111,6 +111,9 @@ CLASSIFIERS = {
     "SVC": SVC(kernel="rbf", random_state=42),
     "NN": MLPClassifier(hidden_layer_sizes=(10, 10), random_state=42),
 }
+_ONLY = os.environ.get("BCS_CLASSIFIERS")  # e.g. "Linear,Bayesian" to run a subset
+if _ONLY:
+    CLASSIFIERS = {k: v for k, v in CLASSIFIERS.items() if k in _ONLY.split(",")}
 PAPER = {  # base accuracy and "Basic" improvement, percentage points
     "sonar": {"Linear": (75.195, 1.162), "KNN": (81.343, 1.824), "Bayesian": (67.7, 7.919),
               "SVC": (84.052, 2.286), "NN": (84.024, -0.386)},

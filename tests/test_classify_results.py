@@ -72,3 +72,21 @@ def test_summary_snapshot():
     assert lines[6].split() == ["observations", "6"]
     assert lines[8].split() == ["tuned", "19.6000"]  # by hand: 0.25 * (2.0333 - 1.1)**2 / 0.011111
     assert lines[12].split() == ["lmbda", "ML", "lambda"]
+
+
+def test_curve_plot_with_one_feature():
+    """A one-feature spherical search still labels its evaluations ``lmbda``."""
+    X = np.array([[1.0], [1.1], [1.2], [1.9], [2.0], [2.2]])
+    res = tune(X, [0, 0, 0, 1, 1, 1], mode="spherical", criterion="fisher", search="grid")
+    assert list(res.evaluations.columns) == ["lmbda", "score"]
+    assert len(res.plot_curve().lines) == 3
+    plt.close("all")
+
+
+def test_json_round_trip(data):
+    res = tune(*data, mode="full", criterion="fisher", epochs=2)
+    back = type(res).from_json(res.to_json())
+    np.testing.assert_array_equal(back.lmbda, res.lmbda)
+    np.testing.assert_array_equal(back.transform(data[0]), res.transform(data[0]))
+    assert str(back.summary()) == str(res.summary())
+    np.testing.assert_array_equal(back.outcomes[0].evaluated, res.outcomes[0].evaluated)

@@ -7,7 +7,8 @@ HTML rendering goes through :class:`boxcoxstat.summary.Summary`, figures through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -73,10 +74,12 @@ class TuningResult:
 
     @property
     def evaluations(self) -> pd.DataFrame:
-        """Every lambda vector the (first) search evaluated and its criterion value."""
+        """Every lambda the (first) search evaluated and its criterion value.
+
+        Full mode: one column per feature; spherical and diagonal (first feature): ``lmbda``.
+        """
         o = self.outcomes[0]
-        names = (list(self.feature_names) if o.evaluated.shape[1] == len(self.feature_names)
-                 else ["lmbda"])
+        names = list(self.feature_names) if self.mode == "full" else ["lmbda"]
         frame = pd.DataFrame(o.evaluated, columns=names)
         frame["score"] = o.evaluated_scores
         return frame
@@ -109,6 +112,44 @@ class TuningResult:
     def __repr__(self) -> str:
         return (f"TuningResult(mode={self.mode!r}, criterion={self.criterion!r}, "
                 f"p={self.lmbda.size}, baseline={self.baseline:.4g}, score={self.score:.4g})")
+
+    def to_json(self) -> str:
+        """Everything in the result as JSON (deploy the transform without pickle).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boxcoxstat.classify import TuningResult, tune
+        >>> X = np.array([[1.0], [1.2], [1.9], [2.0]])
+        >>> res = tune(X, [0, 0, 1, 1], mode="spherical", criterion="fisher", search="grid")
+        >>> back = TuningResult.from_json(res.to_json())
+        >>> bool(np.array_equal(back.transform(X), res.transform(X)))
+        True
+        """
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "outcomes":
+                v = [{k.name: np.asarray(getattr(o, k.name)).tolist() for k in fields(o)}
+                     for o in v]
+            elif isinstance(v, np.ndarray):
+                v = v.tolist()
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return json.dumps(out)
+
+    @classmethod
+    def from_json(cls, text: str) -> TuningResult:
+        """Rebuild a result written by :meth:`to_json`."""
+        d = json.loads(text)
+        arrays = ("lmbda", "ml_lmbda", "data_min", "data_max", "grid")
+        kw = {k: (np.asarray(v, dtype=np.float64) if k in arrays else v) for k, v in d.items()}
+        kw["feature_names"] = tuple(d["feature_names"])
+        kw["outcomes"] = tuple(
+            SearchOutcome(**{k: (float(v) if k == "score" else np.asarray(v, dtype=np.float64))
+                             for k, v in o.items()}) for o in d["outcomes"])
+        return cls(**kw)
 
     def plot_trace(self, *, ax: Any = None) -> Any:
         """Best criterion value per epoch (see :func:`.plotting.plot_trace`)."""

@@ -144,11 +144,15 @@ class TuningResult:
         """Rebuild a result written by :meth:`to_json`."""
         d = json.loads(text)
         arrays = ("lmbda", "ml_lmbda", "data_min", "data_max", "grid")
-        kw = {k: (np.asarray(v, dtype=np.float64) if k in arrays else v) for k, v in d.items()}
+        kw: dict[str, Any] = {k: (np.asarray(v, dtype=np.float64) if k in arrays else v)
+                              for k, v in d.items()}
         kw["feature_names"] = tuple(d["feature_names"])
-        kw["outcomes"] = tuple(
-            SearchOutcome(**{k: (float(v) if k == "score" else np.asarray(v, dtype=np.float64))
-                             for k, v in o.items()}) for o in d["outcomes"])
+        outs = []
+        for o in d["outcomes"]:
+            ok: dict[str, Any] = {k: np.asarray(v, dtype=np.float64) for k, v in o.items()}
+            ok["score"] = float(o["score"])
+            outs.append(SearchOutcome(**ok))
+        kw["outcomes"] = tuple(outs)
         return cls(**kw)
 
     def plot_trace(self, *, ax: Any = None) -> Any:

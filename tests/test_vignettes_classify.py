@@ -30,6 +30,6 @@ def test_vignette_quick(tmp_path):
 
 @pytest.mark.slow
 def test_vignette_readme_configuration(tmp_path):
-    """The configuration whose tables are in the README (about 9 minutes on one core)."""
+    """The configuration whose tables are in the README (about 10 minutes on one core)."""
     text = _run(tmp_path)
     assert "sonar" in text and "wdbc" in text and "liver_bupa" in text

@@ -177,7 +177,7 @@ plt.close("all")
 # L-infinity distance.
 
 # %%
-REPS = int(os.environ.get("BCS_HOLDOUT_REPS", "2" if QUICK else "5"))
+REPS = int(os.environ.get("BCS_HOLDOUT_REPS", "2" if QUICK else "30"))
 LAMBDAS = np.round(np.arange(-5, 5.0001, 1.0 if QUICK else 0.1), 10)
 CURVE_CLFS = [NearestCentroid(), LinearDiscriminantAnalysis(), GaussianNB(),
               KNeighborsClassifier(n_neighbors=1)]

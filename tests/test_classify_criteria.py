@@ -170,3 +170,10 @@ def test_pcml_known_best_is_scipy_optimum(lognormal2):
     out = scalar_search(lambda v: pcml_criterion(X, y, v))
     assert out.lmbda[0] == pytest.approx(ref, abs=1e-3)
     assert abs(ref) < 1.0
+
+
+def test_cv_criterion_uses_same_folds_without_random_state():
+    """Without random_state the folds are not reshuffled between lambdas."""
+    X, y = italy_corsica(120, seed=6)
+    crit = get_criterion("cv", classifier=GaussianNB(), cv=4)
+    assert crit(X, y, [0.5, 2.0]) == crit(X, y, [0.5, 2.0])

@@ -214,8 +214,8 @@ class ClassifierScore:
     With ``cv`` an int or splitter, the mean cross-validated score (Blum, Menon & Elgendi,
     with cross-validation instead of their training accuracy); with ``cv=None``, the score on
     the training data itself (their Optimization 1-2). The same folds are used for every
-    lambda (``random_state`` fixes the shuffling), so scores of different lambdas compare on
-    equal terms.
+    lambda (shuffled with ``random_state``, unshuffled when it is None), so scores of
+    different lambdas compare on equal terms.
     """
 
     classifier: Any
@@ -228,8 +228,10 @@ class ClassifierScore:
 
         if isinstance(self.cv, (int, np.integer)):
             n_min = int(np.unique(y, return_counts=True)[1].min())
-            return StratifiedKFold(n_splits=max(2, min(int(self.cv), n_min)), shuffle=True,
-                                   random_state=self.random_state)
+            k = max(2, min(int(self.cv), n_min))
+            if self.random_state is None:  # unshuffled: the same folds for every lambda
+                return StratifiedKFold(n_splits=k)
+            return StratifiedKFold(n_splits=k, shuffle=True, random_state=self.random_state)
         return check_cv(self.cv, y, classifier=True)
 
     def __call__(self, X: ArrayLike, y: ArrayLike, lmbda: ArrayLike) -> float:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from . import datasets, families, likelihood
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
+from .api_joint import fit_joint
+from .joint_results import JointLambdaTest, JointTransformResult
 from .results import LambdaTest, PowerTransformResult
 from .summary import Summary
 
@@ -21,6 +23,9 @@ __all__ = [
     "datasets",
     "families",
     "likelihood",
+    "fit_joint",
+    "JointTransformResult",
+    "JointLambdaTest",
 ]
 
 __version__ = "0.1.0"

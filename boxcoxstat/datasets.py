@@ -49,6 +49,9 @@ _CATALOGUE: dict[str, _Dataset] = {
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
     ),
+    "highway1": _Dataset(
+        39, 12, "Highway accident rates and road features (carData::Highway1; Weisberg 2005)"
+    ),
 }
 
 
@@ -111,7 +114,8 @@ def load(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of the names in :func:`list_datasets` (``"topgear"``, ``"blood_transfusion"``,
-        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``); a trailing ``".csv"`` is ignored.
+        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``, ``"highway1"``); a trailing
+        ``".csv"`` is ignored.
 
     Returns
     -------

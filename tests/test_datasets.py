@@ -17,6 +17,7 @@ EXPECTED_SHAPES = {
     "wdbc": (569, 32),
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
+    "highway1": (39, 12),  # carData::Highway1 (exported by R, see data/README.md)
 }
 
 

@@ -256,7 +256,8 @@ class JointTransformResult:
         )
         notes = [
             f"n = {self.nobs} complete rows ({self.n_missing} dropped for missing values); "
-            f"design {self.design} (rank {self.design_rank}); log-likelihood {self.llf:.4f}.",
+            f"design {self.design} (rank {self.design_rank}).",
+            f"Log-likelihood {self.llf:.4f}.",
             "SE from the observed information; Wald bounds lambda -+ 1.96 SE; LR tests "
             f"chi-square with {len(self.names)} df.",
         ]

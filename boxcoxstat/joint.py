@@ -99,26 +99,37 @@ class JointProblem:
     _sign: NDArray[np.float64] = field(init=False, repr=False)
     _ksign: NDArray[np.float64] = field(init=False, repr=False)
     _koff: NDArray[np.float64] = field(init=False, repr=False)
+    _shifted: NDArray[np.bool_] = field(init=False, repr=False)
+    _const: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         y = self.y
         if self.family == "boxcox":
-            logy = np.log(y)
-            base = logy - logy.mean(axis=0)  # log(x / geometric mean)
-            sign = np.sign(base)
-            kappa_sign = sign  # t = lambda * log(x / G)
-            offset = np.zeros_like(y)
-            logjac_sum = logy.sum(axis=0)
+            mag = np.log(y)  # log of the base b = x
+            side = np.ones_like(y)
+            logjac_sum = mag.sum(axis=0)
         else:
-            base = np.log1p(np.abs(y))
-            sign = np.where(y >= 0, 1.0, -1.0)
-            kappa_sign = sign  # kappa = lambda (x >= 0) or 2 - lambda (x < 0)
-            offset = np.where(y >= 0, 0.0, 2.0)
-            logjac_sum = (sign * base).sum(axis=0)
+            mag = np.log1p(np.abs(y))  # log of the base b = 1 + |x|
+            side = np.where(y >= 0, 1.0, -1.0)  # exponent lambda, or 2 - lambda negated
+            logjac_sum = (side * mag).sum(axis=0)
+        # Columns with one side only (every Box-Cox column) are shifted to the mean log base:
+        # psi = side * b_G^k * bc(b / b_G, k) + constant, and the factor b_G^k is accounted
+        # for analytically (it cancels the Jacobian term's lambda dependence).
+        shifted = np.all(side == side[:1], axis=0) if y.shape[0] else np.ones(y.shape[1], bool)
+        centre = np.where(shifted, mag.mean(axis=0), 0.0)
+        base = mag - centre
+        sgn = np.where(base < 0, -1.0, 1.0)
+        sign = side * sgn
+        # t = k * base with k = lambda (side +1) or 2 - lambda (side -1), as koff + ksign*lambda
+        # times |base|
+        koff = (1.0 - side) * sgn
+        ksign = side * sgn
         with np.errstate(divide="ignore"):
             logabs = np.log(np.abs(base))
+        const = np.where(shifted, y.shape[0] * centre, 0.0)
         for name, val in (("_u", np.abs(base)), ("_logu", logabs), ("_sign", sign),
-                          ("_ksign", kappa_sign), ("_koff", offset), ("S", logjac_sum)):
+                          ("_ksign", ksign), ("_koff", koff), ("S", logjac_sum),
+                          ("_shifted", shifted), ("_const", const)):
             object.__setattr__(self, name, val)
 
     @property
@@ -167,16 +178,13 @@ class JointProblem:
         if not np.all(diag > 0) or not np.all(np.isfinite(w)):
             return (np.inf, np.full(p, np.nan)) if grad else np.inf
         val = n * np.sum(np.log(diag)) + n * np.sum(logs) - 0.5 * n * p * np.log(n)
-        if self.family == "boxcox":
-            val += np.sum(self.S)
-        else:
-            val -= np.sum((lmbda - 1.0) * self.S)
+        val += np.sum(self._const)
+        val -= np.sum(np.where(self._shifted, 0.0, (lmbda - 1.0) * self.S))
         if not grad:
             return float(val)
         a = np.linalg.solve(t, q.T @ dw)
         g = n * np.diag(a)
-        if self.family != "boxcox":
-            g = g - self.S
+        g = g - np.where(self._shifted, 0.0, self.S)
         return float(val), g
 
     def score(self, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:

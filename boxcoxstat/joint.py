@@ -172,14 +172,24 @@ class JointProblem:
         """
         lmbda = np.asarray(lmbda, dtype=np.float64)
         n, p = self.nobs, self.ncols
-        w, logs, dw = self._scaled(lmbda, grad)
+        bad = (np.inf, np.full(p, np.nan)) if grad else np.inf
+        if not np.all(np.isfinite(lmbda)):
+            return bad
+        with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
+            w, logs, dw = self._scaled(lmbda, grad)
+        if not (np.all(np.isfinite(w)) and np.all(np.isfinite(logs))
+                and (dw is None or np.all(np.isfinite(dw)))):
+            return bad
         q, t = np.linalg.qr(self._residual(w))
         diag = np.abs(np.diag(t))
-        if not np.all(diag > 0) or not np.all(np.isfinite(w)):
-            return (np.inf, np.full(p, np.nan)) if grad else np.inf
-        val = n * np.sum(np.log(diag)) + n * np.sum(logs) - 0.5 * n * p * np.log(n)
-        val += np.sum(self._const)
-        val -= np.sum(np.where(self._shifted, 0.0, (lmbda - 1.0) * self.S))
+        if not np.all(diag > 0):
+            return bad
+        with np.errstate(over="ignore", invalid="ignore"):
+            val = n * np.sum(np.log(diag)) + n * np.sum(logs) - 0.5 * n * p * np.log(n)
+            val += np.sum(self._const)
+            val -= np.sum(np.where(self._shifted, 0.0, (lmbda - 1.0) * self.S))
+        if not np.isfinite(val):
+            return bad
         if not grad:
             return float(val)
         a = np.linalg.solve(t, q.T @ dw)

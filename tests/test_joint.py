@@ -300,3 +300,16 @@ def test_joint_nll_and_score_against_mpmath(family):
                 d = float((_mp_joint_nll(y, up, family, x_design)
                            - _mp_joint_nll(y, down, family, x_design)) / (up[j] - down[j]))
             assert grad[j] == pytest.approx(d, rel=1e-9, abs=1e-9)
+
+
+def test_absurd_lambdas_give_inf_not_warnings():
+    """The optimiser may probe anywhere: no overflow warning, just +inf (or a finite value)."""
+    from boxcoxstat.joint import JointProblem, design_basis
+
+    y = _highway()[["len", "adt"]].to_numpy(float)
+    prob = JointProblem(y, "boxcox", design_basis(np.ones((len(y), 1))))
+    for lam in ([1e300, 0.0], [-1e308, 1.0], [np.inf, 0.0], [np.nan, 1.0]):
+        val, grad = prob.nll(np.array(lam), grad=True)
+        assert val > 1e100
+    val, grad = prob.nll(np.array([1e5, 1e5]), grad=True)
+    assert np.isfinite(val) and np.all(np.isfinite(grad))

@@ -8,6 +8,7 @@ information, and the data needed to recompute likelihood-ratio tests. Rendering 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -85,7 +86,14 @@ class JointTransformResult:
     design_rank: int
     converged: bool
     start_values: NDArray[np.float64]
-    problem: JointProblem = field(repr=False, compare=False)
+    problem: JointProblem | None = field(default=None, repr=False, compare=False)
+
+    def _problem(self) -> JointProblem:
+        if self.problem is None:
+            raise BoxCoxError(
+                "this result holds no data (it was loaded from JSON); refit to compute new tests"
+            )
+        return self.problem
 
     # ----------------------------------------------------------------- estimates
     @property
@@ -100,7 +108,6 @@ class JointTransformResult:
         """Standard errors: square roots of the diagonal of the inverse observed information."""
         return pd.Series(np.sqrt(np.diag(self.cov_values)), index=list(self.names), name="bse")
 
-    @property
     def cov_params(self) -> pd.DataFrame:
         """Covariance of the estimates (inverse Hessian of the negative log-likelihood)."""
         return pd.DataFrame(self.cov_values, index=list(self.names), columns=list(self.names))
@@ -108,7 +115,7 @@ class JointTransformResult:
     @property
     def llf(self) -> float:
         """Maximised Gaussian log-likelihood, Jacobians included (covariance divisor n)."""
-        return self.problem.llf_constant() - self.nll_hat
+        return -0.5 * self.nobs * len(self.names) * (np.log(2.0 * np.pi) + 1.0) - self.nll_hat
 
     @property
     def df_resid(self) -> int:
@@ -174,7 +181,7 @@ class JointTransformResult:
         (1.717, 2)
         """
         lam0 = self._null_vector(lmbda0)
-        val = self.problem.nll(lam0)
+        val = self._problem().nll(lam0)
         stat = float(max(2.0 * (val - self.nll_hat), 0.0))
         p = len(self.names)
         return JointLambdaTest(stat, p, float(inf.chi2_pvalue(np.array(stat), p)),
@@ -269,6 +276,54 @@ class JointTransformResult:
             "p-value": format_pvalue, "Rounded Pwr": format_power, "lambda0": str}
         return Summary(title, [("Estimated powers", est), ("Likelihood-ratio tests", tests)],
                        notes, fmts)
+
+    # ----------------------------------------------------------------- persistence
+    _FORMAT = "boxcoxstat.JointTransformResult/1"
+
+    def to_json(self) -> str:
+        """Serialise everything but the data: enough to transform, report and reload.
+
+        The summary's LR tests are stored; new tests need the data (refit).
+        """
+        doc = {
+            "format": self._FORMAT, "names": list(self.names), "family": self.family,
+            "design": self.design, "lmbda": self.lmbda_values.tolist(),
+            "cov": self.cov_values.tolist(), "nll_hat": self.nll_hat, "nobs": self.nobs,
+            "n_missing": self.n_missing, "design_rank": self.design_rank,
+            "converged": self.converged, "start": self.start_values.tolist(),
+            "tests": [[t.lmbda0.tolist(), t.statistic] for t in self._standard_tests],
+        }
+        return json.dumps(doc, allow_nan=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> JointTransformResult:
+        """Rebuild a result written by :meth:`to_json` (without data).
+
+        Examples
+        --------
+        >>> import boxcoxstat as bcs
+        >>> r = bcs.fit_joint(bcs.datasets.load("highway1")[["len", "adt"]])
+        >>> back = bcs.JointTransformResult.from_json(r.to_json())
+        >>> back.lmbda.equals(r.lmbda), str(back.summary()) == str(r.summary())
+        (True, True)
+        """
+        doc = json.loads(text)
+        if doc.get("format") != cls._FORMAT:
+            raise BoxCoxError("not a boxcoxstat JointTransformResult JSON document")
+        out = cls(
+            names=tuple(doc["names"]), family=doc["family"], design=doc["design"],
+            lmbda_values=np.asarray(doc["lmbda"], dtype=np.float64),
+            cov_values=np.asarray(doc["cov"], dtype=np.float64), nll_hat=float(doc["nll_hat"]),
+            nobs=int(doc["nobs"]), n_missing=int(doc["n_missing"]),
+            design_rank=int(doc["design_rank"]), converged=bool(doc["converged"]),
+            start_values=np.asarray(doc["start"], dtype=np.float64), problem=None,
+        )
+        p = len(out.names)
+        tests = [JointLambdaTest(float(stat), p, float(inf.chi2_pvalue(np.array(stat), p)),
+                                 pd.Series(lam0, index=list(out.names), name="lmbda0"))
+                 for lam0, stat in doc["tests"]]
+        out.__dict__["_standard_tests"] = tests  # the cached property's slot
+        return out
 
     def __repr__(self) -> str:
         pairs = ", ".join(f"{n}={v:.4g}" for n, v in zip(self.names, self.lmbda_values,

@@ -6,7 +6,8 @@ w, the profile log-likelihood of the Box-Cox (or Yeo-Johnson) power of the respo
 .. math::
 
     \\ell(\\lambda) = -\\frac{n}{2}\\Bigl(\\log 2\\pi + 1
-    + \\log\\frac{\\mathrm{RSS}_w(\\lambda)}{n}\\Bigr) + (\\lambda - 1) J + \\frac12 \\sum_i \\log w_i, \\qquad
+    + \\log\\frac{\\mathrm{RSS}_w(\\lambda)}{n}\\Bigr)
+    + (\\lambda - 1) J + \\frac12 \\sum_i \\log w_i, \\qquad
     J = \\sum_i \\mathrm{sgn}(y_i) \\log b_i,
 
 where RSS_w is the weighted residual sum of squares of the transformed response regressed on

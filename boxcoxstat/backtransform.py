@@ -4,14 +4,15 @@ Layer 4. If ``g`` is the power transform and the model says ``g(Y) = mu + e`` wi
 ``e ~ N(0, sigma^2)``, then
 
 * the conditional median of Y is ``g^{-1}(mu)`` (a monotone map keeps quantiles);
-* the conditional mean is ``E[g^{-1}(mu + sigma Z)]``, which the normal-theory method computes
-  by Gauss-Hermite quadrature, and Duan's (1983) smearing estimator estimates without the
-  normality assumption as the average of ``g^{-1}(mu + e_i)`` over the fitted residuals.
+* the conditional mean is ``E[g^{-1}(mu + sigma Z)]``, which the normal-theory method
+  computes by Gauss-Legendre quadrature split at the integrand's kink, and Duan's (1983)
+  smearing estimator estimates without the normality assumption as the average of
+  ``g^{-1}(mu + e_i)`` over the fitted residuals.
 
 For Box-Cox with lambda > 0, values of ``mu + sigma z`` below ``-1/lambda`` have no preimage; the
 limit of the inverse there is 0 and that is what is used (the truncation the Box-Cox model
-implies). Where the inverse diverges (lambda < 0 with ``mu + sigma z >= -1/lambda``) the mean
-does not exist and an error says so.
+implies). Where the inverse diverges within 12 sigma (lambda < 0 with ``mu + sigma z >=
+-1/lambda``) the mean does not exist and an error says so.
 
 References
 ----------
@@ -29,7 +30,8 @@ from .families import inverse_transform
 
 __all__ = ["median", "mean_smearing", "mean_normal"]
 
-GH_NODES = 64
+GL_NODES = 128
+Z_MAX = 12.0
 
 
 def _inverse(t: NDArray[np.float64], lmbda: float, family: str) -> NDArray[np.float64]:
@@ -81,22 +83,46 @@ def mean_smearing(
     return out
 
 
+def _kink(eta: NDArray[np.float64], sigma: float, lmbda: float, family: str) -> NDArray:
+    """Where ``g^{-1}(eta + sigma z)`` is not smooth in z: the Box-Cox truncation point
+    (lambda > 0) or the Yeo-Johnson sign change; 0 (no kink) otherwise."""
+    if family == "boxcox":
+        if lmbda > 0:
+            return (-1.0 / lmbda - eta) / sigma
+        return np.zeros_like(eta)
+    return -eta / sigma
+
+
 def mean_normal(
     eta: ArrayLike, sigma: float, lmbda: float, family: str
 ) -> NDArray[np.float64]:
-    """Normal-theory mean ``E[g^{-1}(eta + sigma Z)]`` by 64-point Gauss-Hermite quadrature.
+    """Normal-theory mean ``E[g^{-1}(eta + sigma Z)]`` by Gauss-Legendre quadrature.
+
+    Z is integrated over ``[-12, 12]`` (the mass outside is below 4e-33), split where the
+    integrand has a kink (see :func:`_kink`), with 128 nodes on each piece; the result is
+    accurate to about 1e-12 relative. For Box-Cox with lambda < 0 the inverse has a pole at
+    ``-1/lambda``; if it lies within 12 sigma the mean is reported not to exist.
 
     Examples
     --------
     >>> import numpy as np
     >>> from boxcoxstat.backtransform import mean_normal
-    >>> round(float(mean_normal([0.0], 0.5, 0.0, "boxcox")[0]), 12) == round(np.exp(0.125), 12)
-    True
+    >>> m = mean_normal([0.0], 0.5, 0.0, "boxcox")[0]  # lognormal mean exp(sigma^2 / 2)
+    >>> round(float(m), 12), round(float(np.exp(0.125)), 12)
+    (1.133148453067, 1.133148453067)
     """
     eta = np.asarray(eta, dtype=np.float64).reshape(-1)
-    x, w = np.polynomial.hermite.hermgauss(GH_NODES)
-    z = np.sqrt(2.0) * x
-    w = w / np.sqrt(np.pi)
-    t = eta[:, None] + sigma * z[None, :]
-    vals = _inverse(t.ravel(), lmbda, family).reshape(t.shape)
-    return vals @ w
+    if not sigma > 0:
+        return median(eta, lmbda, family)
+    u, wu = np.polynomial.legendre.leggauss(GL_NODES)
+    lo, hi = -Z_MAX, Z_MAX
+    k = np.clip(_kink(eta, sigma, lmbda, family), lo, hi)
+    out = np.zeros_like(eta)
+    for a, b in ((np.full_like(k, lo), k), (k, np.full_like(k, hi))):
+        half = 0.5 * (b - a)
+        z = (a + b)[:, None] * 0.5 + half[:, None] * u[None, :]
+        t = eta[:, None] + sigma * z
+        vals = _inverse(t.ravel(), lmbda, family).reshape(t.shape)
+        dens = np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+        out += half * ((vals * dens) @ wu)
+    return out

@@ -11,7 +11,7 @@ work in :func:`boxcoxstat.lm` and in statsmodels' own formula API::
     fit.predict(test)          # uses the power learned on train
 
 ``bc(x, lmbda=0.5)`` fixes the power. :func:`term_lambdas` reads the fitted powers from a
-design (``model.data.design_info`` for statsmodels models). Every other module talks to patsy
+design or a fitted statsmodels model (``term_lambdas(fit)``). Every other module talks to patsy
 only through this one (patsy's own README names formulaic as its successor; keeping the
 engine in one place keeps a switch cheap).
 """
@@ -116,7 +116,7 @@ Examples
 >>> df = pd.DataFrame({"x": rng.lognormal(size=100)})
 >>> df["y"] = np.log(df["x"]) + rng.normal(scale=0.1, size=100)
 >>> fit = smf.ols("y ~ bc(x)", data=df).fit()
->>> {k: round(v, 3) for k, v in term_lambdas(fit.model.data.design_info).items()}
+>>> {k: round(v, 3) for k, v in term_lambdas(fit).items()}
 {'bc(x)': -0.049}
 """
 yj = patsy.stateful_transform(_YeoJohnsonTerm)
@@ -131,12 +131,30 @@ lmbda : float, optional
 """
 
 
-def term_lambdas(design_info: Any) -> dict[str, float]:
-    """The powers of the ``bc()`` / ``yj()`` terms of a patsy design, by factor code.
+def _design_info(obj: Any) -> Any:
+    """The patsy ``DesignInfo`` of a design, a statsmodels model or a fitted result."""
+    if hasattr(obj, "factor_infos"):
+        return obj
+    if hasattr(obj, "design_info") and hasattr(obj.design_info, "factor_infos"):
+        return obj.design_info
+    model = getattr(obj, "model", obj)
+    data = getattr(model, "data", None)
+    for name in ("model_spec", "design_info"):
+        spec = getattr(data, name, None)
+        if hasattr(spec, "factor_infos"):
+            return spec
+    raise BoxCoxError(
+        "expected a patsy DesignInfo or a statsmodels model fitted from a patsy formula"
+    )
 
-    ``design_info`` is the ``DesignInfo`` of a design matrix (``model.data.design_info`` for a
-    statsmodels formula model).
+
+def term_lambdas(obj: Any) -> dict[str, float]:
+    """The powers of the ``bc()`` / ``yj()`` terms of a formula design, by term.
+
+    ``obj`` is a patsy ``DesignInfo``, a design matrix that carries one, or a statsmodels
+    formula model or fitted result (``smf.ols(...).fit()``).
     """
+    design_info = _design_info(obj)
     out: dict[str, float] = {}
     for factor, info in design_info.factor_infos.items():
         objs = [o for o in info.state.get("transforms", {}).values()

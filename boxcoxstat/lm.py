@@ -91,7 +91,7 @@ def lm(
     >>> df["y"] = np.exp(1 + 0.5 * df["x"] + rng.normal(scale=0.2, size=150))
     >>> m = bcs.lm("y ~ x", df)
     >>> round(m.lmbda, 3), m.rounded, m.conf_int().round(2)
-    (0.096, 0.0, array([-0.22,  0.41]))
+    (-0.094, 0.0, array([-0.41,  0.23]))
     """
     check_option("missing", missing, ("drop", "raise"))
     if not isinstance(formula, str):

@@ -181,7 +181,7 @@ class LmResult:
             On the response scale: the conditional median ``g^{-1}(eta)``, or the mean.
         method : {"smearing", "normal"}, default="smearing"
             For the mean: Duan's (1983) smearing over the residuals, or the normal-theory
-            ``E[g^{-1}(eta + sigma Z)]`` by Gauss-Hermite quadrature.
+            ``E[g^{-1}(eta + sigma Z)]`` by quadrature (``backtransform.mean_normal``).
         """
         check_option("scale", scale, ("transformed", "response"))
         check_option("kind", kind, ("median", "mean"))

@@ -292,7 +292,7 @@ def solve_lambda(profile: ResponseProfile) -> LambdaSolution:
     >>> X = np.column_stack([np.ones(200), x])
     >>> sol = solve_lambda(ResponseProfile.build(y, qr_design(X)))
     >>> round(sol.lmbda, 2)
-    0.48
+    0.26
     """
     f = _f(profile)
     lo, hi, flo, fhi, ok, _ = bracket_increasing(f, np.zeros(1), np.ones(1), limit=1e6)

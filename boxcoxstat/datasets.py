@@ -49,6 +49,10 @@ _CATALOGUE: dict[str, _Dataset] = {
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
     ),
+    "trees": _Dataset(
+        31, 3, "Black cherry trees (R datasets::trees; Ryan, Joiner & Ryan 1976): Girth, "
+        "Height, Volume"
+    ),
 }
 
 

@@ -17,6 +17,7 @@ EXPECTED_SHAPES = {
     "wdbc": (569, 32),
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
+    "trees": (31, 3),
 }
 
 

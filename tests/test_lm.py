@@ -128,24 +128,6 @@ def test_predictor_powers_learned_on_train_applied_to_test():
     assert "bc(Weight)" in str(m.summary())
 
 
-def test_statsmodels_formula_api_reuses_training_power():
-    import statsmodels.formula.api as smf
-
-    from boxcoxstat import bc  # noqa: F401  (statsmodels finds bc() in this scope)
-    from boxcoxstat.formula import term_lambdas
-
-    df = _sim(seed=4)
-    df["x"] = df["x"] + 0.5
-    train, test = df.iloc[:150], df.iloc[150:]
-    fit = smf.ols("y ~ bc(x)", data=train).fit()
-    lam = bcs.fit(train["x"]).lmbda
-    assert term_lambdas(fit)["bc(x)"] == pytest.approx(lam, abs=1e-12)
-    expected = fit.params["Intercept"] + fit.params["bc(x)"] * transform(test["x"], lam)
-    np.testing.assert_allclose(fit.predict(test), expected, rtol=1e-12)
-    fixed = smf.ols("y ~ bc(x, lmbda=0.5)", data=train).fit()
-    assert term_lambdas(fixed) == {"bc(x, lmbda=0.5)": 0.5}
-
-
 def test_summary_and_repr():
     m = bcs.lm("y ~ x + C(g)", _sim())
     text = str(m.summary())

@@ -116,6 +116,11 @@ def lm(
         )
     likelihood = ResponseProfile.build(frame.y, design, fam, w)
     sol = solve_lambda(likelihood)
+    if likelihood.fits_exactly(sol.lmbda):
+        raise BoxCoxError(
+            f"the model fits the transformed response exactly (near lambda = {sol.lmbda:.6g}); "
+            "the likelihood is unbounded and no power can be estimated"
+        )
     if not sol.converged:
         warnings.warn(f"the response power did not converge for {formula!r}", RuntimeWarning,
                       stacklevel=2)

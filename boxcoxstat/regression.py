@@ -150,6 +150,7 @@ class ResponseProfile:
     jacobian: float
     nobs: int
     log_w_sum: float = field(default=0.0)
+    y: NDArray[np.float64] | None = field(default=None, repr=False)
 
     @classmethod
     def build(
@@ -167,6 +168,8 @@ class ResponseProfile:
                 f"Box-Cox requires a strictly positive response, but {int(np.sum(y <= 0))} "
                 "value(s) are <= 0; use family='yeojohnson' or shift the response"
             )
+        if np.ptp(y) == 0:
+            raise BoxCoxError("the response is constant; there is no power to estimate")
         if n - design.rank < 1:
             raise BoxCoxError(
                 f"the model has {design.rank} coefficients for {n} observations; no residual "
@@ -194,7 +197,7 @@ class ResponseProfile:
         else:
             jac = float(np.sum(np.sign(y) * np.log1p(np.abs(y))))
         lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
-        return cls(family, design, tuple(sides), jac, n, 0.5 * lw)
+        return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y)
 
     def _vectors(self, lmbda: NDArray[np.float64]):
         """Scaled residuals of the transform and of its lambda-derivative, one column each."""
@@ -247,20 +250,22 @@ class ResponseProfile:
         sc = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr if score else np.nan * lam
         return val, sc
 
+    def fits_exactly(self, lmbda: float) -> bool:
+        """Whether the transformed response at ``lmbda`` lies in the design's column space
+        (residuals below 1e-10 of the centred response): the likelihood is then unbounded."""
+        if self.y is None:
+            return False
+        lam = np.array([float(lmbda)])
+        r, _, _ = self._vectors(lam)
+        ones = np.ones((self.nobs, 1))
+        w = None if self.design.sw is None else self.design.sw**2
+        mean_only = ResponseProfile.build(self.y, qr_design(ones, w), self.family, w)
+        r0, _, _ = mean_only._vectors(lam)
+        return bool(np.linalg.norm(r) <= 1e-10 * np.linalg.norm(r0))
+
     def llf(self, nll: ArrayLike) -> NDArray[np.float64]:
         """The Gaussian log-likelihood (Jacobian included) from :meth:`nll_score`'s value."""
         return -np.asarray(nll) + llf_constant(self.nobs) + self.log_w_sum
-
-    def transformed(self, lmbda: float) -> NDArray[np.float64]:
-        """The transformed response at ``lmbda`` (raises if it overflows)."""
-        from .families import transform
-
-        y = np.empty(self.nobs)
-        for s in self.sides:
-            side = s.sample.sides[0]
-            b = np.exp(side.log_ref[0] + side.v[:, 0])
-            y[s.rows] = (1.0 - b) if s.negative else (b if self.family == "boxcox" else b - 1.0)
-        return transform(y, lmbda, self.family)
 
 
 @dataclass(frozen=True)

@@ -165,3 +165,13 @@ def test_profile_grid_covers_mass_grid_and_interval():
     lo, hi = m.conf_int()
     assert grid.min() <= min(-2, lo) and grid.max() >= max(2, hi)
     assert m.profile["llf"].max() == pytest.approx(m.llf, abs=0)
+
+
+def test_degenerate_responses_are_refused():
+    df = pd.DataFrame({"x": np.arange(1.0, 11.0)})
+    with pytest.raises(BoxCoxError, match="constant"):
+        bcs.lm("y ~ x", df.assign(y=3.0))
+    with pytest.raises(BoxCoxError, match="fits the transformed response exactly"):
+        bcs.lm("y ~ x", df.assign(y=np.exp(df["x"])))
+    with pytest.raises(BoxCoxError, match="no residual degrees of freedom"):
+        bcs.lm("y ~ x", df.assign(y=np.exp(df["x"])).head(2))

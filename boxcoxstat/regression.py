@@ -50,6 +50,7 @@ __all__ = ["Design", "qr_design", "ResponseProfile", "LambdaSolution", "solve_la
            "profile_bounds", "information"]
 
 R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
+BLOCK_ELEMENTS = 1 << 21  # observations x lambdas evaluated in one pass
 
 
 @dataclass(frozen=True)
@@ -242,12 +243,19 @@ class ResponseProfile:
         """``-l(lambda)`` without the constant ``n/2 (log 2 pi + 1) - 1/2 sum log w``, and its
         derivative, for each lambda in a 1-D array."""
         lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
-        r, rd, m = self._vectors(lam)
-        rr = np.einsum("ij,ij->j", r, r)
         n = float(self.nobs)
-        with np.errstate(divide="ignore"):
-            val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))
-        sc = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr if score else np.nan * lam
+        block = max(1, BLOCK_ELEMENTS // self.nobs)  # lambdas per pass: temporaries stay small
+        val = np.empty_like(lam)
+        sc = np.full_like(lam, np.nan)
+        for a in range(0, lam.shape[0], block):
+            part = lam[a : a + block]
+            r, rd, m = self._vectors(part)
+            rr = np.einsum("ij,ij->j", r, r)
+            with np.errstate(divide="ignore"):
+                val[a : a + block] = ((1.0 - part) * self.jacobian
+                                      + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n)))
+            if score:
+                sc[a : a + block] = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr
         return val, sc
 
     def fits_exactly(self, lmbda: float) -> bool:

@@ -148,3 +148,21 @@ def test_profile_matches_the_textbook_formula(family, intercept, weighted):
     h = 1e-6
     fd = (prof.nll_score(lams + h, score=False)[0] - prof.nll_score(lams - h, score=False)[0])
     np.testing.assert_allclose(score, fd / (2 * h), rtol=1e-5, atol=1e-5)
+
+
+def test_aliased_design_predicts_new_data(fits):
+    m = fits[("mtcars_aliased", "boxcox")]
+    new = pd.DataFrame(MODELS["mtcars_aliased"]["data"]).iloc[[2, 5, 11]]
+    got = m.predict(new, scale="transformed").to_numpy()
+    np.testing.assert_allclose(got, m.fittedvalues.to_numpy()[[2, 5, 11]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("c", [1e-3, 7.0, 1e5])
+def test_boxcox_response_power_is_scale_invariant_with_an_intercept(c):
+    """Box & Cox (1964): with an intercept, rescaling y leaves lambda and the interval alone."""
+    m = MODELS["chickweight"]
+    df = pd.DataFrame(m["data"])
+    base = bcs.lm(m["py_formula"], df)
+    scaled = bcs.lm(m["py_formula"], df.assign(weight=c * df["weight"]))
+    assert scaled.lmbda == pytest.approx(base.lmbda, abs=1e-10)
+    np.testing.assert_allclose(scaled.conf_int(), base.conf_int(), atol=1e-10)

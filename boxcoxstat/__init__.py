@@ -29,3 +29,10 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# Regression with a transformed response and formula transforms (issue 3).
+from .formula import bc, yj  # noqa: E402
+from .lm import lm  # noqa: E402
+from .lm_results import LmResult  # noqa: E402
+
+__all__ += ["lm", "LmResult", "bc", "yj"]

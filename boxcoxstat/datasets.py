@@ -52,6 +52,10 @@ _CATALOGUE: dict[str, _Dataset] = {
     "highway1": _Dataset(
         39, 12, "Highway accident rates and road features (carData::Highway1; Weisberg 2005)"
     ),
+    "trees": _Dataset(
+        31, 3, "Black cherry trees (R datasets::trees; Ryan, Joiner & Ryan 1976): Girth, "
+        "Height, Volume"
+    ),
 }
 
 

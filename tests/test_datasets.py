@@ -18,6 +18,7 @@ EXPECTED_SHAPES = {
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
     "highway1": (39, 12),  # carData::Highway1 (exported by R, see data/README.md)
+    "trees": (31, 3),
 }
 
 

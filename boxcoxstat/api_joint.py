@@ -6,16 +6,15 @@ a design basis and a ``JointProblem``, fits it and wraps the result.
 
 from __future__ import annotations
 
-import ast
 import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from ._validation import BoxCoxError, as_columns, check_option, normalize_family, to_matrix
+from .formula import design_variables, one_sided_design
 from .joint import JointProblem, design_basis, fit_joint_lambda
 from .joint_results import JointTransformResult
 
@@ -34,37 +33,6 @@ def _design_text(design: str | None) -> str:
             "the transformed columns are given by `columns`"
         )
     return text
-
-
-def _design_variables(design: str, frame: pd.DataFrame) -> set[str]:
-    """Column names of ``frame`` that the design formula mentions."""
-    try:
-        info = patsy.ModelDesc.from_formula(design)
-    except patsy.PatsyError as err:
-        raise BoxCoxError(f"design {design!r} is not a valid formula: {err}") from None
-    names: set[str] = set()
-    for term in info.rhs_termlist:
-        for factor in term.factors:
-            code = factor.name()
-            try:
-                tree = ast.parse(code, mode="eval")
-            except SyntaxError:  # pragma: no cover - patsy already parsed it
-                continue
-            names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
-    return {n for n in names if n in frame.columns}
-
-
-def _design_matrix(design: str, frame: pd.DataFrame, missing: str) -> pd.DataFrame:
-    env = patsy.EvalEnvironment([{"np": np}])
-    try:
-        return patsy.dmatrix(design, frame, eval_env=env, return_type="dataframe",
-                             NA_action="drop" if missing == "drop" else "raise")
-    except patsy.PatsyError as err:
-        msg = str(err).splitlines()[0]
-        raise BoxCoxError(
-            f"design {design!r} cannot be evaluated on the data: {msg} (names are looked up "
-            f"among the columns {list(map(str, frame.columns))}; numpy is available as np)"
-        ) from None
 
 
 def fit_joint(
@@ -153,7 +121,7 @@ def fit_joint(
     frame = frame.copy(deep=False).reset_index(drop=True)
     frame.columns = [str(c) for c in frame.columns]
     if columns is None:
-        used = _design_variables(text, frame)
+        used = design_variables(text, frame)
         cols = [c for c in frame.columns if c not in used]
     else:
         if isinstance(columns, str):
@@ -173,7 +141,7 @@ def fit_joint(
     if missing == "raise" and y_missing.any():
         bad = [c for j, c in enumerate(cols) if np.isnan(y_all[:, j]).any()]
         raise BoxCoxError(f"missing values in column(s) {bad}; drop them or use missing='drop'")
-    xdf = _design_matrix(text, frame, missing)
+    xdf = one_sided_design(text, frame, missing)
     rows = xdf.index.to_numpy()  # positions: the frame's index was reset above
     keep = np.zeros(len(frame), dtype=bool)
     keep[rows] = True

@@ -18,6 +18,7 @@ engine in one place keeps a switch cheap).
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,17 @@ from ._validation import BoxCoxError, TransformOverflowError, check_spread
 from .mle import mle_lambda
 from .sample import Sample
 
-__all__ = ["bc", "yj", "term_lambdas", "ModelFrame", "model_frame", "new_design"]
+__all__ = [
+    "bc",
+    "yj",
+    "term_lambdas",
+    "ModelFrame",
+    "model_frame",
+    "new_design",
+    "design_variables",
+    "one_sided_design",
+    "caller_environment",
+]
 
 
 class _PowerTerm:
@@ -291,3 +302,48 @@ def new_design(design_info: Any, data: pd.DataFrame) -> tuple[NDArray[np.float64
         raise BoxCoxError(f"cannot build the design for the new data: {str(err).splitlines()[0]}"
                           ) from None
     return xdf.to_numpy(dtype=np.float64), xdf.index
+
+
+def design_variables(design: str, frame: pd.DataFrame) -> set[str]:
+    """Column names of ``frame`` that the one-sided formula ``design`` mentions."""
+    try:
+        info = patsy.ModelDesc.from_formula(design)
+    except patsy.PatsyError as err:
+        raise BoxCoxError(f"design {design!r} is not a valid formula: {err}") from None
+    names: set[str] = set()
+    for term in info.rhs_termlist:
+        for factor in term.factors:
+            code = factor.name()
+            try:
+                tree = ast.parse(code, mode="eval")
+            except SyntaxError:  # pragma: no cover - patsy already parsed it
+                continue
+            names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return {n for n in names if n in frame.columns}
+
+
+def one_sided_design(design: str, frame: pd.DataFrame, missing: str) -> pd.DataFrame:
+    """The design matrix of a one-sided formula such as ``"~ group"`` on ``frame``.
+
+    Rows with missing values are dropped (``missing="drop"``) or refused; numpy is
+    available in the formula as ``np``.
+    """
+    env = patsy.EvalEnvironment([{"np": np}])
+    try:
+        return patsy.dmatrix(design, frame, eval_env=env, return_type="dataframe",
+                             NA_action="drop" if missing == "drop" else "raise")
+    except patsy.PatsyError as err:
+        msg = str(err).splitlines()[0]
+        raise BoxCoxError(
+            f"design {design!r} cannot be evaluated on the data: {msg} (names are looked up "
+            f"among the columns {list(map(str, frame.columns))}; numpy is available as np)"
+        ) from None
+
+
+def caller_environment(depth: int = 1) -> Any:
+    """The namespace ``depth`` frames above the caller, for evaluating a user's formula.
+
+    ``caller_environment(1)`` inside ``lm`` is the frame that called ``lm``, so names such as
+    ``np`` or a user's own functions resolve as they would in R.
+    """
+    return patsy.EvalEnvironment.capture(depth + 1)

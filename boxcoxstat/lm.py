@@ -12,10 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from ._validation import BoxCoxError, check_option, normalize_family
-from .formula import model_frame, term_lambdas
+from .formula import caller_environment, model_frame, term_lambdas
 from .lm_results import LmResult
 from .regression import ResponseProfile, qr_design, solve_lambda
 
@@ -96,7 +95,7 @@ def lm(
     check_option("missing", missing, ("drop", "raise"))
     if not isinstance(formula, str):
         raise BoxCoxError("formula must be a string such as 'y ~ x1 + x2'")
-    env = patsy.EvalEnvironment.capture(1)
+    env = caller_environment(1)
     frame, w = model_frame(formula, data, weights=weights, missing=missing, eval_env=env)
     fam = frame.response_family
     if family is not None:

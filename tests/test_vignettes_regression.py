@@ -19,6 +19,10 @@ def test_regression_vignette_runs(tmp_path, monkeypatch, capsys):
     assert "boxcoxstat: lambda = -0.0673168, 95% interval [-0.2424358, 0.1095294]" in out
     assert "bc(GrLivArea)" in out and "mean (smearing)" in out
     assert (tmp_path / "regression_trees_profile.png").stat().st_size > 1000
+    # car's documented example: powerTransform(cbind(len, adt, trks, sigs1) ~ htype, Highway1)
+    for number in ("0.1451", "0.2396", "-0.7336", "-0.2959", "13.1339", "140.5853"):
+        assert number in out
+    assert "Yeo-Johnson transformations to multinormality" in out
     import matplotlib.pyplot as plt
 
     plt.close("all")

@@ -9,6 +9,8 @@ from . import datasets, families, likelihood
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
 from .results import LambdaTest, PowerTransformResult
+from .robust_results import RobustTransformResult
+from .sensitivity import SensitivityCurve, sensitivity_curve
 from .summary import Summary
 
 __all__ = [
@@ -21,6 +23,9 @@ __all__ = [
     "datasets",
     "families",
     "likelihood",
+    "RobustTransformResult",
+    "sensitivity_curve",
+    "SensitivityCurve",
 ]
 
 __version__ = "0.1.0"

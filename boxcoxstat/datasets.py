@@ -49,6 +49,12 @@ _CATALOGUE: dict[str, _Dataset] = {
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
     ),
+    "glass_spectra": _Dataset(
+        180, 750, "Spectra of 180 archeological glass samples, V1..V750 (cellWise data_glass)"
+    ),
+    "dposs_j": _Dataset(
+        11478, 8, "DPOSS stars, colour band J, complete rows: id + 7 variables (cellWise)"
+    ),
 }
 
 

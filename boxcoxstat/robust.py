@@ -37,6 +37,7 @@ __all__ = [
     "DBL_MAX",
     "fmin",
     "huber_loc_scale",
+    "huber_scale",
     "bisquare_rho",
     "robust_criterion",
     "change_points",
@@ -125,6 +126,7 @@ def fmin(
         fxi, fwi, fvi, di, ei = fx[i], fw[i], fv[i], d[i], e[i]
         tol1i, t2i, xmi = tol1[i], t2[i], xm[i]
         par = np.abs(ei) > tol1i
+        err = np.seterr(all="ignore")  # DBL_MAX stand-ins can overflow the parabola
         r = (xi - wi) * (fxi - fvi)
         q = (xi - vi) * (fxi - fwi)
         pp = (xi - vi) * q - (xi - wi) * r
@@ -137,10 +139,11 @@ def fmin(
         ei = np.where(par, di, ei)
         golden = (
             (np.abs(pp) >= np.abs(0.5 * q * r)) | (pp <= q * (ai - xi)) | (pp >= q * (bi - xi))
+            | ~np.isfinite(pp) | ~np.isfinite(q)  # (R would step to NaN here)
         )
         eg = np.where(xi < xmi, bi - xi, ai - xi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dpar = pp / q
+        dpar = pp / q
+        np.seterr(**err)
         upar = xi + dpar
         near = ((upar - ai) < t2i) | ((bi - upar) < t2i)
         dpar = np.where(near, np.where(xi < xmi, tol1i, -tol1i), dpar)
@@ -197,6 +200,37 @@ def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float
         rho = np.minimum((r / s1) ** 2, HUBER_B**2) / HUBER_SCALE_NORM
         sigma = np.where(s1 < PREC_SCALE, 0.0, s1 * np.sqrt(rho.sum(axis=0) / (0.5 * m)))
     return mu, sigma
+
+
+def huber_scale(v: ArrayLike, maxiter: int = 200, rtol: float = 1e-10
+                ) -> NDArray[np.float64]:
+    """Huber's proposal 2 scale (b = 1.5, consistent at the normal), fully iterated, per column.
+
+    Location and scale are iterated jointly from the median and MAD: Huber-weighted mean for
+    the location and ``s <- s sqrt(mean(min((r/s)^2, b^2)) / delta)``, ``delta = 1.556931/2``,
+    for the scale (Huber 1964). Used by Carroll's estimator, which needs a scale that is a
+    smooth function of lambda (the one-step version inherits the median's kinks).
+    """
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim == 1:
+        v = v[:, None]
+    delta = 0.5 * HUBER_SCALE_NORM
+    with np.errstate(all="ignore"):
+        mu = np.median(v, axis=0)
+        s = K_MAD * np.median(np.abs(v - mu), axis=0)
+        for _ in range(maxiter):
+            t = (v - mu) / s
+            wt = np.minimum(1.0, HUBER_B / np.abs(t))
+            mu_new = (wt * v).sum(axis=0) / wt.sum(axis=0)
+            new = s * np.sqrt(np.minimum(((v - mu_new) / s) ** 2, HUBER_B**2).mean(axis=0)
+                              / delta)
+            new = np.where(s > 0, new, 0.0)
+            done = np.all((np.abs(new - s) <= rtol * s) & (np.abs(mu_new - mu) <= rtol * s)
+                          | ~np.isfinite(new))
+            s, mu = new, mu_new
+            if done:
+                break
+    return s
 
 
 def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
@@ -335,14 +369,23 @@ def _logjac_terms(xs: NDArray[np.float64], family: str) -> NDArray[np.float64]:
     return np.sign(xs) * np.log1p(np.abs(xs))
 
 
+def _seqsum(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Column sums accumulated strictly row by row (``cumsum``), whatever the array's layout.
+
+    Pairwise summation groups terms by the column length, so adding a zero-weight row would
+    change the rounding; sequential sums are unchanged by zero terms, which makes a rejected
+    point have exactly no influence (the redescending sensitivity curve is exactly 0).
+    """
+    return np.cumsum(a, axis=0)[-1]
+
+
 def _weighted_llf(y, jac, wts, lmbda):
     """``-(m/2) log var_w(y) + (lmbda - 1) sum_w J`` per column (0/1 weights)."""
     with np.errstate(all="ignore"):
         m = wts.sum(axis=0)
-        yw = np.where(wts > 0, y, 0.0)
-        mean = yw.sum(axis=0) / m
-        var = (np.where(wts > 0, (y - mean) ** 2, 0.0)).sum(axis=0) / m
-        return -0.5 * m * np.log(var) + (lmbda - 1.0) * (wts * jac).sum(axis=0)
+        mean = _seqsum(np.where(wts > 0, y, 0.0)) / m
+        var = _seqsum(np.where(wts > 0, (y - mean) ** 2, 0.0)) / m
+        return -0.5 * m * np.log(var) + (lmbda - 1.0) * _seqsum(np.where(wts > 0, jac, 0.0))
 
 
 def _flag(y, cutoff):
@@ -391,7 +434,7 @@ def _carroll(xs, jac, family, lo, hi, opt):
 
     def neg(u, idx):
         y = fam.forward_unchecked(xs[:, idx], u, family)
-        _, sigma = huber_loc_scale(y)
+        sigma = huber_scale(y)
         with np.errstate(divide="ignore", invalid="ignore"):
             return n * np.log(sigma) - (u - 1.0) * jac[:, idx].sum(axis=0)
 

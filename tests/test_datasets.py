@@ -17,6 +17,8 @@ EXPECTED_SHAPES = {
     "wdbc": (569, 32),
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
+    "glass_spectra": (180, 750),
+    "dposs_j": (11478, 8),
 }
 
 

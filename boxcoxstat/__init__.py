@@ -11,6 +11,7 @@ from .api import fit
 from .results import LambdaTest, PowerTransformResult
 from .robust_results import RobustTransformResult
 from .sensitivity import SensitivityCurve, sensitivity_curve
+from .simulation import SimulationResult, simulate
 from .summary import Summary
 
 __all__ = [
@@ -26,6 +27,8 @@ __all__ = [
     "RobustTransformResult",
     "sensitivity_curve",
     "SensitivityCurve",
+    "simulate",
+    "SimulationResult",
 ]
 
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ Likelihood inference (intervals, tests, profiles) belongs to maximum likelihood 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -76,9 +77,15 @@ class RobustTransformResult(PowerTransformResult):
             return pd.DataFrame(values, index=self.index, columns=list(self.names))
         return values[:, 0].copy() if self.kind == "array1d" else values.copy()
 
+    def _need_data(self) -> None:
+        if self.data is None:
+            raise BoxCoxError("this result holds no data (it was loaded from JSON); weights, "
+                              "outliers, standardized values and plots need a refit")
+
     @property
     def weights(self) -> Any:
         """Final 0/1 weights (1 = used in the last weighted ML step; NaN where missing)."""
+        self._need_data()
         return self._rows(self.weights_matrix)
 
     def _labels(self, j: int) -> list:
@@ -91,6 +98,7 @@ class RobustTransformResult(PowerTransformResult):
     def outliers(self) -> Any:
         """Row labels (positions for NumPy input) of flagged rows: a list for one column,
         a dict ``{column: list}`` for several."""
+        self._need_data()
         if len(self.names) == 1:
             return self._labels(0)
         return {n: self._labels(j) for j, n in enumerate(self.names)}
@@ -206,6 +214,8 @@ class RobustTransformResult(PowerTransformResult):
         """
         cut = self.cutoffs
         nflag = np.nansum(self.weights_matrix == 0, axis=0).astype(np.int64)
+        if self.data is None:  # loaded from JSON: weights are not stored
+            nflag = np.full(len(self.names), -1)
         est = pd.DataFrame(
             {
                 "lambda": self.lmbda_used,
@@ -240,10 +250,12 @@ class RobustTransformResult(PowerTransformResult):
             notes.append("step 1: Tukey bisquare criterion on the rectified transform; then "
                          f"{self.tuning.get('nbsteps', 2) if self.tuning else 2} reweighted "
                          "ML steps (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).")
+        if self.data is None:
+            notes.append("Loaded from JSON: the flagged rows are not stored (shown as -1).")
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
         for j, n in enumerate(self.names):
-            labels = self._labels(j)
+            labels = self._labels(j) if self.data is not None else []
             if labels:
                 shown = ", ".join(str(v) for v in labels[:20])
                 more = f" ... ({len(labels)} in all)" if len(labels) > 20 else ""
@@ -268,9 +280,55 @@ class RobustTransformResult(PowerTransformResult):
 
         return qqplot_robust(self, column, axes=axes)
 
+    _ROBUST_JSON = (
+        "lmbda_mle", "lmbda_used", "nobs_values", "n_missing", "converged_values",
+        "lambda_limits", "lmbda_initial", "objective_values", "location_values",
+        "scale_values", "muhat_values", "sigmahat_values", "locx_values", "scalex_values",
+    )
+
     def to_json(self) -> str:
-        """Not yet supported for robust fits."""
-        raise BoxCoxError("saving robust fits as JSON is not supported yet; refit instead")
+        """Serialise everything needed to transform and report, without the data and weights.
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> r = bcs.fit(np.exp(np.linspace(-2, 2, 50)), method="rewml")
+        >>> back = bcs.RobustTransformResult.from_json(r.to_json())
+        >>> bool(np.allclose(back.transform([1.0, 2.0]), r.transform([1.0, 2.0])))
+        True
+        """
+        doc: dict[str, Any] = {
+            "format": "boxcoxstat.RobustTransformResult/1",
+            "names": list(self.names), "kind": self.kind, "families": list(self.families),
+            "family_reasons": list(self.family_reasons),
+            "requested_family": self.requested_family, "method": self.method,
+            "prestandardize": self.prestandardize, "cutoff": self.cutoff,
+            "tuning": {k: list(v) if isinstance(v, tuple) else v
+                       for k, v in (self.tuning or {}).items()},
+        }
+        for name in self._ROBUST_JSON:
+            doc[name] = np.asarray(getattr(self, name)).tolist()
+        return json.dumps(doc, allow_nan=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> RobustTransformResult:
+        """Rebuild a result written by :meth:`to_json` (no data, so no weights or outliers)."""
+        doc = json.loads(text)
+        if doc.get("format") != "boxcoxstat.RobustTransformResult/1":
+            raise BoxCoxError("not a boxcoxstat RobustTransformResult JSON document")
+        arrays: dict[str, Any] = {
+            name: np.asarray(doc[name], dtype=bool if name == "converged_values" else None)
+            for name in cls._ROBUST_JSON
+        }
+        p = len(doc["names"])
+        return cls(
+            names=tuple(doc["names"]), kind=doc["kind"], families=tuple(doc["families"]),
+            family_reasons=tuple(doc["family_reasons"]),
+            requested_family=doc["requested_family"], method=doc["method"], ymax=None,
+            nll_mle=np.full(p, np.nan), llf_values=np.full(p, np.nan), data=None,
+            weights_matrix=np.empty((0, p)), prestandardize=doc["prestandardize"],
+            cutoff=float(doc["cutoff"]), tuning=doc["tuning"], **arrays,
+        )
 
 
 def fit_robust_columns(cols: Columns, family: str, method: str, **tuning: Any

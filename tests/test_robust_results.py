@@ -130,3 +130,19 @@ def test_bad_robust_arguments():
         bcs.fit(x, method="robust")
     with pytest.raises(bcs.BoxCoxError, match="quant"):
         bcs.fit(x, method="rewml", quant=1.5)
+
+
+def test_json_round_trip_keeps_the_transform(mpg):
+    r, cars = mpg
+    back = bcs.RobustTransformResult.from_json(r.to_json())
+    new = pd.Series([12.0, 47.0, 300.0])
+    np.testing.assert_array_equal(back.transform(new), r.transform(new))
+    np.testing.assert_array_equal(back.transform(new, standardized=True),
+                                  r.transform(new, standardized=True))
+    pd.testing.assert_frame_equal(back.cutoffs, r.cutoffs)
+    assert back.lmbda == r.lmbda and back.prestandardize == "cellwise"
+    with pytest.raises(bcs.BoxCoxError, match="JSON"):
+        _ = back.outliers
+    assert "Loaded from JSON" in str(back.summary())
+    with pytest.raises(bcs.BoxCoxError, match="not a boxcoxstat RobustTransformResult"):
+        bcs.RobustTransformResult.from_json(bcs.fit(cars["MPG"]).to_json())

@@ -7,6 +7,14 @@ criterion on the rectified transform, R's ``optimize()`` = Brent's ``fmin``), an
 robust competitors of the paper's section 2.5: Carroll's (1980) robustified likelihood and the
 maximum trimmed likelihood (MTL) of Van der Veeken (2010).
 
+Where this differs from cellWise: Huber estimates always use all values (cellWise subsamples
+25000 values with R's RNG above that size); cellWise's data checks (dropping discrete,
+zero-MAD and case-number columns) are replaced by the package's errors naming the column;
+``fmin`` steps golden where R's parabola would become NaN (only after DBL_MAX stand-ins).
+Carroll's estimator uses Huber's proposal-2 scale (b = 1.5, fully iterated); the paper does
+not say which Huber scale it used, and with this one the estimator is not consistent away
+from lambda = 1 (see the README).
+
 Every routine works on a matrix of sorted columns of equal length at once (one lambda per
 column), so hundreds of columns cost little more than one. Missing values are handled by the
 driver :func:`robust_lambda`, which groups columns by their number of observed values.

@@ -175,3 +175,39 @@ def test_robust_estimators_resist_far_outliers():
     assert frame.abs().idxmin() == "rewml"
     # MTL keeping 90% discards the 10% of outliers
     assert abs(bcs.fit(x, method="mtl", h=0.9).lmbda) < 0.1
+
+
+def test_mtl_keeping_everything_is_ml():
+    # h = 1 keeps all n points: the trimmed likelihood is the likelihood
+    x = _data("T4")
+    mtl = bcs.fit(x, method="mtl", h=1.0, prestandardize="none").lmbda
+    assert mtl == pytest.approx(bcs.fit(x).lmbda, abs=1e-3)
+
+
+def test_rectified_quartile_rule_and_rewmlnr_run():
+    x = _data("T1")
+    a = robust.robust_lambda(x, "boxcox", rectify="quartile").lmbda[0]
+    b = robust.robust_lambda(x, "boxcox", rectified=False).lmbda[0]
+    assert np.isfinite(a) and np.isfinite(b)
+    # the change points of the paper's rule are the quartiles themselves
+    xs = np.sort(x)[:, None]
+    cut = robust.change_points(xs, np.array([0.5]), "boxcox", "quartile")
+    assert cut[0] == xs[40 - 10, 0]
+
+
+def test_rectified_transform_by_hand():
+    from boxcoxstat import families as fam
+
+    x = np.array([0.5, 2.0, 4.0, 9.0])
+    got = fam.rectified_transform(x, 0.5, 4.0, "boxcox")
+    expect = np.r_[2 * (np.sqrt(x[:3]) - 1), 2 * (2 - 1) + (9 - 4) * 4**-0.5]
+    np.testing.assert_allclose(got, expect, rtol=1e-14)
+    # lambda > 1, Yeo-Johnson: linear below the change point with slope h'(C)
+    xy = np.array([-5.0, -1.0, 0.0, 3.0])
+    got = fam.rectified_transform(xy, 1.5, -1.0, "yeojohnson")
+    h_c = -((2.0) ** 0.5 - 1) / 0.5
+    slope = 2.0 ** -0.5  # (1 + |C|)^(sign(C)(lambda - 1)) = 2^(-0.5)
+    assert got[0] == pytest.approx(h_c + (-5.0 + 1.0) * slope, rel=1e-14)
+    np.testing.assert_allclose(got[1:], fam.yeojohnson(xy[1:], 1.5), rtol=1e-14)
+    # lambda = 1: linear everywhere
+    np.testing.assert_array_equal(fam.rectified_transform(x, 1.0, 4.0, "boxcox"), x - 1)

@@ -211,3 +211,12 @@ def test_rectified_transform_by_hand():
     np.testing.assert_allclose(got[1:], fam.yeojohnson(xy[1:], 1.5), rtol=1e-14)
     # lambda = 1: linear everywhere
     np.testing.assert_array_equal(fam.rectified_transform(x, 1.0, 4.0, "boxcox"), x - 1)
+
+
+def test_auto_family_matches_cellwise_bestobj():
+    # spec section 10: robust bestObj picks BC for T1, YJ for T3 and T4 (smaller criterion)
+    frame = pd.DataFrame({"T1": np.r_[_data("T1"), [np.nan] * 10], "T3": _data("T3"),
+                          "T4": np.r_[_data("T4"), [np.nan] * 5]})
+    r = bcs.fit(frame, family="auto", method="rewml")
+    assert list(r.families) == ["boxcox", "yeojohnson", "yeojohnson"]
+    np.testing.assert_allclose(r.lmbda, [0.174798, 1.704293, -0.418531], atol=2e-6)

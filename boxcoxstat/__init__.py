@@ -11,6 +11,9 @@ from .api import fit
 from .api_joint import fit_joint
 from .joint_results import JointLambdaTest, JointTransformResult
 from .results import LambdaTest, PowerTransformResult
+from .robust_results import RobustTransformResult
+from .sensitivity import SensitivityCurve, sensitivity_curve
+from .simulation import SimulationResult, simulate
 from .summary import Summary
 
 __all__ = [
@@ -26,6 +29,11 @@ __all__ = [
     "fit_joint",
     "JointTransformResult",
     "JointLambdaTest",
+    "RobustTransformResult",
+    "sensitivity_curve",
+    "SensitivityCurve",
+    "simulate",
+    "SimulationResult",
 ]
 
 __version__ = "0.1.0"

@@ -56,6 +56,12 @@ _CATALOGUE: dict[str, _Dataset] = {
         31, 3, "Black cherry trees (R datasets::trees; Ryan, Joiner & Ryan 1976): Girth, "
         "Height, Volume"
     ),
+    "glass_spectra": _Dataset(
+        180, 750, "Spectra of 180 archeological glass samples, V1..V750 (cellWise data_glass)"
+    ),
+    "dposs_j": _Dataset(
+        11478, 8, "DPOSS stars, colour band J, complete rows: id + 7 variables (cellWise)"
+    ),
 }
 
 

@@ -19,6 +19,8 @@ EXPECTED_SHAPES = {
     "house_prices_train": (1460, 81),
     "highway1": (39, 12),  # carData::Highway1 (exported by R, see data/README.md)
     "trees": (31, 3),
+    "glass_spectra": (180, 750),
+    "dposs_j": (11478, 8),
 }
 
 

@@ -26,49 +26,24 @@
 
 suppressPackageStartupMessages({library(MASS); library(car)})
 
-json_num <- function(v) {
-  if (is.na(v) || !is.finite(v)) stop("non-finite number")
-  if (v == 0) return("0.0")
-  s <- sprintf("%.17g", v)
-  if (!grepl("[.eE]", s)) s <- paste0(s, ".0")
-  s
-}
-to_json <- function(x) {
-  if (is.null(x)) return("null")
-  if (is.list(x)) {
-    if (!is.null(names(x))) {
-      items <- vapply(seq_along(x), function(i)
-        paste0("\"", names(x)[i], "\": ", to_json(x[[i]])), character(1))
-      return(paste0("{", paste(items, collapse = ", "), "}"))
-    }
-    return(paste0("[", paste(vapply(x, to_json, character(1)), collapse = ", "), "]"))
-  }
-  if (length(x) == 0) return("[]")
-  if (is.character(x) && length(x) == 1) return(paste0("\"", gsub("\"", "\\\\\"", x), "\""))
-  if (is.logical(x) && length(x) == 1) return(if (x) "true" else "false")
-  if (is.character(x)) return(paste0("[", paste0("\"", x, "\"", collapse = ", "), "]"))
-  if (length(x) == 1 && is.null(names(x))) return(json_num(as.numeric(x)))
-  paste0("[", paste(vapply(as.numeric(x), json_num, character(1)), collapse = ", "), "]")
-}
+# Shared helpers (JSON writer, Richardson derivative, stable Box-Cox and its derivative).
+local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  here <- if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "tests/reference"
+  source(file.path(here, "common.R"), local = globalenv())
+})
 
 # --- the profile log-likelihood, written out --------------------------------
-bc_stable <- function(a, l) if (l == 0) a else expm1(l * a) / l
-bc_dl <- function(a, l) {
-  t <- l * a; g <- numeric(length(t)); s <- abs(t) < 1e-3; ts <- t[s]
-  g[s] <- 1/2 + ts * (1/3 + ts * (1/8 + ts * (1/30 + ts * (1/144 + ts / 840))))
-  tb <- t[!s]; g[!s] <- (tb * exp(tb) - expm1(tb)) / tb^2
-  a^2 * g
-}
 make_lik <- function(X, y, w, family) {
   n <- length(y); sw <- sqrt(w); xqr <- qr(sw * X)
   if (family == "boxcox") {
     a <- log(y); lj <- a
-    tr <- function(l) bc_stable(a, l); dtr <- function(l) bc_dl(a, l)
+    tr <- function(l) bc_stable(a, l); dtr <- function(l) bc_dlambda(a, l)
   } else {
     p <- y >= 0; ap <- log1p(y[p]); an <- log1p(-y[!p])
     lj <- numeric(n); lj[p] <- ap; lj[!p] <- -an
     tr <- function(l) { z <- numeric(n); z[p] <- bc_stable(ap, l); z[!p] <- -bc_stable(an, 2 - l); z }
-    dtr <- function(l) { d <- numeric(n); d[p] <- bc_dl(ap, l); d[!p] <- bc_dl(an, 2 - l); d }
+    dtr <- function(l) { d <- numeric(n); d[p] <- bc_dlambda(ap, l); d[!p] <- bc_dlambda(an, 2 - l); d }
   }
   J <- sum(lj)
   llf <- function(l) {
@@ -80,20 +55,6 @@ make_lik <- function(X, y, w, family) {
     -n * sum(r * rd) / sum(r^2) + J
   }
   list(llf = llf, grad = grad, n = n, rank = xqr$rank)
-}
-ridders <- function(f, x, h, con = 1.4, ntab = 12) {
-  a <- matrix(NA_real_, ntab, ntab); hh <- h
-  a[1, 1] <- (f(x + hh) - f(x - hh)) / (2 * hh); err <- Inf; ans <- a[1, 1]
-  for (i in 2:ntab) {
-    hh <- hh / con; a[1, i] <- (f(x + hh) - f(x - hh)) / (2 * hh); fac <- con^2
-    for (j in 2:i) {
-      a[j, i] <- (a[j - 1, i] * fac - a[j - 1, i - 1]) / (fac - 1); fac <- con^2 * fac
-      e <- max(abs(a[j, i] - a[j - 1, i]), abs(a[j, i] - a[j - 1, i - 1]))
-      if (e <= err) { err <- e; ans <- a[j, i] }
-    }
-    if (abs(a[i, i] - a[i - 1, i - 1]) >= 2 * err) break
-  }
-  ans
 }
 interval <- function(f, lam, fmax, se) {
   q <- qchisq(0.95, 1)
@@ -109,7 +70,7 @@ tight <- function(X, y, w, family) {
   o <- optimize(function(l) -L$llf(l), c(-10, 10), tol = 1e-12)$minimum
   d <- 1e-3; while (!(L$grad(o - d) > 0 && L$grad(o + d) < 0)) d <- 2 * d
   lam <- uniroot(L$grad, c(o - d, o + d), tol = 1e-15, maxiter = 1000)$root
-  info <- -ridders(L$grad, lam, 0.05); se <- 1 / sqrt(info); lmax <- L$llf(lam)
+  info <- -ridders(L$grad, lam, 0.05)$value; se <- 1 / sqrt(info); lmax <- L$llf(lam)
   ci <- interval(L$llf, lam, lmax, se)
   list(lambda = lam, se = se, llf = lmax, ci_lower = ci[1], ci_upper = ci[2],
        lr0 = 2 * (lmax - L$llf(0)), lr1 = 2 * (lmax - L$llf(1)),

@@ -52,6 +52,9 @@ def test_no_test_fold_information_reaches_lambda():
     shares = np.array([y[train].mean() for train, _ in cv.split(X)])
     assert shares.tolist() == [0.5, 0.25, 0.25]  # the whole data's share is 1/3
     assert set(SEEN) == {80}  # the criterion only ever saw the 80 training rows
+    SEEN.clear()
+    scores = cross_val_score(pipe, X, y, cv=cv)
+    assert scores.shape == (3,) and set(SEEN) == {80}
 
 
 def test_pipeline_cross_val_score_and_grid_search():

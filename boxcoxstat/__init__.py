@@ -5,7 +5,7 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 
 from __future__ import annotations
 
-from . import datasets, families, likelihood
+from . import datasets, families, federated, likelihood
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
 from .results import LambdaTest, PowerTransformResult
@@ -21,6 +21,7 @@ __all__ = [
     "datasets",
     "families",
     "likelihood",
+    "federated",
 ]
 
 __version__ = "0.1.0"

@@ -107,6 +107,8 @@ class PowerTransformResult:
     data: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
     stored: dict[str, NDArray[np.float64]] | None = field(default=None, repr=False,
                                                           compare=False)
+    # fits that never pooled the data (boxcoxstat.federated, Dask): clients, rounds, bytes
+    federated: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     # Inference at the default level is computed on first use and cached (the object stays
     # immutable from the outside); a result rebuilt from JSON carries it in ``stored``.
@@ -197,6 +199,12 @@ class PowerTransformResult:
     @cached_property
     def _groups(self) -> dict[str, tuple[NDArray[np.intp], Sample]]:
         """Column positions and the prepared sample of each family (built once)."""
+        if self.data is None and self.federated is not None:
+            raise BoxCoxError(
+                "this result was fitted without pooling the data (federated or Dask); its "
+                "95% profile interval, standard error and tests at 0 and 1 are stored, other "
+                "levels and plots need the data"
+            )
         if self.data is None:
             raise BoxCoxError(
                 "this result holds no data (it was loaded from JSON); refit to compute new "
@@ -436,6 +444,12 @@ class PowerTransformResult:
                 )
             if not self.converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
+        if self.federated is not None:
+            fed = self.federated
+            notes.append(
+                f"Fitted without pooling the data: {fed['clients']} {fed['unit']}, "
+                f"{fed['rounds']} rounds, {fed['bytes_up'] + fed['bytes_down']} bytes."
+            )
         kinds = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
         fams = " and ".join(kinds[f] for f in sorted(set(self.families)))
         title = f"{fams} power transformation, maximum likelihood"

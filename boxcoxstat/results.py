@@ -504,7 +504,7 @@ class PowerTransformResult:
         doc = json.loads(text)
         if doc.get("format") != "boxcoxstat.PowerTransformResult/1":
             raise BoxCoxError("not a boxcoxstat PowerTransformResult JSON document")
-        arrays = {
+        arrays: dict[str, Any] = {
             name: np.asarray(doc[name], dtype=bool if name == "converged_values" else None)
             for name in cls._JSON_FIELDS
         }

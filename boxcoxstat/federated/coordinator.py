@@ -50,7 +50,7 @@ def build_result(
     n = np.asarray(nobs, dtype=np.int64)
     stored = {k: np.concatenate([d[k] for d in infs]) for k in infs[0]}
     if not conv.all():
-        bad = [names[j] for j in np.flatnonzero(~conv)]
+        bad = [names[int(j)] for j in np.flatnonzero(~conv)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=3)
     return PowerTransformResult(

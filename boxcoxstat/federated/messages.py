@@ -48,10 +48,13 @@ BYTES_PER_NUMBER = 8
 def _count_numbers(obj: Any) -> int:
     if obj is None:
         return 0
+    if isinstance(obj, _Message):
+        return sum(_count_numbers(getattr(obj, f.name)) for f in fields(obj)  # type: ignore
+                   if f.name != "client")
     if isinstance(obj, (list, tuple)):
+        if all(isinstance(o, (int, float)) for o in obj):
+            return len(obj)
         return sum(_count_numbers(o) for o in obj)
-    if isinstance(obj, dict):
-        return sum(_count_numbers(o) for o in obj.values())
     if isinstance(obj, (bool, str)):
         return 0
     return 1
@@ -72,9 +75,7 @@ class _Message:
     @property
     def nbytes(self) -> int:
         """Size on the wire, counting 8 bytes per number (flags and names are free)."""
-        doc = asdict(self)  # type: ignore[call-overload]
-        doc.pop("client", None)
-        return BYTES_PER_NUMBER * _count_numbers(doc)
+        return BYTES_PER_NUMBER * _count_numbers(self)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,9 @@ class MomentsReply(_Message):
             if d is None:
                 return None
             d = {k: v for k, v in d.items() if k != "type"}
-            return SideStats(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+            args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                                    for k, v in d.items()}
+            return SideStats(**args)
 
         return cls(doc["client"], side(doc.get("pos")), side(doc.get("neg")))
 
@@ -170,7 +173,8 @@ def message_from_json(text: str) -> Any:
         return MomentsReply.from_dict(doc)
     cls = _TYPES[kind]
     names = {f.name for f in fields(cls)}
-    args = {k: tuple(v) if isinstance(v, list) else v for k, v in doc.items() if k in names}
+    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                            for k, v in doc.items() if k in names}
     return cls(**args)
 
 

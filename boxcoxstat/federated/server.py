@@ -214,8 +214,8 @@ class Server:
         if not isinstance(rep, MomentsReply):
             return f"sent {type(rep).__name__} instead of a MomentsReply"
         n_pos, n_neg = self.counts[str(c.name)]
-        return (_check_side(rep.pos, n_pos, L, score, "x >= 0" if self.family != "boxcox"
-                            else "")
+        plabel = "x >= 0" if self.family != "boxcox" else "x > 0"
+        return (_check_side(rep.pos, n_pos, L, score, plabel)
                 or _check_side(rep.neg, n_neg, L, score, "x < 0"))
 
     def info(self) -> dict[str, Any]:

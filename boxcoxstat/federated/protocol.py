@@ -47,8 +47,8 @@ def reference(lo: float, hi: float, kind: str) -> float:
     Examples
     --------
     >>> from boxcoxstat.federated.protocol import reference
-    >>> round(reference(1.0, 100.0, "bc"), 12), round(reference(-8.0, -2.0, "neg"), 12)
-    (10.0, -5.0)
+    >>> round(reference(1.0, 100.0, "bc"), 12), round(reference(-15.0, -3.0, "neg"), 12)
+    (10.0, -7.0)
     """
     if kind == "bc":
         return float(np.exp(0.5 * (np.log(lo) + np.log(hi))))

@@ -131,6 +131,12 @@ def fit(
     >>> r.conf_int().round(3)
     array([-0.04 ,  0.226])
     """
+    from .federated.daskfit import is_dask
+
+    if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
+        from .federated.daskfit import fit_dask
+
+        return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
     check_option("method", method, ("mle",))
     cols = as_columns(

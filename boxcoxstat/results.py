@@ -446,10 +446,10 @@ class PowerTransformResult:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
         if self.federated is not None:
             fed = self.federated
-            notes.append(
-                f"Fitted without pooling the data: {fed['clients']} {fed['unit']}, "
-                f"{fed['rounds']} rounds, {fed['bytes_up'] + fed['bytes_down']} bytes."
-            )
+            cost = f"{fed['clients']} {fed['unit']}, {fed['rounds']} rounds"
+            if "bytes_up" in fed:
+                cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
+            notes.append(f"Fitted without pooling the data: {cost}.")
         kinds = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
         fams = " and ".join(kinds[f] for f in sorted(set(self.families)))
         title = f"{fams} power transformation, maximum likelihood"

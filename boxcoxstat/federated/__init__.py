@@ -8,13 +8,16 @@ message list in :mod:`boxcoxstat.federated.messages`. Naive baselines for compar
 
 from __future__ import annotations
 
+from . import baselines
 from .client import Client
-from .coordinator import fit
+from .coordinator import fit, nll_curve
 from .messages import Frame, MomentsReply, Request, SetupReport, SideStats, message_from_json
 from .server import Server
 
 __all__ = [
     "fit",
+    "nll_curve",
+    "baselines",
     "Client",
     "Server",
     "SetupReport",

@@ -19,7 +19,7 @@ from .client import Client
 from .server import ClientDropped, ClientLike, Server
 from .solver import Evaluate, Solution, inference, solve
 
-__all__ = ["fit", "build_result", "run_fit"]
+__all__ = ["fit", "nll_curve", "build_result", "run_fit"]
 
 MAX_RESTARTS = 1000
 
@@ -161,3 +161,27 @@ def fit(
     info = server.info() | {"fit_rounds": fit_rounds, "method": method, "unit": "clients"}
     return build_result(["x"], "array1d", fam, [sol], [inf], [server.nobs],
                         [server.n_missing], info)
+
+
+def nll_curve(
+    clients: Sequence[Any], lmbda: Any, *, family: str = "boxcox"
+) -> NDArray[np.float64]:
+    """The global profile NLL at many lambdas, in one round of the stable protocol.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.federated import nll_curve
+    >>> from boxcoxstat.likelihood import nll
+    >>> x = np.random.default_rng(0).normal(1e4, 1e-3, 100)
+    >>> lam = np.linspace(-2e5, 2e5, 5)
+    >>> bool(np.allclose(nll_curve(np.array_split(x, 10), lam), nll(x, lam), rtol=1e-12))
+    True
+    """
+    fam = normalize_family(family, allow_auto=False)
+    wrapped = [c if hasattr(c, "respond") else Client(c, family=fam, name=f"client {i}")
+               for i, c in enumerate(clients)]
+    server = Server(wrapped, fam)
+    lam = np.asarray(lmbda, dtype=np.float64)
+    val, _ = server.evaluate(lam.reshape(-1), score=False)
+    return val.reshape(lam.shape)

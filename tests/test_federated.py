@@ -230,3 +230,12 @@ def test_messages_round_trip_json():
     assert back == reply and reply.pos.n == 2 and reply.neg.n == 1
     assert reply.nbytes == 8 * 2 * (2 + 5 * 2)
     assert isinstance(message_from_json(Request((1.0,), (0.0,), (), False).to_json()), Request)
+
+
+def test_clients_with_equal_names_gh5():
+    """Clients are told apart by identity, not by name (default names are all 'client')."""
+    x = np.log(np.random.default_rng(0).lognormal(size=2000)) * 3
+    clients = [Client(p, family="yeojohnson") for p in np.array_split(x, 8)]
+    fed = bcs.federated.fit(clients, family="yeojohnson")
+    assert _rel(fed.lmbda, bcs.fit(x, family="yeojohnson").lmbda) < 1e-12
+    assert fed.federated["rounds"] - fed.federated["fit_rounds"] <= 15

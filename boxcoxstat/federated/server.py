@@ -111,9 +111,10 @@ class Server:
         self.on_bad_client = on_bad_client
         self.tally = _Tally()
         self.active: list[ClientLike] = []
-        self.counts: dict[str, tuple[int, int]] = {}
+        self.counts: dict[int, tuple[int, int]] = {}  # by id() of the client
         self.frame: GlobalFrame | None = None
         self.n_missing = 0
+        self._dropped_ids: set[int] = set()
 
     # ------------------------------------------------------------------ problems
     def _bad(self, client: ClientLike, why: str) -> None:
@@ -121,13 +122,14 @@ class Server:
         if self.on_bad_client == "raise":
             raise BoxCoxError(f"client {name!r} {why}; fix it or pass on_bad_client='drop'")
         self.tally.dropped[str(name)] = why
+        self._dropped_ids.add(id(client))
 
     # ------------------------------------------------------------------ round 0
     def setup(self) -> GlobalFrame:
         """Collect counts and ranges, choose the frame and broadcast it."""
         reports = []
         for c in self.clients:
-            if str(c.name) in self.tally.dropped:
+            if id(c) in self._dropped_ids:
                 continue
             try:
                 rep = c.setup()
@@ -143,7 +145,7 @@ class Server:
         if not reports:
             raise BoxCoxError("no usable client: every client was empty or invalid")
         self.active = [c for c, _ in reports]
-        self.counts = {str(c.name): (r.n_pos, r.n_neg) for c, r in reports}
+        self.counts = {id(c): (r.n_pos, r.n_neg) for c, r in reports}
         self.n_missing = sum(r.n_missing for _, r in reports)
         n = sum(r.n_pos + r.n_neg for _, r in reports)
         if n < 3:
@@ -213,7 +215,7 @@ class Server:
     def _check_reply(self, c: ClientLike, rep: Any, L: int, score: bool) -> str | None:
         if not isinstance(rep, MomentsReply):
             return f"sent {type(rep).__name__} instead of a MomentsReply"
-        n_pos, n_neg = self.counts[str(c.name)]
+        n_pos, n_neg = self.counts[id(c)]
         plabel = "x >= 0" if self.family != "boxcox" else "x > 0"
         return (_check_side(rep.pos, n_pos, L, score, plabel)
                 or _check_side(rep.neg, n_neg, L, score, "x < 0"))

@@ -96,3 +96,11 @@ def test_dask_grid_mode_batches_lambdas():
 def test_dask_bad_input(values, kw, match):
     with dask.config.set(scheduler="sync"), pytest.raises(BoxCoxError, match=match):
         bcs.fit(da.from_array(np.array(values), chunks=2), **kw)
+
+
+def test_large_input_solves_on_a_persisted_subsample_first(cluster_client):
+    x = np.random.default_rng(11).gamma(3.0, size=160_000) + 0.5
+    r = bcs.fit(da.from_array(x, chunks=20_000))
+    assert r.federated["subsample_rounds"] > 0
+    assert r.federated["fit_rounds"] <= 8  # the subsample's root leaves a few full passes
+    assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-12

@@ -23,7 +23,7 @@ from ..likelihood import SideMoments, side_moments
 from ..results import PowerTransformResult
 from .coordinator import build_result
 from .protocol import GlobalFrame, global_nll_score, local_sides, tree_merge
-from .solver import Solution, inference, solve
+from .solver import Solution, curvature, inference, polish_start, solve
 
 __all__ = ["is_dask", "fit_dask"]
 
@@ -169,6 +169,53 @@ def _setup(col: Any, name: str, family: str, missing: str, split_every: Any) -> 
     return rep
 
 
+SUBSAMPLE_FROM = 100_000  # values above which lambda is first solved on a subsample
+SUBSAMPLE_SIZE = 20_000
+
+
+def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key: str):
+    """``evaluate(lmbda, score)``: one graph execution merging every partition's moments."""
+    import dask.array as da
+
+    def evaluate(lam: NDArray, score: bool = True):
+        lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
+        req = frame.request(lam.tolist(), score)
+        chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
+                        shift_pos=req.shift_pos, shift_neg=req.shift_neg, score=score)
+        out = da.reduction(col, chunk, _moments_aggregate, combine=_moments_combine,
+                           concatenate=False, dtype=object, split_every=split_every,
+                           meta=np.empty((0,), dtype=object)).compute()
+        tally[key] += 1
+        tally["evaluations"] += lam.size
+        val, sc = global_nll_score(out["pos"], out["neg"], lam)
+        return val, (sc if score else np.full_like(val, np.nan))
+
+    return evaluate
+
+
+def _every(block: NDArray, stride: int) -> NDArray:
+    return np.asarray(block, dtype=np.float64)[::stride]
+
+
+def _subsample_start(col: Any, frame: GlobalFrame, n: int, split_every: Any, tally: dict,
+                     evaluate: Any) -> tuple | None:
+    """Solve on a systematic subsample kept on the workers, then bracket the full root.
+
+    Every ``n // 20000``-th value of each partition is persisted where it lives (about
+    20,000 values in all, in the same frame); lambda and the curvature found there give a
+    Newton step on the full data (as the in-memory ``mle_lambda`` does).
+    """
+    stride = max(1, n // SUBSAMPLE_SIZE)
+    sub = col.map_blocks(_every, stride, dtype=np.float64,
+                         chunks=((np.nan,) * col.numblocks[0],)).persist()
+    ev_sub = _evaluator(sub, frame, split_every, tally, "subsample_rounds")
+    sol = solve(ev_sub)
+    if not (sol.converged and np.isfinite(sol.lmbda)):
+        return None
+    info = curvature(ev_sub, sol.lmbda) * (n / max(1.0, n / stride))
+    return polish_start(evaluate, sol.lmbda, info)
+
+
 def fit_dask(
     data: Any,
     *,
@@ -199,39 +246,28 @@ def fit_dask(
     if ymax is not None:
         raise BoxCoxError("ymax is not available for Dask input yet; fit without it")
     check_option("missing", missing, ("drop", "raise"))
-    import dask.array as da
 
     cols, names, kind = _columns(data)
     sols: list[Solution] = []
     infs = []
     nobs, n_missing = [], []
-    tally = {"rounds": 0, "evaluations": 0, "fit_rounds": 0}
+    tally = {"rounds": 0, "evaluations": 0, "fit_rounds": 0, "subsample_rounds": 0}
     for col, name in zip(cols, names, strict=True):
         rep = _setup(col, name, fam, missing, split_every)
         frame = GlobalFrame.from_ranges(fam, rep["pos"], rep["neg"])
-
-        def evaluate(lam: NDArray, score: bool = True, col: Any = col,
-                     frame: GlobalFrame = frame):
-            lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-            req = frame.request(lam.tolist(), score)
-            chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
-                            shift_pos=req.shift_pos, shift_neg=req.shift_neg, score=score)
-            out = da.reduction(col, chunk, _moments_aggregate, combine=_moments_combine,
-                                    concatenate=False, dtype=object, split_every=split_every,
-                                    meta=np.empty((0,), dtype=object)).compute()
-            tally["rounds"] += 1
-            tally["evaluations"] += lam.size
-            val, sc = global_nll_score(out["pos"], out["neg"], lam)
-            return val, (sc if score else np.full_like(val, np.nan))
-
+        n = rep["n_pos"] + rep["n_neg"]
+        evaluate = _evaluator(col, frame, split_every, tally, "rounds")
+        start = None
+        if n > SUBSAMPLE_FROM and method == "score":
+            start = _subsample_start(col, frame, n, split_every, tally, evaluate)
         before = tally["rounds"]
-        sol = solve(evaluate, method, grid)
+        sol = solve(evaluate, method, grid, start=start)
         tally["fit_rounds"] += tally["rounds"] - before
         sols.append(sol)
         infs.append(inference(evaluate, sol.lmbda, sol.nll) if sol.converged
                     else {k: np.array([np.nan]) for k in ("bse", "lower", "upper", "lr0",
                                                           "lr1")})
-        nobs.append(rep["n_pos"] + rep["n_neg"])
+        nobs.append(n)
         n_missing.append(rep["n_missing"])
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "method": method, **tally}

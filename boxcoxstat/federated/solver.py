@@ -38,7 +38,7 @@ from scipy import stats
 from .._validation import BoxCoxError
 from ..optimize import bracket_increasing, find_root
 
-__all__ = ["Solution", "solve", "inference"]
+__all__ = ["Solution", "solve", "inference", "curvature", "polish_start"]
 
 Evaluate = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]
 
@@ -72,11 +72,14 @@ class _Memo:
         return self.nll[lam]
 
 
-def _solve_score(memo: _Memo) -> Solution:
+def _solve_score(memo: _Memo, start: tuple | None = None) -> Solution:
     def f(lam: NDArray, idx: NDArray) -> NDArray:
         return memo(lam)[1]
 
-    lo, hi, flo, fhi, ok, _ = bracket_increasing(f, np.zeros(1), np.ones(1), limit=LIMIT)
+    a, b, fa, fb = (0.0, 1.0, np.nan, np.nan) if start is None else start
+    lo, hi, flo, fhi, ok, _ = bracket_increasing(
+        f, np.array([a]), np.array([b]), flo=np.array([fa]), fhi=np.array([fb]), limit=LIMIT
+    )
     if not ok[0]:
         return Solution(float(lo[0] if flo[0] > 0 else hi[0]), np.nan, False)
     res = find_root(f, lo, hi, flo, fhi, xatol=0.0, xrtol=XRTOL)
@@ -134,14 +137,50 @@ def _solve_grid(memo: _Memo, grid: int) -> Solution:
     return Solution(lam, nll, True)
 
 
-def solve(evaluate: Evaluate, method: str = "score", grid: int = 1000) -> Solution:
-    """Maximum-likelihood lambda with the chosen optimiser (see the module docstring)."""
+def solve(
+    evaluate: Evaluate, method: str = "score", grid: int = 1000, start: tuple | None = None
+) -> Solution:
+    """Maximum-likelihood lambda with the chosen optimiser (see the module docstring).
+
+    ``start`` = ``(lo, hi, f(lo), f(hi))`` (NaN for unknown values) replaces the score
+    method's initial interval [0, 1].
+    """
     memo = _Memo(evaluate)
     if method == "score":
-        return _solve_score(memo)
+        return _solve_score(memo, start)
     if method == "brent":
         return _solve_brent(memo)
     return _solve_grid(memo, grid)
+
+
+def curvature(evaluate: Evaluate, lam: float) -> float:
+    """Observed information at ``lam`` in two rounds, as :func:`boxcoxstat.mle.curvature`:
+    central differences of the score, Richardson-extrapolated."""
+    scale = max(1.0, abs(lam))
+    h0 = 1e-4 * scale
+    _, s0 = evaluate(np.array([lam + h0, lam - h0]))
+    c0 = abs((s0[0] - s0[1]) / (2 * h0))
+    h = 1e-2 / np.sqrt(c0) if c0 > 0 else 1e-2 * scale
+    h = min(max(h, 1e-6 * scale), 1e-2 * scale)
+    _, s = evaluate(np.array([lam + h, lam - h, lam + h / 2, lam - h / 2]))
+    return float((4 * (s[2] - s[3]) / h - (s[0] - s[1]) / (2 * h)) / 3)
+
+
+def polish_start(evaluate: Evaluate, lam: float, info: float) -> tuple:
+    """A starting bracket on the full data from a subsample's root and (scaled) curvature.
+
+    One score round at ``lam`` and a Newton step overshooting by 20% usually bracket the
+    full-data root (the in-memory ``mle._polish_start`` does the same).
+    """
+    s0 = float(evaluate(np.array([lam]))[1][0])
+    if not (np.isfinite(info) and info > 0):
+        return (lam, lam + 1.0, s0, np.nan)
+    step = -1.2 * s0 / info
+    if step == 0:
+        step = 1e-12 * max(1.0, abs(lam))
+    if step > 0:
+        return (lam, lam + step, s0, np.nan)
+    return (lam + step, lam, np.nan, s0)
 
 
 def inference(evaluate: Evaluate, lam: float, nll_hat: float,
@@ -154,13 +193,7 @@ def inference(evaluate: Evaluate, lam: float, nll_hat: float,
     per step), the NLL at 0 and 1 (1 round).
     """
     scale = max(1.0, abs(lam))
-    h0 = 1e-4 * scale
-    _, s0 = evaluate(np.array([lam + h0, lam - h0]))
-    c0 = abs((s0[0] - s0[1]) / (2 * h0))
-    h = 1e-2 / np.sqrt(c0) if c0 > 0 else 1e-2 * scale
-    h = min(max(h, 1e-6 * scale), 1e-2 * scale)
-    _, s = evaluate(np.array([lam + h, lam - h, lam + h / 2, lam - h / 2]))
-    info = (4 * (s[2] - s[3]) / h - (s[0] - s[1]) / (2 * h)) / 3
+    info = curvature(evaluate, lam)
     bse = 1 / np.sqrt(info) if info > 0 else np.nan
     half_q = 0.5 * stats.chi2.isf(alpha, 1)
     direction = np.array([1.0, -1.0])

@@ -239,3 +239,12 @@ def test_clients_with_equal_names_gh5():
     fed = bcs.federated.fit(clients, family="yeojohnson")
     assert _rel(fed.lmbda, bcs.fit(x, family="yeojohnson").lmbda) < 1e-12
     assert fed.federated["rounds"] - fed.federated["fit_rounds"] <= 15
+
+
+@pytest.mark.parametrize("grid", [2, 3, 7])
+def test_small_grids_still_bracket(grid):
+    """With fewer lambdas per round the ladder is walked outwards over several rounds."""
+    x = mpref.huge_lambda_case()  # lambda* near -3.35e9
+    fed = bcs.federated.fit(np.array_split(x, 4), method="grid", grid=grid)
+    assert fed.converged
+    assert _rel(fed.lmbda, float(mpref.exact_lambda(x, "boxcox"))) < 1e-9

@@ -92,7 +92,9 @@ def _moments_chunk(block: NDArray, axis: Any = None, keepdims: bool = False, *,
                    frame: GlobalFrame, lmbda: tuple[float, ...], shift_pos: tuple[float, ...],
                    shift_neg: tuple[float, ...], score: bool) -> NDArray:
     x = np.asarray(block, dtype=np.float64).reshape(-1)
-    x = x[np.isfinite(x)]
+    ok = np.isfinite(x)
+    if not ok.all():
+        x = x[ok]
     lam = np.asarray(lmbda)
     sp, sn = local_sides(x, frame)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -194,7 +196,8 @@ def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key:
 
 
 def _every(block: NDArray, stride: int) -> NDArray:
-    return np.asarray(block, dtype=np.float64)[::stride]
+    # a copy: a strided view would keep the whole partition alive in the persisted result
+    return np.asarray(block, dtype=np.float64)[::stride].copy()
 
 
 def _subsample_start(col: Any, frame: GlobalFrame, n: int, split_every: Any, tally: dict,

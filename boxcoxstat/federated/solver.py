@@ -107,17 +107,38 @@ def _solve_brent(memo: _Memo) -> Solution:
     return Solution(float(res.x), float(res.fun), bool(res.success))
 
 
+def _grid_bracket(memo: _Memo, grid: int) -> tuple[float, float, float, float] | None:
+    """Bracket the score's sign change with ``grid`` lambdas per round.
+
+    A geometric ladder 0, +-1e-3, ..., +-1e15 (ratio 10, or finer when one round can hold
+    more points) is evaluated from small magnitudes outwards, ``grid`` points per round,
+    until both signs of the score have been seen.
+    """
+    per_side = (grid - 1) // 2
+    mags = np.geomspace(1e-3, 1e15, max(per_side, 19))
+    ladder = np.r_[0.0, np.column_stack([-mags, mags]).ravel()]
+    xs: list[float] = []
+    fs: list[float] = []
+    for i in range(0, ladder.size, grid):
+        batch = ladder[i : i + grid]
+        xs += batch.tolist()
+        fs += memo(batch)[1].tolist()
+        if min(fs) < 0 <= max(fs):
+            order = np.argsort(xs)
+            x, f = np.asarray(xs)[order], np.asarray(fs)[order]
+            k = int(np.flatnonzero(f >= 0)[0])
+            if k > 0:
+                return float(x[k - 1]), float(x[k]), float(f[k - 1]), float(f[k])
+    return None
+
+
 def _solve_grid(memo: _Memo, grid: int) -> Solution:
     if grid < 2:
         raise BoxCoxError(f"grid must be at least 2, got {grid!r}")
-    pos = np.geomspace(1e-3, 1e15, max(1, (grid - 1) // 2))
-    pts = np.r_[-pos[::-1], 0.0, pos]
-    sc = memo(pts)[1]
-    up = np.flatnonzero(sc >= 0)
-    if up.size == 0 or up[0] == 0:
-        return Solution(float(pts[-1] if up.size == 0 else pts[0]), np.nan, False)
-    a, b = pts[up[0] - 1], pts[up[0]]
-    fa, fb = sc[up[0] - 1], sc[up[0]]
+    bracket = _grid_bracket(memo, grid)
+    if bracket is None:
+        return Solution(np.nan, np.nan, False)
+    a, b, fa, fb = bracket
     for _ in range(60):
         if fb == 0 or b - a <= XRTOL * max(abs(a), abs(b)):
             break

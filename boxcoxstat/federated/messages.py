@@ -32,6 +32,8 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+import numpy as np
+
 __all__ = [
     "SetupReport",
     "Frame",
@@ -52,7 +54,7 @@ def _count_numbers(obj: Any) -> int:
         return sum(_count_numbers(getattr(obj, f.name)) for f in fields(obj)  # type: ignore
                    if f.name != "client")
     if isinstance(obj, (list, tuple)):
-        if all(isinstance(o, (int, float)) for o in obj):
+        if obj and isinstance(obj[0], (int, float)):  # a flat sequence of numbers
             return len(obj)
         return sum(_count_numbers(o) for o in obj)
     if isinstance(obj, (bool, str)):
@@ -179,10 +181,16 @@ def message_from_json(text: str) -> Any:
 
 
 def finite(*values: Any) -> bool:
-    """True when every number (nested tuples allowed) is a finite float."""
+    """True when every value is a finite real number or a flat sequence of them."""
     for v in values:
         if isinstance(v, (tuple, list)):
-            if not finite(*v):
+            if not all(isinstance(o, (int, float)) and not isinstance(o, bool) for o in v[:1]):
+                return False
+            try:
+                arr = np.asarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                return False
+            if arr.ndim != 1 or not np.isfinite(arr).all():
                 return False
         elif v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
             return False

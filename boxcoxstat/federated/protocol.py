@@ -106,7 +106,7 @@ class GlobalFrame:
                      None if self.neg is None else self.neg.ref)
 
     @classmethod
-    def from_message(cls, msg: Frame, ranges=None) -> GlobalFrame:
+    def from_message(cls, msg: Frame) -> GlobalFrame:
         """A client's view of the frame (ranges are not needed to compute moments)."""
         kpos = "bc" if msg.family == "boxcox" else "pos"
         pos = None if msg.ref_pos is None else SideFrame(kpos, msg.ref_pos, np.nan, np.nan)

@@ -13,6 +13,8 @@ import dataclasses
 import mpref
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
@@ -247,3 +249,34 @@ def test_small_grids_still_bracket(grid):
     fed = bcs.federated.fit(np.array_split(x, 4), method="grid", grid=grid)
     assert fed.converged
     assert _rel(fed.lmbda, float(mpref.exact_lambda(x, "boxcox"))) < 1e-9
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(6, 120),
+    family=st.sampled_from(["boxcox", "yeojohnson"]),
+    kind=st.sampled_from(["lognormal", "normal", "ties", "zeros"]),
+    k=st.integers(1, 12),
+)
+def test_random_splits_match_in_memory(seed, n, family, kind, k):
+    """Any split (clients of size 1, clients holding only zeros or ties) gives the pooled fit."""
+    rng = np.random.default_rng(seed)
+    if kind == "lognormal":
+        x = rng.lognormal(0, 1.5, n)
+    elif kind == "normal":
+        x = rng.normal(5, 2, n) if family == "boxcox" else rng.normal(0, 2, n)
+    elif kind == "ties":
+        x = rng.choice([0.5, 1.0, 3.0], n) * (1 if family == "boxcox" else rng.choice([-1, 1], n))
+    else:
+        x = np.r_[np.zeros(n // 2), rng.gamma(2.0, size=n - n // 2)] + (family == "boxcox")
+    if family == "boxcox":
+        x = np.abs(x) + 0.1
+    if np.ptp(x) < 1e-6 * np.max(np.abs(x)):
+        return
+    cuts = np.sort(rng.choice(np.arange(1, n), size=min(k, n - 1) - 1, replace=False))
+    clients = np.split(rng.permutation(x), cuts)
+    mem = bcs.fit(x, family=family)
+    fed = bcs.federated.fit(clients, family=family)
+    assert abs(fed.lmbda - mem.lmbda) <= 1e-9 * max(1.0, abs(mem.lmbda))
+    assert np.isfinite(fed.llf)

@@ -77,7 +77,10 @@ def fit(
     ----------
     data : array_like, pandas Series or DataFrame
         One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array).
-        The caller's object is never modified.
+        The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
+        collection is fitted partition by partition and never gathered (see
+        :mod:`boxcoxstat.federated.daskfit`; ``family="auto"`` and ``ymax`` are not available
+        for it).
     family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.

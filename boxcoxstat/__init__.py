@@ -8,7 +8,12 @@ from __future__ import annotations
 from . import datasets, families, federated, likelihood
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
+from .api_joint import fit_joint
+from .joint_results import JointLambdaTest, JointTransformResult
 from .results import LambdaTest, PowerTransformResult
+from .robust_results import RobustTransformResult
+from .sensitivity import SensitivityCurve, sensitivity_curve
+from .simulation import SimulationResult, simulate
 from .summary import Summary
 
 __all__ = [
@@ -21,7 +26,22 @@ __all__ = [
     "datasets",
     "families",
     "likelihood",
+    "fit_joint",
+    "JointTransformResult",
+    "JointLambdaTest",
+    "RobustTransformResult",
+    "sensitivity_curve",
+    "SensitivityCurve",
+    "simulate",
+    "SimulationResult",
     "federated",
 ]
 
 __version__ = "0.1.0"
+
+# Regression with a transformed response and formula transforms (issue 3).
+from .formula import bc, yj  # noqa: E402
+from .lm import lm  # noqa: E402
+from .lm_results import LmResult  # noqa: E402
+
+__all__ += ["lm", "LmResult", "bc", "yj"]

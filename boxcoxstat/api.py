@@ -11,11 +11,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import as_columns, check_option, normalize_family
+from ._validation import BoxCoxError, as_columns, check_option, normalize_family
 from .bounds import lambda_bounds
 from .likelihood import llf_constant, nll_score
 from .mle import mle_lambda
 from .results import PowerTransformResult
+from .robust import METHODS as ROBUST_METHODS
+from .robust_results import fit_robust_columns
 from .sample import Sample
 
 __all__ = ["fit"]
@@ -67,9 +69,10 @@ def fit(
     data: Any,
     *,
     family: Literal["boxcox", "yeojohnson", "auto"] = "boxcox",
-    method: Literal["mle"] = "mle",
+    method: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
     ymax: float | None = None,
     missing: Literal["drop", "raise"] = "drop",
+    **tuning: Any,
 ) -> PowerTransformResult:
     """Estimate the power transformation of each column by maximum likelihood.
 
@@ -84,8 +87,13 @@ def fit(
     family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.
-    method : {"mle"}, default="mle"
-        Maximum likelihood (robust methods come in a later release).
+    method : {"mle", "rewml", "carroll", "mtl"}, default="mle"
+        Maximum likelihood, or a robust estimator of Raymaekers & Rousseeuw (2021):
+        reweighted ML (``"rewml"``, computed as cellWise 2.5.3 ``transfo()``), Carroll's
+        (1980) robustified ML, or maximum trimmed likelihood (``"mtl"``, fraction ``h``).
+        Robust fits return a :class:`~boxcoxstat.robust_results.RobustTransformResult`
+        with ``weights``, ``outliers``, ``cutoffs`` and ``standardized`` values; their
+        lambda refers to prestandardized data (see ``boxcoxstat.robust``).
     ymax : float, optional
         Bound on the magnitude of transformed values. lambda is restricted to the interval
         where every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse, Xu & Cormode 2025); the
@@ -93,6 +101,10 @@ def fit(
         its transformed values overflow float64, and ``transform`` then refuses.
     missing : {"drop", "raise"}, default="drop"
         Missing values (NaN/None) are dropped per column and counted, or refused.
+    **tuning
+        Robust methods only: tuning constants ``c``, ``quant``, ``nbsteps``, ``interval``,
+        ``tol``, ``prestandardize``, ``rectify``, ``rectified``, ``h`` (see
+        :func:`boxcoxstat.robust.robust_lambda`).
 
     Returns
     -------
@@ -141,7 +153,14 @@ def fit(
 
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
-    check_option("method", method, ("mle",))
+    check_option("method", method, ("mle", *ROBUST_METHODS))
+    if method != "mle":
+        if ymax is not None:
+            raise BoxCoxError("ymax= applies to method='mle' only")
+        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
+        return fit_robust_columns(cols, fam, method, **tuning)
+    if tuning:
+        raise BoxCoxError(f"tuning option(s) {sorted(tuning)} apply to robust methods only")
     cols = as_columns(
         data, family="yeojohnson" if fam == "auto" else fam, missing=missing
     )

@@ -49,6 +49,19 @@ _CATALOGUE: dict[str, _Dataset] = {
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
     ),
+    "highway1": _Dataset(
+        39, 12, "Highway accident rates and road features (carData::Highway1; Weisberg 2005)"
+    ),
+    "trees": _Dataset(
+        31, 3, "Black cherry trees (R datasets::trees; Ryan, Joiner & Ryan 1976): Girth, "
+        "Height, Volume"
+    ),
+    "glass_spectra": _Dataset(
+        180, 750, "Spectra of 180 archeological glass samples, V1..V750 (cellWise data_glass)"
+    ),
+    "dposs_j": _Dataset(
+        11478, 8, "DPOSS stars, colour band J, complete rows: id + 7 variables (cellWise)"
+    ),
 }
 
 
@@ -111,7 +124,8 @@ def load(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of the names in :func:`list_datasets` (``"topgear"``, ``"blood_transfusion"``,
-        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``); a trailing ``".csv"`` is ignored.
+        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``, ``"highway1"``); a trailing
+        ``".csv"`` is ignored.
 
     Returns
     -------

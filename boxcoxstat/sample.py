@@ -111,14 +111,20 @@ def _make_side(
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
-    """Median of each column over ``mask`` (NaN for a column with nothing selected)."""
+    """Median of each column over ``mask`` (NaN for a column with nothing selected).
+
+    The middle pair is averaged as ``lo/2 + hi/2``, which cannot overflow for values near
+    the largest float (``np.median`` forms ``lo + hi`` first).
+    """
     if mask is None:
-        return np.median(x, axis=0)
-    srt = np.sort(np.where(mask, x, np.inf), axis=0)
-    cnt = mask.sum(axis=0)
+        srt = np.sort(x, axis=0)
+        cnt = np.full(x.shape[1], x.shape[0])
+    else:
+        srt = np.sort(np.where(mask, x, np.inf), axis=0)
+        cnt = mask.sum(axis=0)
     lo = np.take_along_axis(srt, np.maximum((cnt - 1) // 2, 0)[None, :], axis=0)[0]
     hi = np.take_along_axis(srt, np.maximum(cnt // 2, 0)[None, :], axis=0)[0]
-    return np.where(cnt > 0, 0.5 * (lo + hi), np.nan)
+    return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
 
 
 def _compact(

@@ -14,7 +14,8 @@ import boxcoxstat
 from boxcoxstat.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-DATASET_NAMES = ["topgear", "blood_transfusion", "wdbc", "ecoli", "house_prices_train"]
+DATASET_NAMES = ["topgear", "blood_transfusion", "wdbc", "ecoli", "house_prices_train",
+                 "highway1", "trees", "glass_spectra", "dposs_j"]
 
 
 def _one_error_line(capsys) -> str:

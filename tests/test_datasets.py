@@ -17,6 +17,10 @@ EXPECTED_SHAPES = {
     "wdbc": (569, 32),
     "ecoli": (336, 9),
     "house_prices_train": (1460, 81),
+    "highway1": (39, 12),  # carData::Highway1 (exported by R, see data/README.md)
+    "trees": (31, 3),
+    "glass_spectra": (180, 750),
+    "dposs_j": (11478, 8),
 }
 
 

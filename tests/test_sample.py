@@ -63,3 +63,15 @@ def test_systematic_subsample_keeps_the_frame():
     assert sub.nrows == 100
     np.testing.assert_array_equal(sub.pos.log_ref, s.pos.log_ref)
     np.testing.assert_array_equal(sub.pos.v[:, 0], s.pos.v[::10, 0])
+
+
+def test_median_reference_of_values_near_float_max_does_not_overflow():
+    """Regression (found by hypothesis): np.median formed lo + hi and overflowed."""
+    import boxcoxstat as bcs
+
+    x = [0.0, -8.988465674311579e307, -8.98846567431158e307]
+    r = bcs.fit(x, family="yeojohnson")
+    assert np.isfinite(r.lmbda) and np.isfinite(r.llf)
+    big = np.array([1.7e308, 1.75e308, 1.79e308, 1.6e308])
+    r = bcs.fit(big, family="boxcox")
+    assert np.isfinite(r.lmbda)

@@ -151,6 +151,8 @@ def fit(
     if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
         from .federated.daskfit import fit_dask
 
+        if method != "mle" or tuning:
+            raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
     check_option("method", method, ("mle", *ROBUST_METHODS))

@@ -91,6 +91,7 @@ def test_dask_grid_mode_batches_lambdas():
         ([1.0, 2.0, 3.0, 4.0], {"family": "auto"}, "auto"),
         ([1.0, 2.0, 3.0, 4.0], {"ymax": 1e10}, "ymax"),
         ([2.0, 2.0, 2.0, 2.0], {}, "constant"),
+        ([1.0, 2.0, 3.0, 4.0], {"method": "rewml"}, "not available for Dask"),
     ],
 )
 def test_dask_bad_input(values, kw, match):

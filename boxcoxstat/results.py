@@ -450,6 +450,8 @@ class PowerTransformResult:
             if "bytes_up" in fed:
                 cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
             notes.append(f"Fitted without pooling the data: {cost}.")
+            if fed.get("dropped"):
+                notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
         kinds = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
         fams = " and ".join(kinds[f] for f in sorted(set(self.families)))
         title = f"{fams} power transformation, maximum likelihood"
@@ -496,6 +498,8 @@ class PowerTransformResult:
         for name in self._JSON_FIELDS:
             doc[name] = np.asarray(getattr(self, name)).tolist()
         doc["inference"] = {k: v.tolist() for k, v in self._inference.items()}
+        if self.federated is not None:
+            doc["federated"] = self.federated
         return json.dumps(doc, allow_nan=True)
 
     @classmethod
@@ -513,5 +517,5 @@ class PowerTransformResult:
             names=tuple(doc["names"]), kind=doc["kind"], families=tuple(doc["families"]),
             family_reasons=tuple(doc["family_reasons"]),
             requested_family=doc["requested_family"], method=doc["method"], ymax=doc["ymax"],
-            data=None, stored=stored, **arrays,
+            data=None, stored=stored, federated=doc.get("federated"), **arrays,
         )

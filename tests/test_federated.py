@@ -124,6 +124,9 @@ def test_inference_matches_in_memory():
     assert "5 clients" in text and "rounds" in text and "bytes" in text
     with pytest.raises(BoxCoxError, match="without pooling"):
         fed.conf_int(alpha=0.1)
+    back = bcs.PowerTransformResult.from_json(fed.to_json())
+    assert back.federated == fed.federated and back.lmbda == fed.lmbda
+    np.testing.assert_array_equal(back.conf_int(), fed.conf_int())
 
 
 def test_missing_values_are_dropped_and_counted():
@@ -194,6 +197,7 @@ def test_bad_client_dropped_and_reported(how):
     fed = bcs.federated.fit(clients, on_bad_client="drop")
     assert list(fed.federated["dropped"]) == ["rogue"]
     assert fed.federated["clients"] == 3
+    assert "Left out (bad messages): rogue" in str(fed.summary())
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites[:3])).lmbda) < 1e-10
 
 

@@ -168,11 +168,13 @@ class Liar(Client):
             return dataclasses.replace(rep, pos=dataclasses.replace(rep.pos, s=()))
         if self.how == "garbage":
             return {"s": 1.0}
+        if self.how == "crash":
+            raise ConnectionError("site went away")
         return rep
 
 
 HOWS = ["negative count", "nan range", "nan moments", "inf mean", "wrong count", "short",
-        "garbage"]
+        "garbage", "crash"]
 
 
 def _sites():

@@ -91,6 +91,10 @@ def _check_side(st: Any, n: int, L: int, score: bool, label: str) -> str | None:
     return None
 
 
+def _describe(err: Exception) -> str:
+    return str(err) if isinstance(err, BoxCoxError) else f"{type(err).__name__}: {err}"
+
+
 class Server:
     """Runs the protocol with a list of clients.
 
@@ -133,8 +137,8 @@ class Server:
                 continue
             try:
                 rep = c.setup()
-            except BoxCoxError as err:
-                self._bad(c, f"failed at set-up: {err}")
+            except Exception as err:  # a remote client's failure must not crash the server
+                self._bad(c, f"failed at set-up: {_describe(err)}")
                 continue
             why = _check_setup(rep, self.family)
             if why:
@@ -190,8 +194,8 @@ class Server:
             why = None
             try:
                 rep = c.respond(req)
-            except BoxCoxError as err:
-                rep, why = None, f"failed to answer: {err}"
+            except Exception as err:  # a remote client's failure must not crash the server
+                rep, why = None, f"failed to answer: {_describe(err)}"
             if why is None:
                 why = self._check_reply(c, rep, lam.size, score)
             if why:

@@ -17,19 +17,11 @@ from ..likelihood import llf_constant
 from ..results import PowerTransformResult
 from .client import Client
 from .server import ClientDropped, ClientLike, Server
-from .solver import Evaluate, Solution, inference, solve
+from .solver import Solution, inference, solve
 
-__all__ = ["fit", "nll_curve", "build_result", "run_fit"]
+__all__ = ["fit", "nll_curve", "build_result"]
 
 MAX_RESTARTS = 1000
-
-
-def run_fit(evaluate: Evaluate, method: str, grid: int):
-    """Lambda and the stored inference for one objective (rounds counted by the objective)."""
-    sol = solve(evaluate, method, grid)
-    if not (sol.converged and np.isfinite(sol.nll)):
-        return sol, {k: np.array([np.nan]) for k in ("bse", "lower", "upper", "lr0", "lr1")}
-    return sol, inference(evaluate, sol.lmbda, sol.nll)
 
 
 def build_result(

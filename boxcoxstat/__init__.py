@@ -5,7 +5,7 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 
 from __future__ import annotations
 
-from . import datasets, families, likelihood
+from . import datasets, families, federated, likelihood
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
 from .api_joint import fit_joint
@@ -44,6 +44,7 @@ __all__ = [
     "SensitivityCurve",
     "simulate",
     "SimulationResult",
+    "federated",
     "classify",
 ]
 

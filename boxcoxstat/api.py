@@ -80,7 +80,10 @@ def fit(
     ----------
     data : array_like, pandas Series or DataFrame
         One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array).
-        The caller's object is never modified.
+        The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
+        collection is fitted partition by partition and never gathered (see
+        :mod:`boxcoxstat.federated.daskfit`; ``family="auto"`` and ``ymax`` are not available
+        for it).
     family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.
@@ -143,6 +146,14 @@ def fit(
     >>> r.conf_int().round(3)
     array([-0.04 ,  0.226])
     """
+    from .federated.daskfit import is_dask
+
+    if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
+        from .federated.daskfit import fit_dask
+
+        if method != "mle" or tuning:
+            raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
+        return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
     check_option("method", method, ("mle", *ROBUST_METHODS))
     if method != "mle":

@@ -107,6 +107,8 @@ class PowerTransformResult:
     data: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
     stored: dict[str, NDArray[np.float64]] | None = field(default=None, repr=False,
                                                           compare=False)
+    # fits that never pooled the data (boxcoxstat.federated, Dask): clients, rounds, bytes
+    federated: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     # Inference at the default level is computed on first use and cached (the object stays
     # immutable from the outside); a result rebuilt from JSON carries it in ``stored``.
@@ -197,6 +199,12 @@ class PowerTransformResult:
     @cached_property
     def _groups(self) -> dict[str, tuple[NDArray[np.intp], Sample]]:
         """Column positions and the prepared sample of each family (built once)."""
+        if self.data is None and self.federated is not None:
+            raise BoxCoxError(
+                "this result was fitted without pooling the data (federated or Dask); its "
+                "95% profile interval, standard error and tests at 0 and 1 are stored, other "
+                "levels and plots need the data"
+            )
         if self.data is None:
             raise BoxCoxError(
                 "this result holds no data (it was loaded from JSON); refit to compute new "
@@ -436,6 +444,14 @@ class PowerTransformResult:
                 )
             if not self.converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
+        if self.federated is not None:
+            fed = self.federated
+            cost = f"{fed['clients']} {fed['unit']}, {fed['rounds']} rounds"
+            if "bytes_up" in fed:
+                cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
+            notes.append(f"Fitted without pooling the data: {cost}.")
+            if fed.get("dropped"):
+                notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
         kinds = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
         fams = " and ".join(kinds[f] for f in sorted(set(self.families)))
         title = f"{fams} power transformation, maximum likelihood"
@@ -482,6 +498,8 @@ class PowerTransformResult:
         for name in self._JSON_FIELDS:
             doc[name] = np.asarray(getattr(self, name)).tolist()
         doc["inference"] = {k: v.tolist() for k, v in self._inference.items()}
+        if self.federated is not None:
+            doc["federated"] = self.federated
         return json.dumps(doc, allow_nan=True)
 
     @classmethod
@@ -490,7 +508,7 @@ class PowerTransformResult:
         doc = json.loads(text)
         if doc.get("format") != "boxcoxstat.PowerTransformResult/1":
             raise BoxCoxError("not a boxcoxstat PowerTransformResult JSON document")
-        arrays = {
+        arrays: dict[str, Any] = {
             name: np.asarray(doc[name], dtype=bool if name == "converged_values" else None)
             for name in cls._JSON_FIELDS
         }
@@ -499,5 +517,5 @@ class PowerTransformResult:
             names=tuple(doc["names"]), kind=doc["kind"], families=tuple(doc["families"]),
             family_reasons=tuple(doc["family_reasons"]),
             requested_family=doc["requested_family"], method=doc["method"], ymax=doc["ymax"],
-            data=None, stored=stored, **arrays,
+            data=None, stored=stored, federated=doc.get("federated"), **arrays,
         )

@@ -1,0 +1,213 @@
+"""The computation both ends of the protocol share: frames, local moments, global NLL.
+
+Layer 6 (``federated``). The clients (or Dask partitions) and the server must agree on one
+frame per side so their moments can be merged exactly (Chan, Golub & LeVeque 1982):
+
+* the *reference* ``b_ref`` of each side: the geometric midpoint of the global smallest and
+  largest base (``x``, ``1 + x`` or ``1 - x``), computed by the server from the clients'
+  min/max reports -- no data are pooled, and ``log(b / b_ref)`` keeps every digit of
+  clustered data because it is formed from the exact difference (``sample.py``);
+* the *shift* per lambda: 0 while ``|k| max|v| <= 300``, else the extreme log-ratio (the
+  server knows it from the same min/max), exactly as the in-memory code chooses it.
+
+Each client then sends the moments of ``phi = expm1(k (v - shift))/k`` of its own values
+(:func:`local_moments`); the server merges them side by side in a queue (Xu & Cormode 2025,
+Algorithm 1) and evaluates the profile NLL and its score from the merged moments with the
+foundation's :func:`~boxcoxstat.likelihood.nll_score_from_moments`, whose between-sides term
+is the stable form of the mean correction of Xu & Cormode's Algorithm 3 (lines 21-26).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import BoxCoxError
+from ..likelihood import SideMoments, choose_shift, merge_moments, nll_score_from_moments
+from ..sample import Side, _make_side
+from .messages import Frame, Request, SideStats
+
+__all__ = [
+    "reference",
+    "SideFrame",
+    "GlobalFrame",
+    "local_sides",
+    "local_moments",
+    "stats_to_moments",
+    "tree_merge",
+]
+
+def reference(lo: float, hi: float, kind: str) -> float:
+    """The x value whose base is the geometric midpoint of the bases of ``lo`` and ``hi``.
+
+    Examples
+    --------
+    >>> from boxcoxstat.federated.protocol import reference
+    >>> round(reference(1.0, 100.0, "bc"), 12), round(reference(-15.0, -3.0, "neg"), 12)
+    (10.0, -7.0)
+    """
+    if kind == "bc":
+        return float(np.exp(0.5 * (np.log(lo) + np.log(hi))))
+    if kind == "pos":
+        return float(np.expm1(0.5 * (np.log1p(lo) + np.log1p(hi))))
+    return float(-np.expm1(0.5 * (np.log1p(-lo) + np.log1p(-hi))))
+
+
+@dataclass(frozen=True)
+class SideFrame:
+    """One side's frame: its kind, reference value and the global range of log-ratios."""
+
+    kind: str  # "bc", "pos" or "neg"
+    ref: float
+    lo: float  # smallest x on this side (global)
+    hi: float  # largest x on this side (global)
+
+    def side(self, x: NDArray[np.float64]) -> Side:
+        """The side of local values ``x`` (1-D, all on this side) in this frame."""
+        return _make_side(x.reshape(-1, 1), np.array([self.ref]), self.kind, None, None)
+
+    def shift(self, kappa: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The shift of the frame at exponents ``kappa`` (chosen from the global range)."""
+        ends = self.side(np.array([self.lo, self.hi]))
+        return choose_shift(ends, np.asarray(kappa, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class GlobalFrame:
+    """The frames of a fit: Box-Cox has ``pos`` only; Yeo-Johnson ``pos`` and/or ``neg``."""
+
+    family: str
+    pos: SideFrame | None
+    neg: SideFrame | None
+
+    @classmethod
+    def from_ranges(
+        cls,
+        family: str,
+        pos_range: tuple[float, float] | None,
+        neg_range: tuple[float, float] | None,
+    ) -> GlobalFrame:
+        """Frames from the global (min, max) of each side."""
+        kpos = "bc" if family == "boxcox" else "pos"
+        pos = None
+        neg = None
+        if pos_range is not None:
+            pos = SideFrame(kpos, reference(*pos_range, kpos), *pos_range)
+        if neg_range is not None:
+            neg = SideFrame("neg", reference(*neg_range, "neg"), *neg_range)
+        return cls(family, pos, neg)
+
+    def message(self) -> Frame:
+        return Frame(self.family, None if self.pos is None else self.pos.ref,
+                     None if self.neg is None else self.neg.ref)
+
+    @classmethod
+    def from_message(cls, msg: Frame) -> GlobalFrame:
+        """A client's view of the frame (ranges are not needed to compute moments)."""
+        kpos = "bc" if msg.family == "boxcox" else "pos"
+        pos = None if msg.ref_pos is None else SideFrame(kpos, msg.ref_pos, np.nan, np.nan)
+        neg = None if msg.ref_neg is None else SideFrame("neg", msg.ref_neg, np.nan, np.nan)
+        return cls(msg.family, pos, neg)
+
+    def request(self, lmbda: Iterable[float], score: bool) -> Request:
+        """The broadcast for one round at ``lmbda``."""
+        lam = np.asarray(list(lmbda), dtype=np.float64)
+        sp = () if self.pos is None else tuple(self.pos.shift(lam).tolist())
+        sn = () if self.neg is None else tuple(self.neg.shift(2.0 - lam).tolist())
+        return Request(tuple(lam.tolist()), sp, sn, bool(score))
+
+
+def local_sides(x: NDArray[np.float64], frame: GlobalFrame) -> tuple[Side | None, Side | None]:
+    """Split local values (finite, 1-D) into sides in the global frame."""
+    if frame.family == "boxcox":
+        return (frame.pos.side(x) if frame.pos is not None and x.size else None), None
+    xp, xn = x[x >= 0], x[x < 0]
+    pos = frame.pos.side(xp) if xp.size and frame.pos is not None else None
+    neg = frame.neg.side(xn) if xn.size and frame.neg is not None else None
+    return pos, neg
+
+
+def _stats(m: SideMoments) -> SideStats:
+    return SideStats(
+        n=int(round(float(m.W[0]))),
+        c=float(m.wv[0]),
+        d_sum=tuple(m.d_sum.tolist()),
+        mean=tuple(m.mean_phi.tolist()),
+        s=tuple(m.m2.tolist()),
+        mean_chi=tuple(m.mean_chi.tolist()),
+        c2=tuple(m.c2.tolist()),
+    )
+
+
+def local_moments(
+    sides: tuple[Side | None, Side | None], req: Request
+) -> tuple[SideStats | None, SideStats | None]:
+    """A client's reply to ``req``: the moments of each side it holds."""
+    from ..likelihood import side_moments
+
+    lam = np.asarray(req.lmbda, dtype=np.float64)
+    out: list[SideStats | None] = []
+    for side, kappa, shift in ((sides[0], lam, req.shift_pos),
+                               (sides[1], 2.0 - lam, req.shift_neg)):
+        if side is None:
+            out.append(None)
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = side_moments(side, kappa, shift=np.asarray(shift), score=req.score)
+        out.append(_stats(m))
+    return out[0], out[1]
+
+
+def stats_to_moments(st: SideStats, side: SideFrame, req: Request) -> SideMoments:
+    """Server side: a reply's stats as :class:`SideMoments` in the side's frame."""
+    lam = np.asarray(req.lmbda, dtype=np.float64)
+    neg = side.kind == "neg"
+    kappa = 2.0 - lam if neg else lam
+    shift = np.asarray(req.shift_neg if neg else req.shift_pos, dtype=np.float64)
+    log_ref = side.side(np.array([side.ref])).log_ref
+    L = lam.shape[0]
+    return SideMoments(
+        W=np.full(L, float(st.n)),
+        wv=np.full(L, float(st.c)),
+        d_sum=np.asarray(st.d_sum, dtype=np.float64),
+        mean_phi=np.asarray(st.mean, dtype=np.float64),
+        m2=np.asarray(st.s, dtype=np.float64),
+        mean_chi=np.asarray(st.mean_chi, dtype=np.float64),
+        c2=np.asarray(st.c2, dtype=np.float64),
+        log_ref=np.broadcast_to(log_ref, (L,)),
+        shift=shift,
+        kappa=kappa,
+        negative=neg,
+    )
+
+
+def tree_merge(parts: list[SideMoments]) -> SideMoments | None:
+    """Merge moments pairwise through a queue (Xu & Cormode 2025, Algorithm 1)."""
+    queue = deque(parts)
+    if not queue:
+        return None
+    while len(queue) > 1:
+        a = queue.popleft()
+        b = queue.popleft()
+        queue.append(merge_moments(a, b))
+    return queue[0]
+
+
+def global_nll_score(
+    pos: SideMoments | None, neg: SideMoments | None, lmbda: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Profile NLL and score from the merged moments; refuses to return non-finite values."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        val, sc = nll_score_from_moments(pos, neg, lmbda)
+    bad = ~np.isfinite(val)
+    if np.any(bad):
+        raise BoxCoxError(
+            f"the merged statistics give a non-finite NLL at lambda = {lmbda[bad][0]!r}; "
+            "the pooled data are constant or too few"
+        )
+    return val, sc
+

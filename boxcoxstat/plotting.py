@@ -76,6 +76,18 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     return ax
 
 
+def draw_qq(ax: Any, values: Any, *, ylabel: str = "sample quantiles", title: str = "") -> Any:
+    """Draw the normal QQ points of ``values`` and their quartile line on ``ax``."""
+    z, s = normal_qq(values)
+    a, b = qq_line(values)
+    ax.plot(z, s, "o", ms=3, color="C0", alpha=0.7)
+    ax.plot(z, a + b * z, color="C3", lw=1)
+    ax.set_xlabel("normal quantiles")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
 def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     """Normal QQ plots of one column before (left) and after (right) the transform.
 
@@ -104,13 +116,7 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.4g}"),
     ):
-        z, s = normal_qq(values)
-        a, b = qq_line(values)
-        ax.plot(z, s, "o", ms=3, color="C0", alpha=0.7)
-        ax.plot(z, a + b * z, color="C3", lw=1)
-        ax.set_xlabel("normal quantiles")
-        ax.set_ylabel("sample quantiles")
-        ax.set_title(title)
+        draw_qq(ax, values, title=title)
     if own:
         axes[0].figure.tight_layout()
     return axes

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .diagnostics import normal_qq, profile_cutoff, qq_line
+from .diagnostics import profile_cutoff
+from .plotting import draw_qq
 
 __all__ = ["plot_lm_profile", "plot_lm_qq", "plot_lm_residuals"]
 
@@ -70,13 +71,7 @@ def plot_lm_qq(result: Any, *, ax: Any = None) -> Any:
     e = result.resid.to_numpy()
     if result.weights is not None:
         e = e * np.sqrt(result.weights)
-    z, s = normal_qq(e)
-    a, b = qq_line(e)
-    ax.plot(z, s, "o", ms=3, color="C0", alpha=0.7)
-    ax.plot(z, a + b * z, color="C3", lw=1)
-    ax.set_xlabel("normal quantiles")
-    ax.set_ylabel("residual quantiles")
-    ax.set_title(f"Residuals at λ = {result.lmbda:.4g}")
+    draw_qq(ax, e, ylabel="residual quantiles", title=f"Residuals at λ = {result.lmbda:.4g}")
     if own:
         ax.figure.tight_layout()
     return ax

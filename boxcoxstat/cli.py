@@ -60,7 +60,8 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = sub.add_parser(
-        "demo", help="fit Box-Cox to TopGear MPG and Weight; write plots and a report"
+        "demo",
+        help="fit Box-Cox to TopGear MPG and Weight by ML and RewML; write plots and a report",
     )
     demo.add_argument(
         "--out",
@@ -115,15 +116,19 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    import boxcoxstat as bcs
     from boxcoxstat.datasets import load
 
-    data = load("topgear")[_DEMO_COLUMNS]
+    cars = load("topgear")
+    data = cars[_DEMO_COLUMNS].set_axis(cars["Maker"] + " " + cars["Model"], axis=0)
     result = _fit(data, family="boxcox")
-    text = str(result.summary())
+    robust = bcs.fit(data, family="boxcox", method="rewml")
+    text = "\n\n".join([str(result.summary()), str(robust.summary())])
     print(text)
     out = _prepare_dir(args.out)
     (out / "summary.txt").write_text(text + "\n", encoding="utf-8")
     written = ["summary.txt", *_write_plots(result, out)]
+    written += _write_plots(robust, out, kinds=("qq",), prefix="rewml_")
     print(f"wrote {len(written)} files ({', '.join(written)}) to {out}")
     return 0
 
@@ -196,8 +201,15 @@ def _safe_filename(name: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("._") or "column"
 
 
-def _write_plots(result: Any, out: Path, *, alpha: float = 0.05) -> list[str]:
-    """Save the profile and QQ plot of each column of ``result`` as PNG; return file names."""
+def _write_plots(
+    result: Any,
+    out: Path,
+    *,
+    alpha: float = 0.05,
+    kinds: tuple[str, ...] = ("profile", "qq"),
+    prefix: str = "",
+) -> list[str]:
+    """Save the chosen plots (profile, QQ) of each column of ``result`` as PNG; return names."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -211,9 +223,11 @@ def _write_plots(result: Any, out: Path, *, alpha: float = 0.05) -> list[str]:
             ("qq", lambda col: result.qqplot(column=col)),
         )
         for kind, draw in drawings:
+            if kind not in kinds:
+                continue
             axes = np.asarray(draw(name), dtype=object).ravel()
             figure = axes[0].figure
-            filename = f"{kind}_{stem}.png"
+            filename = f"{prefix}{kind}_{stem}.png"
             figure.savefig(out / filename, dpi=100)
             plt.close(figure)
             written.append(filename)

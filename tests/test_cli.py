@@ -72,6 +72,11 @@ def test_demo_writes_plots_and_summary(tmp_path, capsys):
     # ML estimates of Raymaekers & Rousseeuw (2021): MPG about -0.11, Weight about 0.83
     assert "-0.1078" in summary
     assert "0.8260" in summary
+    # RewML (paper: MPG 0.84, Weight 0.09) names the outlying cars
+    assert "0.8360" in summary and "0.0903" in summary
+    assert "BMW i3, Chevrolet Volt, Vauxhall Ampera" in summary
+    for stem in ["rewml_qq_MPG", "rewml_qq_Weight"]:
+        assert (out_dir / f"{stem}.png").read_bytes().startswith(PNG_MAGIC)
 
 
 def test_demo_default_folder(tmp_path, monkeypatch, capsys):

@@ -48,6 +48,7 @@ from scipy import optimize
 
 from ._special import log_dexprel, log_exprel
 from ._validation import BoxCoxError
+from .design import qr_design
 from .mle import mle_lambda
 from .sample import Sample
 
@@ -63,9 +64,7 @@ def design_basis(x: NDArray[np.float64]) -> NDArray[np.float64]:
         If the constant vector is not in the column space (the transformed values are only
         defined up to a shift, so the model needs an intercept).
     """
-    u, s, _ = np.linalg.svd(x, full_matrices=False)
-    tol = s.max(initial=0.0) * max(x.shape) * np.finfo(float).eps
-    basis = u[:, s > tol]
+    basis = qr_design(x).q  # aliased columns dropped by R's rule, as car's lm() fit does
     one = np.ones(x.shape[0])
     resid = one - basis @ (basis.T @ one)
     if np.linalg.norm(resid) > 1e-8 * np.sqrt(x.shape[0]):

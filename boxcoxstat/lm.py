@@ -1,7 +1,7 @@
 """``lm``: a linear model whose response power is estimated by maximum likelihood.
 
 Layer 6. The formula and data become ``(y, X, w, names)`` (``formula.py``), the design is
-factorised once (``regression.qr_design``) and the response power solved from the stable score
+factorised once (``design.qr_design``) and the response power solved from the stable score
 (``regression.solve_lambda``); the result is an :class:`~boxcoxstat.lm_results.LmResult`.
 """
 
@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ._validation import BoxCoxError, check_option, normalize_family
+from .design import qr_design
 from .formula import caller_environment, model_frame, term_lambdas
 from .lm_results import LmResult
-from .regression import ResponseProfile, qr_design, solve_lambda
+from .regression import ResponseProfile, solve_lambda
 
 __all__ = ["lm"]
 

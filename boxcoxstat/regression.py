@@ -14,8 +14,9 @@ where RSS_w is the weighted residual sum of squares of the transformed response 
 X and b = y (Box-Cox) or 1 + |y| (Yeo-Johnson) (Box & Cox 1964; the Jacobian is not weighted,
 as in ``car::powerTransform`` and in the likelihood of ``lm(weights=)``).
 
-Numerical approach: the design is factorised once (Gram-Schmidt in column order with R's
-``dqrdc2`` rule, so aliased columns are found and named as ``lm`` names them). Each side of the
+Numerical approach: the design is factorised once (``design.qr_design``: Gram-Schmidt in
+column order with R's ``dqrdc2`` rule, so aliased columns are found and named as ``lm`` names
+them). Each side of the
 response (all of it for Box-Cox; y >= 0 and y < 0 for Yeo-Johnson) is stored as log-ratios ``v``
 to a reference (``sample.py``); its transform is ``e^a phi(v) + c`` with ``phi = expm1(k v)/k``,
 ``a = k log b_ref`` and ``c = expm1(a)/k``. The scale factors are kept as logarithms and divided
@@ -42,91 +43,14 @@ from scipy import stats
 
 from ._special import dexprel, exprel, log_dexprel, log_exprel
 from ._validation import BoxCoxError, normalize_family
+from .design import Design, qr_design
 from .likelihood import choose_shift, llf_constant
 from .optimize import bracket_increasing, find_root
 from .sample import Sample
 
-__all__ = ["Design", "qr_design", "ResponseProfile", "LambdaSolution", "solve_lambda",
-           "profile_bounds", "information"]
+__all__ = ["ResponseProfile", "LambdaSolution", "solve_lambda", "profile_bounds", "information"]
 
-R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
 BLOCK_ELEMENTS = 1 << 21  # observations x lambdas evaluated in one pass
-
-
-@dataclass(frozen=True)
-class Design:
-    """An orthonormal basis of the weighted design's column space.
-
-    ``q`` (n, rank) spans ``sqrt(w) X[:, kept]``; ``kept`` and ``aliased`` are column positions
-    (aliased ones are linear combinations of earlier columns, as R's ``lm`` reports them);
-    ``sw`` holds ``sqrt(w)`` (``None`` without weights).
-    """
-
-    q: NDArray[np.float64]
-    kept: NDArray[np.intp]
-    aliased: NDArray[np.intp]
-    sw: NDArray[np.float64] | None
-
-    @property
-    def nobs(self) -> int:
-        return int(self.q.shape[0])
-
-    @property
-    def rank(self) -> int:
-        return int(self.q.shape[1])
-
-    def resid(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Weighted residuals ``sqrt(w) u - P sqrt(w) u`` of each column of ``u``."""
-        r = u if self.sw is None else u * (self.sw if u.ndim == 1 else self.sw[:, None])
-        for _ in range(2):  # twice is enough (Kahan's "twice is enough" re-orthogonalisation)
-            r = r - self.q @ (self.q.T @ r)
-        return r
-
-
-def qr_design(
-    x: ArrayLike, weights: ArrayLike | None = None, *, tol: float = R_TOLERANCE
-) -> Design:
-    """Factorise the weighted design as R's ``lm`` does, dropping aliased columns.
-
-    Columns are taken in order; one whose part orthogonal to the columns kept so far is
-    below ``tol`` times its own norm is aliased (the rule of LINPACK's ``dqrdc2`` that
-    ``lm.fit`` uses).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from boxcoxstat.regression import qr_design
-    >>> x = np.column_stack([np.ones(5), np.arange(5.0), 2 * np.arange(5.0)])
-    >>> d = qr_design(x)
-    >>> d.kept.tolist(), d.aliased.tolist()
-    ([0, 1], [2])
-    """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise BoxCoxError("the design matrix must be 2-D")
-    sw = None if weights is None else np.sqrt(np.asarray(weights, dtype=np.float64))
-    xw = x if sw is None else x * sw[:, None]
-    basis: list[NDArray] = []
-    kept: list[int] = []
-    for j in range(xw.shape[1]):
-        col = xw[:, j]
-        norm = float(np.linalg.norm(col))
-        r = col.copy()
-        if basis:
-            qk = np.column_stack(basis)
-            for _ in range(2):
-                r -= qk @ (qk.T @ r)
-        rn = float(np.linalg.norm(r))
-        if norm > 0 and rn >= tol * norm:
-            basis.append(r / rn)
-            kept.append(j)
-    kept_a = np.array(kept, dtype=np.intp)
-    aliased = np.setdiff1d(np.arange(xw.shape[1]), kept_a).astype(np.intp)
-    if kept:
-        q, _ = np.linalg.qr(xw[:, kept_a])
-    else:
-        q = np.zeros((xw.shape[0], 0))
-    return Design(q, kept_a, aliased, sw)
 
 
 @dataclass(frozen=True)

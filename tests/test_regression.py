@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 import boxcoxstat as bcs
-from boxcoxstat.regression import ResponseProfile, qr_design, solve_lambda
+from boxcoxstat.design import qr_design
+from boxcoxstat.regression import ResponseProfile, solve_lambda
 
 REF = json.loads((Path(__file__).parent / "reference" / "mass_lm_reference.json").read_text())
 MODELS = REF["models"]

@@ -12,12 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._validation import BoxCoxError, as_columns, check_option, normalize_family
+from .api_robust import fit_robust_columns
 from .bounds import lambda_bounds
 from .likelihood import llf_constant, nll_score
 from .mle import mle_lambda
 from .results import PowerTransformResult
 from .robust import METHODS as ROBUST_METHODS
-from .robust_results import fit_robust_columns
 from .sample import Sample
 
 __all__ = ["fit"]

@@ -23,11 +23,11 @@ would measure nothing but noise. Matrix columns use sigmas spread evenly over [0
 Each timing is the best of k calls of ``time.perf_counter``. Agreement per column: the
 difference ``|ours - peer| / max(1, |peer|)`` (relative above 1, absolute below: near lambda = 0
 a purely relative difference would only measure the peer's optimiser tolerance). The peer
-counts as *right* on a column when the profile NLL at its lambda (``boxcoxstat.likelihood.nll``)
-is within 1e-9 relative of the NLL at ours, and the target there is a difference <= 1e-6. Where
-the peer's NLL is worse the column is reported as "peer wrong", not as a failure; where *ours*
-is worse than the peer's by more than the same tolerance it is reported as a failure of
-boxcoxstat.
+counts as *right* on a column when the profile NLL at its lambda
+(``boxcoxstat.core.likelihood.nll``) is within 1e-9 relative of the NLL at ours, and the target
+there is a difference <= 1e-6. Where the peer's NLL is worse the column is reported as "peer
+wrong", not as a failure; where *ours* is worse than the peer's by more than the same tolerance
+it is reported as a failure of boxcoxstat.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def agreement(
     cols: Callable[[int], np.ndarray], ours: np.ndarray, peer: np.ndarray, family: str
 ) -> Agreement:
     """Compare lambdas column by column, deciding with the profile NLL who is right."""
-    from boxcoxstat.likelihood import nll
+    from boxcoxstat.core.likelihood import nll
 
     if ours.shape != peer.shape:
         raise ValueError(f"ours has {ours.size} lambdas, peer {peer.size}")

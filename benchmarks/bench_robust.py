@@ -27,7 +27,7 @@ from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
-from boxcoxstat.robust import robust_lambda
+from boxcoxstat.robust.estimators import robust_lambda
 
 CELLWISE_SECONDS = 2.1  # cellWise 2.5.3 transfo() on glass 180 x 500, reference machine
 

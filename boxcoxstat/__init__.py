@@ -5,16 +5,17 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 
 from __future__ import annotations
 
-from . import datasets, families, federated, likelihood
+from . import datasets, families, federated
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
-from .api_joint import fit_joint
-from .joint_results import JointLambdaTest, JointTransformResult
-from .results import LambdaTest, PowerTransformResult
-from .robust_results import RobustTransformResult
-from .sensitivity import SensitivityCurve, sensitivity_curve
-from .simulation import SimulationResult, simulate
-from .summary import Summary
+from .base.summary import Summary
+from .core import likelihood
+from .joint.model import fit_joint
+from .joint.results import JointLambdaTest, JointTransformResult
+from .robust.results import RobustTransformResult
+from .robust.sensitivity import SensitivityCurve, sensitivity_curve
+from .robust.simulation import SimulationResult, simulate
+from .univariate.results import LambdaTest, PowerTransformResult
 
 
 def __getattr__(name: str):
@@ -51,8 +52,8 @@ __all__ = [
 __version__ = "0.1.0"
 
 # Regression with a transformed response and formula transforms (issue 3).
-from .formula import bc, yj  # noqa: E402
-from .lm import lm  # noqa: E402
-from .lm_results import LmResult  # noqa: E402
+from .regression.formula import bc, yj  # noqa: E402
+from .regression.model import lm  # noqa: E402
+from .regression.results import LmResult  # noqa: E402
 
 __all__ += ["lm", "LmResult", "bc", "yj"]

@@ -12,13 +12,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._validation import BoxCoxError, as_columns, check_option, normalize_family
-from .api_robust import fit_robust_columns
-from .bounds import lambda_bounds
-from .likelihood import llf_constant, nll_score
-from .mle import mle_lambda
-from .results import PowerTransformResult
-from .robust import METHODS as ROBUST_METHODS
-from .sample import Sample
+from .core.bounds import lambda_bounds
+from .core.likelihood import llf_constant, nll_score
+from .core.mle import mle_lambda
+from .core.sample import Sample
+from .robust.estimators import METHODS as ROBUST_METHODS
+from .robust.model import fit_robust_columns
+from .univariate.results import PowerTransformResult
 
 __all__ = ["fit"]
 
@@ -91,9 +91,9 @@ def fit(
         Maximum likelihood, or a robust estimator of Raymaekers & Rousseeuw (2021):
         reweighted ML (``"rewml"``, computed as cellWise 2.5.3 ``transfo()``), Carroll's
         (1980) robustified ML, or maximum trimmed likelihood (``"mtl"``, fraction ``h``).
-        Robust fits return a :class:`~boxcoxstat.robust_results.RobustTransformResult`
+        Robust fits return a :class:`~boxcoxstat.robust.results.RobustTransformResult`
         with ``weights``, ``outliers``, ``cutoffs`` and ``standardized`` values; their
-        lambda refers to prestandardized data (see ``boxcoxstat.robust``).
+        lambda refers to prestandardized data (see ``boxcoxstat.robust.estimators``).
     ymax : float, optional
         Bound on the magnitude of transformed values. lambda is restricted to the interval
         where every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse, Xu & Cormode 2025); the
@@ -104,7 +104,7 @@ def fit(
     **tuning
         Robust methods only: tuning constants ``c``, ``quant``, ``nbsteps``, ``interval``,
         ``tol``, ``prestandardize``, ``rectify``, ``rectified``, ``h`` (see
-        :func:`boxcoxstat.robust.robust_lambda`).
+        :func:`boxcoxstat.robust.estimators.robust_lambda`).
 
     Returns
     -------

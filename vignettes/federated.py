@@ -31,8 +31,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import boxcoxstat as bcs  # noqa: E402
+from boxcoxstat.core.likelihood import score  # noqa: E402
 from boxcoxstat.federated.baselines import expsearch, naive_nll, naive_score  # noqa: E402
-from boxcoxstat.likelihood import score  # noqa: E402
 
 FIGDIR = Path(os.environ.get("BCS_FIGURE_DIR") or tempfile.mkdtemp(prefix="bcs-federated-"))
 FIGDIR.mkdir(parents=True, exist_ok=True)

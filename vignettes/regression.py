@@ -114,7 +114,7 @@ print(scores.round(1).to_string())
 
 # %%
 from boxcoxstat import bc  # noqa: E402,F401  (found by the formula in this scope)
-from boxcoxstat.formula import term_lambdas  # noqa: E402
+from boxcoxstat.regression.formula import term_lambdas  # noqa: E402
 
 sm_fit = smf.ols("np.log(SalePrice) ~ bc(GrLivArea) + bc(LotArea) + OverallQual", train).fit()
 print({k: round(v, 4) for k, v in term_lambdas(sm_fit).items()})

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .criteria import CRITERIA, get_criterion, ml_lambdas
+from .model import criterion_curves, linf_distance, tune
 from .results import TuningResult
 from .search import coordinate_search, grid_search, scalar_search
-from .tune import criterion_curves, linf_distance, tune
 
 __all__ = [
     "tune",

@@ -29,10 +29,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
+from ..core.likelihood import nll_score
+from ..core.mle import mle_lambda
+from ..core.sample import Sample
 from ..families import transform
-from ..likelihood import nll_score
-from ..mle import mle_lambda
-from ..sample import Sample
 
 __all__ = [
     "CRITERIA",

@@ -2,7 +2,7 @@
 
 Layer 6 (``classify``). The pipeline of Blum, Menon & Elgendi (Algorithms 2-3) and Bicego &
 Baldo (2016) as a scikit-learn estimator: min-max scaling into ``[1, 2]``, the Box-Cox
-transform with lambdas chosen by :func:`boxcoxstat.classify.tune` on the training data only,
+transform with lambdas chosen by :func:`boxcoxstat.classify.model` on the training data only,
 standard scaling, the classifier.
 """
 
@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..families import transform
-from .tune import scale_unit_range, tune
+from .model import scale_unit_range, tune
 
 __all__ = ["BoxCoxTunedClassifier"]
 
@@ -42,7 +42,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
     """Classifier on Box-Cox transformed features, lambdas tuned for that classifier.
 
     ``fit`` scales each feature into ``[1, 2]`` with the training minimum and maximum,
-    chooses lambdas with :func:`boxcoxstat.classify.tune` (by default the inner
+    chooses lambdas with :func:`boxcoxstat.classify.model` (by default the inner
     cross-validated score of ``classifier``, so only the data passed to ``fit`` decide them),
     transforms, standard-scales and fits a clone of ``classifier``. ``predict`` applies the
     same fitted steps. New values outside the training range are clipped to its ends (1 or
@@ -55,7 +55,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         ``None`` means ``LogisticRegression()``.
     mode : {"spherical", "diagonal", "full"}, default="full"
     criterion : str or callable, default="cv"
-        See :func:`boxcoxstat.classify.tune`. ``"train"`` (training accuracy, as in Blum et
+        See :func:`boxcoxstat.classify.model`. ``"train"`` (training accuracy, as in Blum et
         al.) is available but optimistic.
     search : {"iterative", "grid", "continuous"}, default="iterative"
     cv : int or splitter, default=5
@@ -64,7 +64,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         Inner scorer (``None``: the classifier's ``score``, i.e. accuracy).
     grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, random_state, n_jobs,
     progress :
-        Passed to :func:`boxcoxstat.classify.tune`.
+        Passed to :func:`boxcoxstat.classify.model`.
 
     Attributes
     ----------

@@ -1,7 +1,7 @@
-"""``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.tune` and how.
+"""``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.model` and how.
 
 Layer 6 (``classify``). Immutable; tables are labelled with pandas when asked for; text and
-HTML rendering goes through :class:`boxcoxstat.summary.Summary`, figures through
+HTML rendering goes through :class:`boxcoxstat.base.summary.Summary`, figures through
 :mod:`boxcoxstat.classify.plotting`.
 """
 
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from ..base.summary import Summary
 from ..families import transform
-from ..summary import Summary
 from .search import SearchOutcome
 
 __all__ = ["TuningResult"]
@@ -86,7 +86,7 @@ class TuningResult:
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scale ``X`` into ``[1, 2]`` with the training range (clipped) and transform it."""
-        from .tune import scale_unit_range
+        from .model import scale_unit_range
 
         Xs = scale_unit_range(X, self.data_min, self.data_max)
         return transform(Xs, self.lmbda, "boxcox")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from . import baselines
 from .client import Client
-from .coordinator import fit, nll_curve
 from .messages import Frame, MomentsReply, Request, SetupReport, SideStats, message_from_json
+from .model import fit, nll_curve
 from .server import Server
 
 __all__ = [

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError, normalize_family
-from ..sample import Side
+from ..core.sample import Side
 from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, local_moments, local_sides
 

@@ -19,9 +19,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, check_spread, normalize_family
-from ..likelihood import SideMoments, side_moments
-from ..results import PowerTransformResult
-from .coordinator import build_result
+from ..core.likelihood import SideMoments, side_moments
+from ..univariate.results import PowerTransformResult
+from .model import build_result
 from .protocol import GlobalFrame, global_nll_score, local_sides, tree_merge
 from .solver import Solution, curvature, inference, polish_start, solve
 

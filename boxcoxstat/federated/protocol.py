@@ -13,7 +13,7 @@ frame per side so their moments can be merged exactly (Chan, Golub & LeVeque 198
 Each client then sends the moments of ``phi = expm1(k (v - shift))/k`` of its own values
 (:func:`local_moments`); the server merges them side by side in a queue (Xu & Cormode 2025,
 Algorithm 1) and evaluates the profile NLL and its score from the merged moments with the
-foundation's :func:`~boxcoxstat.likelihood.nll_score_from_moments`, whose between-sides term
+foundation's :func:`~boxcoxstat.core.likelihood.nll_score_from_moments`, whose between-sides term
 is the stable form of the mean correction of Xu & Cormode's Algorithm 3 (lines 21-26).
 """
 
@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError
-from ..likelihood import SideMoments, choose_shift, merge_moments, nll_score_from_moments
-from ..sample import Side, _make_side
+from ..core.likelihood import SideMoments, choose_shift, merge_moments, nll_score_from_moments
+from ..core.sample import Side, _make_side
 from .messages import Frame, Request, SideStats
 
 __all__ = [
@@ -147,7 +147,7 @@ def local_moments(
     sides: tuple[Side | None, Side | None], req: Request
 ) -> tuple[SideStats | None, SideStats | None]:
     """A client's reply to ``req``: the moments of each side it holds."""
-    from ..likelihood import side_moments
+    from ..core.likelihood import side_moments
 
     lam = np.asarray(req.lmbda, dtype=np.float64)
     out: list[SideStats | None] = []

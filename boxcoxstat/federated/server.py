@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, check_spread
-from ..likelihood import SideMoments
+from ..core.likelihood import SideMoments
 from .messages import Frame, MomentsReply, Request, SetupReport, SideStats, finite
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
 

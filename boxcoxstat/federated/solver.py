@@ -36,7 +36,7 @@ from scipy import optimize as sopt
 from scipy import stats
 
 from .._validation import BoxCoxError
-from ..optimize import bracket_increasing, find_root
+from ..core.optimize import bracket_increasing, find_root
 
 __all__ = ["Solution", "solve", "inference", "curvature", "polish_start"]
 
@@ -175,7 +175,7 @@ def solve(
 
 
 def curvature(evaluate: Evaluate, lam: float) -> float:
-    """Observed information at ``lam`` in two rounds, as :func:`boxcoxstat.mle.curvature`:
+    """Observed information at ``lam`` in two rounds, as :func:`boxcoxstat.core.mle.curvature`:
     central differences of the score, Richardson-extrapolated."""
     scale = max(1.0, abs(lam))
     h0 = 1e-4 * scale
@@ -208,7 +208,7 @@ def inference(evaluate: Evaluate, lam: float, nll_hat: float,
               alpha: float = 0.05) -> dict[str, NDArray[np.float64]]:
     """Standard error, profile interval and LR statistics at 0 and 1, in a few batched rounds.
 
-    The same quantities as :mod:`boxcoxstat.inference`: the curvature from central
+    The same quantities as :mod:`boxcoxstat.core.inference`: the curvature from central
     differences of the score with Richardson extrapolation (2 rounds), the interval endpoints
     as roots of ``NLL(lambda) - NLL(hat) - chi2/2`` solved for both ends at once (one round
     per step), the NLL at 0 and 1 (1 round).

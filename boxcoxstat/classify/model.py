@@ -1,0 +1,267 @@
+"""``tune``: choose Box-Cox lambdas for classification (spherical, diagonal or full).
+
+Layer 6 (``classify``). The data are min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016;
+Blum, Menon & Elgendi, Algorithm 2), a criterion is chosen (:mod:`.criteria`) and a search
+(:mod:`.search`) maximises it over the lambda vector in one of three modes:
+
+* ``"spherical"``: one lambda for every feature (Bicego & Baldo 2016, eq. 3);
+* ``"diagonal"``: one lambda per feature, each chosen alone on its own column (eq. 4; Blum et
+  al., eq. 1);
+* ``"full"``: the whole vector jointly (Blum et al., eq. 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import BoxCoxError, check_option
+from .criteria import Criterion, get_criterion, ml_lambdas
+from .results import TuningResult
+from .search import (
+    SearchOutcome,
+    coordinate_search,
+    default_grid,
+    grid_search,
+    scalar_search,
+)
+
+__all__ = ["tune", "scale_unit_range", "criterion_curves", "linf_distance"]
+
+MODES = ("spherical", "diagonal", "full")
+SEARCHES = ("iterative", "grid", "continuous")
+
+
+def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]]:
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    Xa = np.asarray(X, dtype=np.float64)
+    if Xa.ndim != 2:
+        raise BoxCoxError(f"X must be a 2-D array (n_samples, n_features), got {Xa.ndim}-D")
+    ya = np.asarray(y).reshape(-1)
+    if ya.shape[0] != Xa.shape[0]:
+        raise BoxCoxError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} labels")
+    if not np.all(np.isfinite(Xa)):
+        raise BoxCoxError("X contains NaN or infinite values; impute or drop them first")
+    if np.unique(ya).size < 2:
+        raise BoxCoxError("y has only one class; tuning lambda for classification needs at "
+                          "least two classes")
+    return Xa, ya, names or [f"x{j}" for j in range(Xa.shape[1])]
+
+
+def scale_unit_range(
+    X: ArrayLike, low: ArrayLike, high: ArrayLike, *, clip: bool = True
+) -> NDArray[np.float64]:
+    """Map ``[low, high]`` of each column onto ``[1, 2]``; clip values outside into it.
+
+    Constant columns (``high == low``) map to 1. With ``clip=True`` values beyond the
+    training range are set to the nearest end (1 or 2), which keeps every Box-Cox power
+    finite and positive; with ``clip=False`` they are left alone (values <= 0 then fail).
+
+    Examples
+    --------
+    >>> from boxcoxstat.classify.model import scale_unit_range
+    >>> scale_unit_range([[0.0], [5.0], [10.0], [12.0]], [0.0], [10.0]).ravel().tolist()
+    [1.0, 1.5, 2.0, 2.0]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    lo = np.asarray(low, dtype=np.float64)
+    span = np.asarray(high, dtype=np.float64) - lo
+    out = 1.0 + (X - lo) / np.where(span > 0, span, 1.0)
+    out = np.where(span > 0, out, 1.0)
+    return np.clip(out, 1.0, 2.0) if clip else out
+
+
+def _search_vector(
+    evaluate: Callable[[NDArray[np.float64]], float], p: int, start: NDArray[np.float64],
+    search: str, opts: dict[str, Any],
+) -> SearchOutcome:
+    if search == "grid":
+        return grid_search(evaluate, p, grid=opts["grid"], n_jobs=opts["n_jobs"],
+                           progress=opts["progress"])
+    if search == "continuous":
+        if p != 1:
+            raise BoxCoxError("search='continuous' optimises one lambda; use it with "
+                              "mode='spherical' or 'diagonal'")
+        g = opts["grid"]
+        return scalar_search(lambda v: evaluate(np.array([v])), bounds=(g.min(), g.max()))
+    return coordinate_search(
+        evaluate, start, grid=opts["grid"], epochs=opts["epochs"],
+        shift_epoch=opts["shift_epoch"], shuffle_epoch=opts["shuffle_epoch"],
+        finer_epoch=opts["finer_epoch"], random_state=opts["random_state"],
+        n_jobs=opts["n_jobs"], progress=opts["progress"])
+
+
+def tune(
+    X: Any,
+    y: Any,
+    classifier: Any = None,
+    *,
+    mode: Literal["spherical", "diagonal", "full"] = "full",
+    criterion: str | Callable[..., float] | Criterion = "cv",
+    search: Literal["iterative", "grid", "continuous"] = "iterative",
+    cv: Any = 5,
+    scoring: Any = None,
+    grid: ArrayLike | None = None,
+    epochs: int = 4,
+    shift_epoch: int | None = None,
+    shuffle_epoch: int | None = None,
+    finer_epoch: int | None = None,
+    start: ArrayLike | Literal["ml"] = "ml",
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> TuningResult:
+    """Choose Box-Cox lambdas that make a classification problem easy.
+
+    Parameters
+    ----------
+    X : array_like or DataFrame of shape (n_samples, n_features)
+        Features (any real values: they are min-max scaled into ``[1, 2]`` first).
+    y : array_like of shape (n_samples,)
+        Class labels.
+    classifier : scikit-learn classifier, default=None
+        Needed by ``criterion="cv"`` (the default) and ``"train"``.
+    mode : {"spherical", "diagonal", "full"}, default="full"
+    criterion : str or callable, default="cv"
+        ``"ml"``, ``"pcml"``, ``"fisher"``, ``"margin"``, ``"cv"`` (cross-validated score of
+        ``classifier``), ``"train"`` (its training score, as in Blum et al.) or a callable
+        ``f(X_scaled, y, lmbda) -> float``; larger is better.
+    search : {"iterative", "grid", "continuous"}, default="iterative"
+        Coordinate search, exhaustive grid, or (one lambda only) continuous 1-D optimiser.
+    cv, scoring : inner cross-validation folds and scorer of ``criterion="cv"``.
+    grid : array_like, default=None
+        Candidate lambdas per direction (default ``-5, -4, ..., 5``); its range bounds the
+        continuous search.
+    epochs, shift_epoch, shuffle_epoch, finer_epoch :
+        Options of the iterative search (see :func:`.search.coordinate_search`).
+    start : "ml" or array_like, default="ml"
+        Start of the iterative search: the per-feature ML lambdas (clipped to the grid's
+        range), or a vector.
+    random_state : int, default=None
+        Seeds the inner folds and the Shift / Shuffle options.
+    n_jobs : int, default=None
+        Parallel evaluations (joblib).
+    progress : bool, default=False
+        tqdm progress bar.
+
+    Returns
+    -------
+    TuningResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import boxcoxstat as bcs
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.exp(rng.normal(size=(80, 2)))
+    >>> y = (X[:, 0] > 1.5).astype(int)
+    >>> res = bcs.classify.tune(X, y, mode="spherical", criterion="fisher",
+    ...                         search="continuous")
+    >>> res.lmbda.shape, res.score >= res.baseline
+    ((2,), True)
+    """
+    Xa, ya, names = _as_xy(X, y)
+    mode = check_option("mode", mode, MODES)
+    search = check_option("search", search, SEARCHES)
+    crit = get_criterion(criterion, classifier=classifier, cv=cv, scoring=scoring,
+                         random_state=random_state)
+    low, high = Xa.min(axis=0), Xa.max(axis=0)
+    Xs = scale_unit_range(Xa, low, high)
+    g = default_grid() if grid is None else np.asarray(grid, dtype=np.float64).reshape(-1)
+    p = Xs.shape[1]
+    ml = ml_lambdas(Xs)
+    if isinstance(start, str):
+        if start != "ml":
+            raise BoxCoxError(f"start must be 'ml' or a vector of {p} lambdas, got {start!r}")
+        g0 = np.clip(ml, g.min(), g.max())
+    else:
+        g0 = np.asarray(start, dtype=np.float64).reshape(-1)
+        if g0.size != p:
+            raise BoxCoxError(f"start has {g0.size} values but X has {p} features")
+    opts = {"grid": g, "epochs": epochs, "shift_epoch": shift_epoch,
+            "shuffle_epoch": shuffle_epoch, "finer_epoch": finer_epoch,
+            "random_state": random_state, "n_jobs": n_jobs, "progress": progress}
+    outcomes: list[SearchOutcome] = []
+    if mode == "full":
+        out = _search_vector(lambda lam: crit(Xs, ya, lam), p, g0, search, opts)
+        lam = out.lmbda
+        outcomes.append(out)
+    elif mode == "spherical":
+        out = _search_vector(lambda lam: crit(Xs, ya, np.full(p, lam[0])), 1,
+                             np.array([np.median(g0)]), search, opts)
+        lam = np.full(p, out.lmbda[0])
+        outcomes.append(out)
+    else:
+        lam = np.empty(p)
+        for j in range(p):
+            col = Xs[:, [j]]
+            def on_column(v: NDArray[np.float64], c: NDArray[np.float64] = col) -> float:
+                return crit(c, ya, v)
+
+            out = _search_vector(on_column, 1, g0[[j]], search, opts)
+            lam[j] = out.lmbda[0]
+            outcomes.append(out)
+    return TuningResult(
+        lmbda=lam, feature_names=tuple(names), criterion=crit.name, mode=mode,
+        search=search, baseline=crit(Xs, ya, np.ones(p)), score=crit(Xs, ya, lam),
+        ml_lmbda=ml, outcomes=tuple(outcomes), data_min=low, data_max=high,
+        grid=g, nobs=Xs.shape[0])
+
+
+def criterion_curves(
+    X: Any,
+    y: Any,
+    criteria: tuple[str | Callable[..., float], ...] = ("ml", "pcml", "fisher"),
+    *,
+    lmbda: ArrayLike | None = None,
+    classifier: Any = None,
+    cv: Any = 5,
+    random_state: int | None = None,
+) -> pd.DataFrame:
+    """Each criterion as a function of one spherical lambda (Bicego & Baldo 2016, Figs 4-6).
+
+    Returns a DataFrame indexed by ``lmbda`` (default ``-5, -4.9, ..., 5``) with one column
+    per criterion; :func:`linf_distance` compares two columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.classify import criterion_curves
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.exp(rng.normal(size=(60, 2)))
+    >>> y = np.repeat([0, 1], 30)
+    >>> criterion_curves(X, y, lmbda=[-1, 0, 1]).shape
+    (3, 3)
+    """
+    Xa, ya, _ = _as_xy(X, y)
+    Xs = scale_unit_range(Xa, Xa.min(axis=0), Xa.max(axis=0))
+    grid = np.round(np.arange(-5.0, 5.0 + 1e-9, 0.1), 10) if lmbda is None else (
+        np.asarray(lmbda, dtype=np.float64).reshape(-1))
+    out = {}
+    for c in criteria:
+        crit = get_criterion(c, classifier=classifier, cv=cv, random_state=random_state)
+        out[crit.name] = [crit(Xs, ya, np.full(Xs.shape[1], v)) for v in grid]
+    return pd.DataFrame(out, index=pd.Index(grid, name="lmbda"))
+
+
+def linf_distance(a: ArrayLike, b: ArrayLike) -> float:
+    """L-infinity distance between two curves after normalising each to ``[0, 1]``.
+
+    Bicego & Baldo (2016), eq. 13 and Table 5. A constant curve normalises to zeros.
+
+    Examples
+    --------
+    >>> from boxcoxstat.classify import linf_distance
+    >>> linf_distance([0, 1, 2], [10, 30, 20])
+    0.5
+    """
+    def norm(v: ArrayLike) -> NDArray[np.float64]:
+        v = np.asarray(v, dtype=np.float64)
+        span = v.max() - v.min()
+        return (v - v.min()) / span if span > 0 else np.zeros_like(v)
+
+    return float(np.max(np.abs(norm(a) - norm(b))))

@@ -1,0 +1,95 @@
+"""The design of a linear model: an orthonormal basis with R's rule for aliased columns.
+
+Layer 2 (pure NumPy). ``qr_design`` factorises a (weighted) design once, as R's ``lm`` does,
+and is shared by the response power of a linear model (``regression.py``) and the joint power
+of several columns around a design (``joint.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import BoxCoxError
+
+__all__ = ["Design", "qr_design", "R_TOLERANCE"]
+
+R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
+
+
+@dataclass(frozen=True)
+class Design:
+    """An orthonormal basis of the weighted design's column space.
+
+    ``q`` (n, rank) spans ``sqrt(w) X[:, kept]``; ``kept`` and ``aliased`` are column positions
+    (aliased ones are linear combinations of earlier columns, as R's ``lm`` reports them);
+    ``sw`` holds ``sqrt(w)`` (``None`` without weights).
+    """
+
+    q: NDArray[np.float64]
+    kept: NDArray[np.intp]
+    aliased: NDArray[np.intp]
+    sw: NDArray[np.float64] | None
+
+    @property
+    def nobs(self) -> int:
+        return int(self.q.shape[0])
+
+    @property
+    def rank(self) -> int:
+        return int(self.q.shape[1])
+
+    def resid(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Weighted residuals ``sqrt(w) u - P sqrt(w) u`` of each column of ``u``."""
+        r = u if self.sw is None else u * (self.sw if u.ndim == 1 else self.sw[:, None])
+        for _ in range(2):  # twice is enough (Kahan's "twice is enough" re-orthogonalisation)
+            r = r - self.q @ (self.q.T @ r)
+        return r
+
+
+def qr_design(
+    x: ArrayLike, weights: ArrayLike | None = None, *, tol: float = R_TOLERANCE
+) -> Design:
+    """Factorise the weighted design as R's ``lm`` does, dropping aliased columns.
+
+    Columns are taken in order; one whose part orthogonal to the columns kept so far is
+    below ``tol`` times its own norm is aliased (the rule of LINPACK's ``dqrdc2`` that
+    ``lm.fit`` uses).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.response import qr_design
+    >>> x = np.column_stack([np.ones(5), np.arange(5.0), 2 * np.arange(5.0)])
+    >>> d = qr_design(x)
+    >>> d.kept.tolist(), d.aliased.tolist()
+    ([0, 1], [2])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise BoxCoxError("the design matrix must be 2-D")
+    sw = None if weights is None else np.sqrt(np.asarray(weights, dtype=np.float64))
+    xw = x if sw is None else x * sw[:, None]
+    basis: list[NDArray] = []
+    kept: list[int] = []
+    for j in range(xw.shape[1]):
+        col = xw[:, j]
+        norm = float(np.linalg.norm(col))
+        r = col.copy()
+        if basis:
+            qk = np.column_stack(basis)
+            for _ in range(2):
+                r -= qk @ (qk.T @ r)
+        rn = float(np.linalg.norm(r))
+        if norm > 0 and rn >= tol * norm:
+            basis.append(r / rn)
+            kept.append(j)
+    kept_a = np.array(kept, dtype=np.intp)
+    aliased = np.setdiff1d(np.arange(xw.shape[1]), kept_a).astype(np.intp)
+    if kept:
+        q, _ = np.linalg.qr(xw[:, kept_a])
+    else:
+        q = np.zeros((xw.shape[0], 0))
+    return Design(q, kept_a, aliased, sw)

@@ -1,0 +1,241 @@
+"""Data prepared for the likelihood: each column's values as log-ratios to a reference.
+
+Layer 2. A power transform only ever sees positive bases: ``b = x`` for Box-Cox, ``1 + x`` for
+the x >= 0 side and ``1 - x`` for the x < 0 side of Yeo-Johnson data. Each base is stored once as
+``v = log(b / b_ref)`` relative to the side's median, computed with ``log1p`` of the exact
+difference so tightly clustered data keep every digit (Xu & Cormode 2025 lose them by taking
+logs first). The likelihood (``likelihood.py``) works only with these log-ratios.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._validation import normalize_family
+
+__all__ = ["Side", "Sample"]
+
+
+@dataclass(frozen=True)
+class Side:
+    """Positive bases ``b`` of one side of the data, as log-ratios to a reference.
+
+    Box-Cox data form one side (b = x); Yeo-Johnson data have a side for x >= 0 (b = 1 + x)
+    and one for x < 0 (b = 1 - x, exponent 2 - lambda, transformed values negated).
+
+    Attributes
+    ----------
+    log_ref : ndarray (p,)
+        ``log b_ref`` per column.
+    v : ndarray (n, p)
+        ``log(b / b_ref)``; 0 where the weight is 0.
+    w : ndarray (n, p) or None
+        Weights; ``None`` means every entry has weight 1.
+    negative : bool
+        True for the Yeo-Johnson x < 0 side.
+    """
+
+    log_ref: NDArray[np.float64]
+    v: NDArray[np.float64]
+    w: NDArray[np.float64] | None
+    negative: bool
+
+    @cached_property
+    def wsum(self) -> NDArray[np.float64]:
+        if self.w is None:
+            return np.full(self.v.shape[1], float(self.v.shape[0]))
+        return self.w.sum(axis=0)
+
+    def columns(self, idx: NDArray[np.intp]) -> Side:
+        return replace(
+            self,
+            log_ref=self.log_ref[idx],
+            v=self.v[:, idx],
+            w=None if self.w is None else self.w[:, idx],
+        )
+
+    @cached_property
+    def vrange(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Smallest and largest log-ratio per column (over entries with positive weight)."""
+        if self.w is None:
+            return self.v.min(axis=0), self.v.max(axis=0)
+        on = self.w > 0
+        vmin = np.where(on, self.v, np.inf).min(axis=0)
+        vmax = np.where(on, self.v, -np.inf).max(axis=0)
+        empty = ~on.any(axis=0)
+        return np.where(empty, 0.0, vmin), np.where(empty, 0.0, vmax)
+
+
+def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
+    """``log(b / b_ref)`` for bases ``b = x`` ("bc"), ``1 + x`` ("pos") or ``1 - x`` ("neg").
+
+    ``log1p((b - b_ref) / b_ref)`` with the difference formed from ``x`` keeps every digit of
+    values near the reference; values beyond a factor of 2 from it use ``log b - log b_ref``,
+    which cannot overflow. Computed in row blocks so no large temporary is allocated.
+    """
+    sign = -1.0 if kind == "neg" else 1.0
+    one = 0.0 if kind == "bc" else 1.0
+    ref = one + sign * ref_x
+    v = np.empty_like(x)
+    rows = max(1, (1 << 16) // max(1, x.shape[1]))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in range(0, x.shape[0], rows):
+            xb = x[i : i + rows]
+            rel = sign * (xb - ref_x) / ref
+            out = np.log1p(rel, out=v[i : i + rows])
+            far = np.nonzero(~((rel >= -0.5) & (rel <= 1.0)))
+            if far[0].size:
+                base = one + sign * xb[far]
+                out[far] = np.log(base) - np.log(np.broadcast_to(ref, xb.shape)[far])
+    return v
+
+
+def _make_side(
+    x: NDArray, ref_x: NDArray, kind: str, mask: NDArray | None, w: NDArray | None
+) -> Side:
+    """A side from values ``x`` (n, p), the reference value ``ref_x`` (p,) and its kind."""
+    v = _log_ratios(x, ref_x, kind)
+    wm: NDArray[np.float64] | None = w
+    if mask is not None:
+        v[~mask] = 0.0
+        wm = mask.astype(np.float64) if w is None else np.where(mask, w, 0.0)
+    if kind == "bc":
+        log_ref = np.log(ref_x)
+    else:
+        log_ref = np.log1p(-ref_x) if kind == "neg" else np.log1p(ref_x)
+    return Side(log_ref, v, wm, kind == "neg")
+
+
+def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
+    """Median of each column over ``mask`` (NaN for a column with nothing selected).
+
+    The middle pair is averaged as ``lo/2 + hi/2``, which cannot overflow for values near
+    the largest float (``np.median`` forms ``lo + hi`` first).
+    """
+    if mask is None:
+        srt = np.sort(x, axis=0)
+        cnt = np.full(x.shape[1], x.shape[0])
+    else:
+        srt = np.sort(np.where(mask, x, np.inf), axis=0)
+        cnt = mask.sum(axis=0)
+    lo = np.take_along_axis(srt, np.maximum((cnt - 1) // 2, 0)[None, :], axis=0)[0]
+    hi = np.take_along_axis(srt, np.maximum(cnt // 2, 0)[None, :], axis=0)[0]
+    return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
+
+
+def _compact(
+    x: NDArray, mask: NDArray, w: NDArray | None
+) -> tuple[NDArray, NDArray | None, NDArray | None]:
+    """Move each column's selected entries to the top and drop rows no column needs.
+
+    Returns the compacted values, their mask (``None`` when every entry is selected) and
+    weights, so a Yeo-Johnson side costs as many rows as it has values, not ``n``.
+    """
+    if mask.all():
+        return x, None, w
+    if x.shape[1] == 1:
+        sel = mask[:, 0]
+        return x[sel], None, None if w is None else w[sel]
+    order = np.argsort(~mask, axis=0, kind="stable")
+    rows = int(mask.sum(axis=0).max())
+    order = order[:rows]
+    xc = np.take_along_axis(x, order, axis=0)
+    mc = np.take_along_axis(mask, order, axis=0)
+    wc = None if w is None else np.take_along_axis(w, order, axis=0)
+    return xc, (None if mc.all() else mc), wc
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Data prepared for likelihood evaluation: one or two sides per column.
+
+    Build with :meth:`from_array`. ``pos`` holds Box-Cox data or Yeo-Johnson x >= 0, ``neg``
+    Yeo-Johnson x < 0 (``None`` when no column has negatives).
+    """
+
+    family: str
+    pos: Side | None
+    neg: Side | None
+
+    @classmethod
+    def from_array(
+        cls, x: ArrayLike, family: str = "boxcox", weights: ArrayLike | None = None
+    ) -> Sample:
+        """Prepare a 1-D sample or an (n, p) matrix (NaN = missing, dropped per column).
+
+        ``weights`` is a length-n vector (the same for every column) or an (n, p) matrix.
+        The data are assumed validated (see ``_validation.as_columns``).
+        """
+        family = normalize_family(family, allow_auto=False)
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim == 1:
+            x = x[:, None]
+        w = None
+        if weights is not None:
+            w = np.asarray(weights, dtype=np.float64)
+            w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, x.shape).copy()
+        nan = np.isnan(x)
+        present = None if not nan.any() else ~nan
+        xs = np.where(nan, 1.0, x) if present is not None else x
+        if family == "boxcox":
+            ref = _masked_median(xs, present)
+            return cls(family, _make_side(xs, ref, "bc", present, w), None)
+        nonneg = xs >= 0
+        pmask = nonneg if present is None else nonneg & present
+        nmask = ~nonneg if present is None else ~nonneg & present
+        pos: Side | None = None
+        neg: Side | None = None
+        if pmask.any():
+            xp, mp_, wp = _compact(xs, pmask, w)
+            ref = _masked_median(xp, mp_)
+            ref = np.where(np.isnan(ref), 0.0, ref)
+            pos = _make_side(xp, ref, "pos", mp_, wp)
+        if nmask.any():
+            xn, mn, wn = _compact(xs, nmask, w)
+            ref = _masked_median(xn, mn)
+            ref = np.where(np.isnan(ref), -1.0, ref)
+            neg = _make_side(xn, ref, "neg", mn, wn)
+        return cls(family, pos, neg)
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        """The sides that hold data (one or two)."""
+        return tuple(s for s in (self.pos, self.neg) if s is not None)
+
+    @property
+    def ncols(self) -> int:
+        return self.sides[0].v.shape[1]
+
+    def columns(self, idx: NDArray[np.intp]) -> Sample:
+        """The sample restricted to columns ``idx``."""
+        if len(idx) == self.ncols and np.array_equal(idx, np.arange(self.ncols)):
+            return self
+        return Sample(
+            self.family,
+            None if self.pos is None else self.pos.columns(idx),
+            None if self.neg is None else self.neg.columns(idx),
+        )
+
+    @property
+    def nrows(self) -> int:
+        """Rows of the larger side (the work per evaluation scales with it)."""
+        return max(side.v.shape[0] for side in self.sides)
+
+    def every(self, step: int) -> Sample:
+        """A systematic subsample (every ``step``-th row), in the same reference frame."""
+
+        def sub(side: Side | None) -> Side | None:
+            if side is None:
+                return None
+            w = None if side.w is None else side.w[::step]
+            return replace(side, v=side.v[::step], w=w)
+
+        return Sample(self.family, sub(self.pos), sub(self.neg))
+
+    def nobs(self) -> NDArray[np.float64]:
+        """Total weight per column."""
+        return np.sum([side.wsum for side in self.sides], axis=0)

@@ -1,0 +1,179 @@
+"""What users call for a joint (multivariate) power: ``fit_joint``.
+
+Layer 6. Turns a DataFrame, a column list and a one-sided design formula into complete rows,
+a design basis and a ``JointProblem``, fits it and wraps the result.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._validation import BoxCoxError, as_columns, check_option, normalize_family, to_matrix
+from ..core.joint import JointProblem, design_basis, fit_joint_lambda
+from ..regression.formula import design_variables, one_sided_design
+from .results import JointTransformResult
+
+__all__ = ["fit_joint"]
+
+
+def _design_text(design: str | None) -> str:
+    if design is None:
+        return "~ 1"
+    if not isinstance(design, str):
+        raise BoxCoxError(f"design must be a formula string like '~ group', got {design!r}")
+    text = design.strip()
+    if not text.startswith("~"):
+        raise BoxCoxError(
+            f"design {design!r} must be one-sided, starting with '~' (for example '~ group'); "
+            "the transformed columns are given by `columns`"
+        )
+    return text
+
+
+def fit_joint(
+    data: Any,
+    columns: Sequence[str] | None = None,
+    *,
+    family: Literal["boxcox", "yeojohnson"] = "boxcox",
+    design: str | None = None,
+    missing: Literal["drop", "raise"] = "drop",
+) -> JointTransformResult:
+    """Estimate one power per column jointly, towards multivariate normality.
+
+    The powers maximise the multivariate normal likelihood of the transformed columns around
+    a linear model in ``design`` (profiling out its coefficients and the covariance), as R's
+    ``car::powerTransform(cbind(y1, y2, ...) ~ design)`` does (Fox & Weisberg 2019). This is
+    a separate function, not an option of :func:`boxcoxstat.fit`, because it returns a
+    different kind of result (one vector of powers with a joint covariance and joint tests,
+    rows dropped together) and a function's return type should not depend on an option.
+
+    Parameters
+    ----------
+    data : pandas DataFrame or 2-D array_like
+        The columns to transform and the design variables. Never modified.
+    columns : sequence of str, optional
+        Columns to transform. Default: every column of ``data`` not used by ``design``.
+    family : {"boxcox", "yeojohnson"}, default="boxcox"
+        One family for all columns.
+    design : str, optional
+        One-sided patsy formula evaluated on ``data`` (for example ``"~ group"`` or
+        ``"~ x + C(g)"``); ``None`` means ``"~ 1"``. It must keep the intercept. The
+        transformed columns are taken as multivariate normal with mean depending on it.
+    missing : {"drop", "raise"}, default="drop"
+        Rows with a missing value in any transformed column or design variable are dropped
+        (and counted in ``n_missing``), or refused.
+
+    Returns
+    -------
+    JointTransformResult
+
+    Raises
+    ------
+    BoxCoxError
+        Unknown column or design name, non-numeric columns, Box-Cox with values <= 0 (the
+        column is named), missing values under ``missing="raise"``, a design without
+        intercept, or too few rows (more rows than columns + design rank are needed).
+
+    Notes
+    -----
+    The negative log-likelihood ``n/2 log det Sigma_hat(lambda) - sum_j (lambda_j - 1)
+    sum_i log J_ij`` is evaluated on scaled columns with a QR log-determinant and minimised
+    with its analytic gradient (BFGS from the per-column MLEs, then Newton steps), so the
+    estimate is exact to about 1e-10. Standard errors come from the observed information
+    (Richardson-extrapolated differences of the gradient). See :mod:`boxcoxstat.core.joint`.
+
+    References
+    ----------
+    Andrews, D. F., Gnanadesikan, R. and Warner, J. L. (1971). Biometrics 27, 825-840.
+    Velilla, S. (1993). Statistics & Probability Letters 17, 259-263.
+    Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
+
+    Examples
+    --------
+    >>> import boxcoxstat as bcs
+    >>> hw = bcs.datasets.load("highway1")
+    >>> r = bcs.fit_joint(hw, ["len", "adt", "trks", "sigs1"], design="~ htype")
+    >>> r.lmbda.round(4)
+    len      0.1451
+    adt      0.2396
+    trks    -0.7336
+    sigs1   -0.2959
+    Name: lmbda, dtype: float64
+    >>> round(r.test(0).statistic, 4), r.test(0).df
+    (13.1339, 4)
+    """
+    fam = normalize_family(family, allow_auto=False)
+    check_option("missing", missing, ("drop", "raise"))
+    text = _design_text(design)
+    if isinstance(data, pd.DataFrame):
+        frame = data
+    else:
+        if design is not None:
+            raise BoxCoxError("a design formula needs a DataFrame with named columns")
+        values, names, _, _ = to_matrix(data)
+        frame = pd.DataFrame(values, columns=names)
+    labels = frame.index
+    frame = frame.copy(deep=False).reset_index(drop=True)
+    frame.columns = [str(c) for c in frame.columns]
+    if columns is None:
+        used = design_variables(text, frame)
+        cols = [c for c in frame.columns if c not in used]
+    else:
+        if isinstance(columns, str):
+            columns = [columns]
+        cols = [str(c) for c in columns]
+        absent = [c for c in cols if c not in frame.columns]
+        if absent:
+            raise BoxCoxError(
+                f"no column(s) {absent} in the data; the columns are {list(frame.columns)}"
+            )
+        if len(set(cols)) != len(cols):
+            raise BoxCoxError(f"columns {cols} lists a column twice")
+    if not cols:
+        raise BoxCoxError("no columns to transform")
+    y_all, _, _, _ = to_matrix(frame[cols])
+    y_missing = np.isnan(y_all).any(axis=1)
+    if missing == "raise" and y_missing.any():
+        bad = [c for j, c in enumerate(cols) if np.isnan(y_all[:, j]).any()]
+        raise BoxCoxError(f"missing values in column(s) {bad}; drop them or use missing='drop'")
+    xdf = one_sided_design(text, frame, missing)
+    rows = xdf.index.to_numpy()  # positions: the frame's index was reset above
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[rows] = True
+    rows_x = np.zeros(len(frame), dtype=np.intp)
+    rows_x[rows] = np.arange(len(rows))
+    keep &= ~y_missing
+    y = y_all[keep]
+    x = xdf.to_numpy(dtype=np.float64)[rows_x[keep]]
+    n, p = y.shape
+    n_missing = int(len(frame) - n)
+    # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
+    as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]), family=fam, missing="raise")
+    basis = design_basis(x) if n > 0 else np.zeros((0, 0))
+    rank = basis.shape[1]
+    if n <= p + rank:
+        raise BoxCoxError(
+            f"{n} complete rows are too few for {p} columns and a design of rank {rank}: "
+            f"need more than {p + rank}"
+        )
+    y.setflags(write=False)
+    problem = JointProblem(y, fam, basis)
+    sol = fit_joint_lambda(problem)
+    try:
+        cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)
+    except np.linalg.LinAlgError:
+        cov = np.full((p, p), np.nan)
+    if not sol.converged:
+        warnings.warn("the joint lambda did not converge (the likelihood may be flat or "
+                      "unbounded); treat the estimates with caution", RuntimeWarning,
+                      stacklevel=2)
+    return JointTransformResult(
+        names=tuple(cols), family=fam, design=text, lmbda_values=sol.lmbda,
+        cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing, design_rank=rank,
+        converged=sol.converged, start_values=sol.start, problem=problem,
+    )

@@ -1,0 +1,349 @@
+"""Formulas: ``bc(x)`` / ``yj(x)`` predictor transforms and design matrices (all patsy here).
+
+Layer 4. ``bc`` and ``yj`` are patsy stateful transforms: when a design is built, the power
+of the variable is estimated once by marginal maximum likelihood on the data the design is
+built from (``mle.py``), remembered, and applied unchanged to new data (``predict``). They
+work in :func:`boxcoxstat.lm` and in statsmodels' own formula API::
+
+    import statsmodels.formula.api as smf
+    from boxcoxstat import bc
+    fit = smf.ols("y ~ bc(x)", data=train).fit()
+    fit.predict(test)          # uses the power learned on train
+
+``bc(x, lmbda=0.5)`` fixes the power. :func:`term_lambdas` reads the fitted powers from a
+design or a fitted statsmodels model (``term_lambdas(fit)``). Every other module talks to patsy
+only through this one (patsy's own README names formulaic as its successor; keeping the
+engine in one place keeps a switch cheap).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import patsy
+from numpy.typing import NDArray
+
+from .. import families
+from .._validation import BoxCoxError, TransformOverflowError, check_spread
+from ..core.mle import mle_lambda
+from ..core.sample import Sample
+
+__all__ = [
+    "bc",
+    "yj",
+    "term_lambdas",
+    "ModelFrame",
+    "model_frame",
+    "new_design",
+    "design_variables",
+    "one_sided_design",
+    "caller_environment",
+]
+
+
+class _PowerTerm:
+    """State of one ``bc(x)`` / ``yj(x)`` term: the data seen while memorising, then lambda."""
+
+    family = "boxcox"
+
+    def __init__(self) -> None:
+        self._chunks: list[NDArray[np.float64]] = []
+        self.lmbda: float | None = None
+        self.fixed = False
+
+    def memorize_chunk(self, x: Any, lmbda: float | None = None) -> None:
+        if lmbda is not None:
+            self.lmbda, self.fixed = float(lmbda), True
+            return
+        self._chunks.append(np.asarray(x, dtype=np.float64).reshape(-1))
+
+    def memorize_finish(self, lmbda: float | None = None) -> None:
+        if lmbda is not None or self.fixed:
+            self.lmbda = float(lmbda) if lmbda is not None else self.lmbda
+            self.fixed = True
+            return
+        x = np.concatenate(self._chunks) if self._chunks else np.empty(0)
+        self._chunks = []
+        x = x[~np.isnan(x)]
+        name = "bc()" if self.family == "boxcox" else "yj()"
+        if x.size < 3:
+            raise BoxCoxError(f"{name} needs at least 3 non-missing values to estimate a power")
+        if self.family == "boxcox" and np.any(x <= 0):
+            raise BoxCoxError(
+                f"{name}: Box-Cox requires strictly positive values, but {int(np.sum(x <= 0))} "
+                "are <= 0; use yj() or shift the variable"
+            )
+        check_spread(x, name, self.family)
+        sol = mle_lambda(Sample.from_array(x, self.family))
+        self.lmbda = float(sol.lmbda[0])
+
+    def transform(self, x: Any, lmbda: float | None = None) -> Any:
+        if self.lmbda is None:
+            raise BoxCoxError("the power of this term has not been estimated yet")
+        values = np.asarray(x, dtype=np.float64)
+        ok = ~np.isnan(values)
+        out = np.full(values.shape, np.nan)
+        if self.family == "boxcox" and np.any(values[ok] <= 0):
+            raise BoxCoxError("bc(): Box-Cox requires strictly positive values (new data has "
+                              "values <= 0)")
+        try:
+            out[ok] = families.transform(values[ok], self.lmbda, self.family)
+        except TransformOverflowError as err:
+            raise TransformOverflowError(f"bc()/yj() term: {err}") from None
+        if isinstance(x, pd.Series):
+            return pd.Series(out, index=x.index, name=x.name)
+        return out
+
+
+class _BoxCoxTerm(_PowerTerm):
+    family = "boxcox"
+
+
+class _YeoJohnsonTerm(_PowerTerm):
+    family = "yeojohnson"
+
+
+bc = patsy.stateful_transform(_BoxCoxTerm)
+bc.__doc__ = """Box-Cox transform of a predictor inside a formula, its power learned once.
+
+Parameters
+----------
+x : array_like
+    A strictly positive variable.
+lmbda : float, optional
+    Fix the power instead of estimating it by maximum likelihood.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd, statsmodels.formula.api as smf
+>>> from boxcoxstat import bc
+>>> from boxcoxstat.regression.formula import term_lambdas
+>>> rng = np.random.default_rng(0)
+>>> df = pd.DataFrame({"x": rng.lognormal(size=100)})
+>>> df["y"] = np.log(df["x"]) + rng.normal(scale=0.1, size=100)
+>>> fit = smf.ols("y ~ bc(x)", data=df).fit()
+>>> {k: round(v, 3) for k, v in term_lambdas(fit).items()}
+{'bc(x)': -0.049}
+"""
+yj = patsy.stateful_transform(_YeoJohnsonTerm)
+yj.__doc__ = """Yeo-Johnson transform of a predictor inside a formula, its power learned once.
+
+Parameters
+----------
+x : array_like
+    Any real variable.
+lmbda : float, optional
+    Fix the power instead of estimating it by maximum likelihood.
+"""
+
+
+def _design_info(obj: Any) -> Any:
+    """The patsy ``DesignInfo`` of a design, a statsmodels model or a fitted result."""
+    if hasattr(obj, "factor_infos"):
+        return obj
+    if hasattr(obj, "design_info") and hasattr(obj.design_info, "factor_infos"):
+        return obj.design_info
+    model = getattr(obj, "model", obj)
+    data = getattr(model, "data", None)
+    for name in ("model_spec", "design_info"):
+        spec = getattr(data, name, None)
+        if hasattr(spec, "factor_infos"):
+            return spec
+    raise BoxCoxError(
+        "expected a patsy DesignInfo or a statsmodels model fitted from a patsy formula"
+    )
+
+
+def term_lambdas(obj: Any) -> dict[str, float]:
+    """The powers of the ``bc()`` / ``yj()`` terms of a formula design, by term.
+
+    ``obj`` is a patsy ``DesignInfo``, a design matrix that carries one, or a statsmodels
+    formula model or fitted result (``smf.ols(...).fit()``).
+    """
+    design_info = _design_info(obj)
+    out: dict[str, float] = {}
+    for factor, info in design_info.factor_infos.items():
+        objs = [o for o in info.state.get("transforms", {}).values()
+                if isinstance(o, _PowerTerm)] if isinstance(info.state, dict) else []
+        for k, obj in enumerate(objs):
+            key = factor.name() if len(objs) == 1 else f"{factor.name()}[{k}]"
+            out[key] = float(obj.lmbda) if obj.lmbda is not None else float("nan")
+    return out
+
+
+_WRAPPED = re.compile(r"^\s*(bc|yj)\s*\((.*)\)\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ModelFrame:
+    """What a formula and data give a linear model: response, design, names and bookkeeping."""
+
+    y: NDArray[np.float64]
+    x: NDArray[np.float64]
+    response: str
+    column_names: tuple[str, ...]
+    design_info: Any
+    rows: NDArray[np.intp]
+    index: pd.Index
+    n_dropped: int
+    response_family: str | None
+
+
+def _environment(eval_env: Any) -> Any:
+    env = eval_env if eval_env is not None else patsy.EvalEnvironment([{}])
+    return env.with_outer_namespace({"bc": bc, "yj": yj, "np": np})
+
+
+def _split(formula: str) -> tuple[Any, str, str | None]:
+    """The model description with a ``bc(y)`` / ``yj(y)`` response unwrapped."""
+    try:
+        desc = patsy.ModelDesc.from_formula(formula)
+    except patsy.PatsyError as err:
+        raise BoxCoxError(f"cannot parse the formula {formula!r}: {err}") from None
+    if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
+        raise BoxCoxError(f"the formula {formula!r} needs exactly one response on the left")
+    code = desc.lhs_termlist[0].factors[0].name()
+    m = _WRAPPED.match(code)
+    if m is None:
+        return desc, code, None
+    inner = m.group(2).strip()
+    if "," in inner or "=" in inner:
+        raise BoxCoxError(
+            f"the response {code!r} cannot take options: its power is what lm estimates; to "
+            "use a fixed power, transform the response yourself"
+        )
+    lhs = [patsy.Term([patsy.EvalFactor(inner)])]
+    fam = "boxcox" if m.group(1) == "bc" else "yeojohnson"
+    return patsy.ModelDesc(lhs, desc.rhs_termlist), inner, fam
+
+
+def model_frame(
+    formula: str, data: pd.DataFrame, *, weights: Any = None, missing: str = "drop",
+    eval_env: Any = None,
+) -> tuple[ModelFrame, NDArray[np.float64] | None]:
+    """Evaluate ``formula`` on ``data``: drop incomplete rows, then build the design once more
+    on the complete rows so ``bc()`` / ``yj()`` learn their powers on exactly those rows."""
+    if not isinstance(data, pd.DataFrame):
+        raise BoxCoxError("data must be a pandas DataFrame")
+    desc, response, fam = _split(formula)
+    env = _environment(eval_env)
+    df = data.reset_index(drop=True)
+    w = None
+    if weights is not None:
+        if isinstance(weights, str):
+            if weights not in data.columns:
+                raise BoxCoxError(f"weights column {weights!r} is not in the data")
+            w = pd.to_numeric(data[weights], errors="coerce").to_numpy(dtype=np.float64)
+        else:
+            w = np.asarray(weights, dtype=np.float64).reshape(-1)
+            if w.shape[0] != len(df):
+                raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have "
+                                  f"{len(df)} rows")
+    na_action = patsy.NAAction(NA_types=["NaN", "None"]) if missing == "drop" else "raise"
+
+    def build(frame: pd.DataFrame):
+        try:
+            return patsy.dmatrices(desc, frame, eval_env=env, NA_action=na_action,
+                                   return_type="dataframe")
+        except patsy.PatsyError as err:
+            msg = str(err).split("\n")[0]
+            if "missing values" in msg:
+                raise BoxCoxError(
+                    f"the model's variables have missing values ({msg}); use missing='drop' to "
+                    "leave those rows out"
+                ) from None
+            cause = err.__cause__ if err.__cause__ is not None else err
+            if isinstance(cause, BoxCoxError):
+                raise BoxCoxError(str(cause)) from None
+            raise BoxCoxError(f"cannot evaluate the formula {formula!r}: {msg}") from None
+
+    ydf, xdf = build(df)
+    rows = ydf.index.to_numpy(dtype=np.intp)
+    if w is not None:
+        if missing == "raise" and np.any(np.isnan(w)):
+            raise BoxCoxError("the weights have missing values; use missing='drop'")
+        rows = rows[~np.isnan(w[rows])]
+    if len(rows) < len(df):
+        ydf, xdf = build(df.iloc[rows])
+    if w is not None:
+        w = w[rows]
+        if not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise BoxCoxError("weights must be finite and positive; drop rows with weight 0")
+    if ydf.shape[1] != 1:
+        raise BoxCoxError(f"the response {response!r} must be one numeric column")
+    y = ydf.to_numpy(dtype=np.float64)[:, 0]
+    if not np.all(np.isfinite(y)) or not np.all(np.isfinite(xdf.to_numpy(dtype=np.float64))):
+        raise BoxCoxError("the response and the design must be finite (infinite values found)")
+    frame = ModelFrame(
+        y=y, x=xdf.to_numpy(dtype=np.float64), response=response,
+        column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,
+        index=data.index[rows], n_dropped=len(df) - len(rows), response_family=fam,
+    )
+    return frame, w
+
+
+def new_design(design_info: Any, data: pd.DataFrame) -> tuple[NDArray[np.float64], pd.Index]:
+    """The design of new data with every learned state (powers, centring, levels) reused.
+    Rows with missing predictors are dropped; their labels are not in the returned index."""
+    if not isinstance(data, pd.DataFrame):
+        raise BoxCoxError("new data must be a pandas DataFrame")
+    try:
+        (xdf,) = patsy.build_design_matrices([design_info], data, return_type="dataframe",
+                                             NA_action=patsy.NAAction(NA_types=["NaN", "None"]))
+    except patsy.PatsyError as err:
+        cause = err.__cause__ if err.__cause__ is not None else err
+        if isinstance(cause, BoxCoxError):
+            raise BoxCoxError(str(cause)) from None
+        raise BoxCoxError(f"cannot build the design for the new data: {str(err).splitlines()[0]}"
+                          ) from None
+    return xdf.to_numpy(dtype=np.float64), xdf.index
+
+
+def design_variables(design: str, frame: pd.DataFrame) -> set[str]:
+    """Column names of ``frame`` that the one-sided formula ``design`` mentions."""
+    try:
+        info = patsy.ModelDesc.from_formula(design)
+    except patsy.PatsyError as err:
+        raise BoxCoxError(f"design {design!r} is not a valid formula: {err}") from None
+    names: set[str] = set()
+    for term in info.rhs_termlist:
+        for factor in term.factors:
+            code = factor.name()
+            try:
+                tree = ast.parse(code, mode="eval")
+            except SyntaxError:  # pragma: no cover - patsy already parsed it
+                continue
+            names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return {n for n in names if n in frame.columns}
+
+
+def one_sided_design(design: str, frame: pd.DataFrame, missing: str) -> pd.DataFrame:
+    """The design matrix of a one-sided formula such as ``"~ group"`` on ``frame``.
+
+    Rows with missing values are dropped (``missing="drop"``) or refused; numpy is
+    available in the formula as ``np``.
+    """
+    env = patsy.EvalEnvironment([{"np": np}])
+    try:
+        return patsy.dmatrix(design, frame, eval_env=env, return_type="dataframe",
+                             NA_action="drop" if missing == "drop" else "raise")
+    except patsy.PatsyError as err:
+        msg = str(err).splitlines()[0]
+        raise BoxCoxError(
+            f"design {design!r} cannot be evaluated on the data: {msg} (names are looked up "
+            f"among the columns {list(map(str, frame.columns))}; numpy is available as np)"
+        ) from None
+
+
+def caller_environment(depth: int = 1) -> Any:
+    """The namespace ``depth`` frames above the caller, for evaluating a user's formula.
+
+    ``caller_environment(1)`` inside ``lm`` is the frame that called ``lm``, so names such as
+    ``np`` or a user's own functions resolve as they would in R.
+    """
+    return patsy.EvalEnvironment.capture(depth + 1)

@@ -1,0 +1,1 @@
+"""Robust power transformations (Raymaekers & Rousseeuw 2021): RewML, Carroll, MTL."""

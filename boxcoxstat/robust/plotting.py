@@ -1,0 +1,89 @@
+"""Figures for robust fits: QQ plots with the flagged points marked, sensitivity curves.
+
+Layer 6. Nothing is estimated here; the numbers come from the result objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import families
+from .._validation import BoxCoxError
+from ..base.diagnostics import normal_qq, qq_line
+
+__all__ = ["qqplot_robust", "plot_sensitivity"]
+
+_FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+
+
+def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
+    """Normal QQ plots before (left) and after (right) a robust transform; flagged rows red.
+
+    The reference line on the right is ``location + scale * z`` (the robust fit's Huber
+    location and scale), so the central part should follow it and outliers stand apart.
+
+    Returns
+    -------
+    ndarray of two matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    j = result.column_index(column)
+    name = result.names[j]
+    if result.data is None:
+        raise BoxCoxError("this result holds no data")
+    own = axes is None
+    if own:
+        _, axes = plt.subplots(1, 2, figsize=(9, 4))
+    axes = np.asarray(axes).reshape(-1)
+    ok = ~np.isnan(result.data[:, j])
+    x = result.data[ok, j]
+    flagged = result.weights_matrix[ok, j] == 0
+    lam = result.lmbda_used[j]
+    y = families.forward_unchecked(result._pre(x, j), lam, result.families[j])
+    order = np.argsort(x, kind="stable")  # the transform is increasing: one order for both
+    fam = _FAMILY_LABEL[result.families[j]]
+    for ax, values, title in (
+        (axes[0], x, f"{name}: original"),
+        (axes[1], y, f"{name}: {fam}, λ = {lam:.3g} ({result.method})"),
+    ):
+        z, s = normal_qq(values)
+        mark = flagged[order]
+        ax.plot(z[~mark], s[~mark], "o", ms=3, color="C0", alpha=0.7)
+        ax.plot(z[mark], s[mark], "o", ms=5, color="C3", label=f"flagged ({mark.sum()})")
+        if values is y:
+            a, b = result.location_values[j], result.scale_values[j]
+        else:
+            a, b = qq_line(values)
+        ax.plot(z, a + b * z, color="0.3", lw=1)
+        ax.set_xlabel("normal quantiles")
+        ax.set_ylabel("sample quantiles")
+        ax.set_title(title, fontsize=10)
+        if mark.any():
+            ax.legend(loc="upper left", fontsize=8)
+    if own:
+        axes[0].figure.tight_layout()
+    return axes
+
+
+def plot_sensitivity(curve: Any, *, ax: Any = None):
+    """Sensitivity curves ``SC_n(z)`` of one or more estimators (Raymaekers & Rousseeuw 2021,
+    Fig. 5). ``curve`` is a :class:`~boxcoxstat.robust.sensitivity.SensitivityCurve`."""
+    import matplotlib.pyplot as plt
+
+    own = ax is None
+    if own:
+        _, ax = plt.subplots(figsize=(6, 4))
+    xs = curve.x_axis
+    for k, col in enumerate(curve.values.columns):
+        ax.plot(xs, curve.values[col], lw=1.5, color=f"C{k}", label=col)
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xlabel("log(z)" if curve.family == "boxcox" else "z")
+    ax.set_ylabel("SC(z)")
+    ax.set_title(f"{_FAMILY_LABEL[curve.family]}, λ = {curve.lmbda:g}, n = {curve.n}")
+    ax.legend(fontsize=8)
+    if own:
+        ax.figure.tight_layout()
+    return ax

@@ -1,0 +1,1 @@
+"""``bcs.fit``'s result: one power per column, its inference, transforms, report and plots."""

@@ -1,0 +1,30 @@
+"""Tests for boxcoxstat.base.diagnostics against R's qqnorm / qqline definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from boxcoxstat.base.diagnostics import normal_qq, profile_cutoff, qq_line
+
+
+def test_ppoints_small_and_large_n():
+    z, y = normal_qq([5.0, 1.0, 3.0, 2.0])
+    # R: ppoints(4) = (1:4 - 3/8) / (4 + 1 - 3/4)
+    np.testing.assert_allclose(z, stats.norm.ppf((np.arange(1, 5) - 0.375) / 4.25))
+    np.testing.assert_array_equal(y, [1.0, 2.0, 3.0, 5.0])
+    z, _ = normal_qq(np.arange(20.0))
+    np.testing.assert_allclose(z, stats.norm.ppf((np.arange(1, 21) - 0.5) / 20))
+
+
+def test_qq_line_through_quartiles():
+    y = np.random.default_rng(0).normal(3.0, 2.0, size=1001)
+    a, b = qq_line(y)
+    q1, q3 = np.quantile(y, [0.25, 0.75])
+    assert a + b * stats.norm.ppf(0.25) == pytest.approx(q1)
+    assert a + b * stats.norm.ppf(0.75) == pytest.approx(q3)
+
+
+def test_profile_cutoff():
+    assert profile_cutoff(-10.0) == pytest.approx(-10.0 - 3.841458820694124 / 2)

@@ -1,0 +1,159 @@
+"""Tests for boxcoxstat.core.likelihood: mergeable moments, weights, frames and the score."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from boxcoxstat import BoxCoxError
+from boxcoxstat.core.likelihood import (
+    merge_moments,
+    nll,
+    nll_score,
+    nll_score_from_moments,
+    score,
+    side_moments,
+)
+from boxcoxstat.core.sample import Sample
+
+
+def _chunks(side, bounds, kappa, shift):
+    from dataclasses import replace
+
+    parts = []
+    for a, b in bounds:
+        sub = replace(side, v=side.v[a:b], w=None if side.w is None else side.w[a:b])
+        parts.append(side_moments(sub, kappa, shift=shift))
+    return parts
+
+
+def _tree(parts):
+    queue = list(parts)
+    while len(queue) > 1:
+        a, b = queue.pop(0), queue.pop(0)
+        queue.append(merge_moments(a, b))
+    return queue[0]
+
+
+@pytest.mark.parametrize("lam", [-30.0, -1.0, 0.0, 0.4, 2.0, 7.0])
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_chunked_moments_merge_to_whole(family, lam):
+    rng = np.random.default_rng(11)
+    x = rng.lognormal(size=997)
+    if family == "yeojohnson":
+        x = np.r_[x, -rng.lognormal(size=300)]
+        rng.shuffle(x)
+    sample = Sample.from_array(x, family)
+    whole, ws = nll_score(sample, np.array([lam]))
+    sides = []
+    for side, kappa in ((sample.pos, lam), (sample.neg, 2.0 - lam)):
+        if side is None:
+            sides.append(None)
+            continue
+        m = side.v.shape[0]
+        bounds = [(0, 100), (100, 101), (101, m // 2), (m // 2, m)]
+        full = side_moments(side, np.array([kappa]))
+        merged = _tree(_chunks(side, bounds, np.array([kappa]), full.shift))
+        np.testing.assert_allclose(merged.m2, full.m2, rtol=1e-12)
+        tol = 1e-12 * float(abs(full.m2[0]))
+        np.testing.assert_allclose(merged.c2, full.c2, rtol=1e-11, atol=tol)
+        sides.append(merged)
+    val, sc = nll_score_from_moments(sides[0], sides[1], np.array([lam]))
+    np.testing.assert_allclose(val, whole, rtol=1e-12)
+    np.testing.assert_allclose(sc, ws, rtol=1e-9, atol=1e-9)
+
+
+def test_merge_refuses_different_frames():
+    sample = Sample.from_array(np.random.default_rng(0).lognormal(size=20))
+    a = side_moments(sample.pos, np.array([0.5]), shift=np.array([0.0]))
+    b = side_moments(sample.pos, np.array([0.6]), shift=np.array([0.0]))
+    with pytest.raises(BoxCoxError, match="frames"):
+        merge_moments(a, b)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_integer_weights_equal_replication(family):
+    rng = np.random.default_rng(4)
+    x = rng.lognormal(size=40) if family == "boxcox" else rng.normal(size=40) * 2
+    w = rng.integers(0, 4, size=40)
+    w[0] = 1
+    lam = np.array([-2.0, 0.0, 0.7, 3.0])
+    np.testing.assert_allclose(nll(x, lam, family, weights=w),
+                               nll(np.repeat(x, w), lam, family), rtol=1e-12)
+    np.testing.assert_allclose(score(x, lam, family, weights=w),
+                               score(np.repeat(x, w), lam, family), rtol=1e-10, atol=1e-10)
+
+
+def test_nll_is_independent_of_the_frame():
+    """Forcing the reference shift to the max or min changes nothing but rounding."""
+    x = np.random.default_rng(2).lognormal(sigma=0.3, size=60)
+    sample = Sample.from_array(x)
+    vmin, vmax = sample.pos.vrange
+    lam = np.array([1.3])
+    ref = nll_score_from_moments(side_moments(sample.pos, lam, shift=np.array([0.0])), None,
+                                 lam)
+    for s in (vmin, vmax):
+        got = nll_score_from_moments(side_moments(sample.pos, lam, shift=s), None, lam)
+        np.testing.assert_allclose(got[0], ref[0], rtol=1e-13)
+        np.testing.assert_allclose(got[1], ref[1], rtol=1e-9)
+
+
+def _mp_nll(x, lam):
+    mp.mp.dps = 60
+    xs = [mp.mpf(float(v)) for v in x]
+    lam = mp.mpf(lam)
+    ys = [v**lam for v in xs]  # the constant -1/lambda dropped, as in Xu & Cormode eq. 12
+    m = sum(ys) / len(ys)
+    var = sum((y - m) ** 2 for y in ys) / len(ys)
+    return (1 - lam) * sum(mp.log(v) for v in xs) + mp.mpf(len(xs)) / 2 * (
+        mp.log(var) - 2 * mp.log(abs(lam)))
+
+
+@pytest.mark.parametrize("lam", [-3.35e9, -400.0, 1e6])
+def test_clustered_data_at_extreme_lambda(lam):
+    """500 copies of 2.0 and 3 of 2.0000001: exact NLL and score where psi underflows."""
+    x = [2.0] * 500 + [2.0000001] * 3
+    ref = _mp_nll(x, lam)
+    assert float(nll(x, lam)) == pytest.approx(float(ref), rel=1e-13)
+    h = mp.mpf("1e-25") * abs(lam)
+    ref_score = (_mp_nll(x, lam + h) - _mp_nll(x, lam - h)) / (2 * h)
+    assert float(score(x, lam)) == pytest.approx(float(ref_score), rel=1e-9)
+
+
+def test_vectorised_over_lambda_matches_loop():
+    x = np.random.default_rng(8).normal(size=50) * 3
+    lam = np.linspace(-5, 7, 13)
+    vec = nll(x, lam, "yeojohnson")
+    loop = np.array([nll(x, v, "yeojohnson") for v in lam])
+    np.testing.assert_allclose(vec, loop, rtol=1e-14)
+
+
+def test_columns_with_missing_values_match_separate_samples():
+    rng = np.random.default_rng(1)
+    X = rng.lognormal(size=(50, 3))
+    X[[3, 7], 0] = np.nan
+    X[10, 2] = np.nan
+    lam = np.array([0.3, -1.0, 2.0])
+    val, sc = nll_score(Sample.from_array(X), lam)
+    for j in range(3):
+        col = X[:, j][~np.isnan(X[:, j])]
+        v1, s1 = nll_score(Sample.from_array(col), lam[j : j + 1])
+        assert val[j] == pytest.approx(v1[0], rel=1e-13)
+        assert sc[j] == pytest.approx(s1[0], rel=1e-10)
+
+
+def test_tiny_yeojohnson_reference_keeps_its_log_gh2():
+    """log(1 + 1e-38) rounds to 0; the side's reference must use log1p (was NaN)."""
+    x = [0.0, 1.175494351e-38, 1.175494351e-38, -1.0]
+    mp.mp.dps = 50
+    for lam in (-10.0, 1.0, 10.0):
+        xs = [mp.mpf(v) for v in x]
+        L = mp.mpf(lam)
+        psi = [((1 + v) ** L - 1) / L if v >= 0 else -((1 - v) ** (2 - L) - 1) / (2 - L)
+               for v in xs]
+        m = sum(psi) / 4
+        var = sum((p - m) ** 2 for p in psi) / 4
+        J = sum(mp.log1p(v) if v >= 0 else -mp.log1p(-v) for v in xs)
+        ref = (1 - L) * J + 2 * mp.log(var)
+        assert float(nll(x, lam, "yeojohnson")) == pytest.approx(float(ref), rel=1e-12)

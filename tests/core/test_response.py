@@ -1,0 +1,170 @@
+"""The response power of a linear model against R (MASS::boxcox, car::powerTransform).
+
+Reference values: tests/reference/mass_lm_reference.R -> mass_lm_reference.json (R 4.2.2,
+MASS 7.3-58, car 3.1-1). "tight" values are the R script's own solution of the same profile
+likelihood (uniroot on its analytic derivative); MASS's maximum and interval are found there
+with optimize/uniroot on MASS's own profile function.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import boxcoxstat as bcs
+from boxcoxstat.core.design import qr_design
+from boxcoxstat.core.response import ResponseProfile, solve_lambda
+
+REFERENCE = Path(__file__).parent.parent / "reference"
+REF = json.loads((REFERENCE / "mass_lm_reference.json").read_text())
+MODELS = REF["models"]
+CASES = [(name, fam) for name, m in MODELS.items() for fam in ("boxcox", "yeojohnson")
+         if fam in m]
+
+
+def _fit(name: str, fam: str) -> bcs.LmResult:
+    m = MODELS[name]
+    return bcs.lm(m["py_formula"], pd.DataFrame(m["data"]), family=fam, weights=m["weights"])
+
+
+@pytest.fixture(scope="module")
+def fits():
+    return {case: _fit(*case) for case in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{a}-{b}" for a, b in CASES])
+def test_against_tight_r_values(fits, case):
+    m, ref = fits[case], MODELS[case[0]][case[1]]["tight"]
+    assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-9)
+    assert m.bse == pytest.approx(ref["se"], rel=1e-7)
+    lo, hi = m.conf_int()
+    assert lo == pytest.approx(ref["ci_lower"], abs=1e-9)
+    assert hi == pytest.approx(ref["ci_upper"], abs=1e-9)
+    assert m.test(0).statistic == pytest.approx(ref["lr0"], rel=1e-9, abs=1e-9)
+    assert m.test(1).statistic == pytest.approx(ref["lr1"], rel=1e-9, abs=1e-9)
+    w = MODELS[case[0]]["weights"]
+    shift = 0.0 if w is None else 0.5 * np.sum(np.log(MODELS[case[0]]["data"][w]))
+    assert m.llf == pytest.approx(ref["llf"] + shift, rel=1e-12)
+
+
+MASS_CASES = [name for name, m in MODELS.items() if "mass" in m.get("boxcox", {})]
+
+
+@pytest.mark.parametrize("name", MASS_CASES)
+def test_against_mass_boxcox(fits, name):
+    """Maximum and 95% interval of MASS::boxcox's profile to 1e-6 (R's optimize/uniroot on
+    MASS's own profile function), and the profile's shape on MASS's default grid."""
+    m, ref = fits[(name, "boxcox")], MODELS[name]["boxcox"]["mass"]
+    if name == "cars_no_intercept":
+        # MASS rescales y by its geometric mean before transforming; without an intercept
+        # that changes the model, so MASS's maximum is not the profile maximum for y.
+        assert abs(m.lmbda - ref["lambda"]) > 0.05
+        return
+    assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-6)
+    lo, hi = m.conf_int()
+    assert lo == pytest.approx(ref["ci_lower"], abs=1e-6)
+    assert hi == pytest.approx(ref["ci_upper"], abs=1e-6)
+    grid = np.asarray(ref["grid_lambda"])
+    prof = m.profile.set_index("lmbda")["llf"]
+    ours = prof.reindex(np.round(grid, 10)).to_numpy()
+    theirs = np.asarray(ref["grid_loglik"])
+    np.testing.assert_allclose(ours - ours[20], theirs - theirs[20], rtol=1e-8, atol=1e-7)
+
+
+CAR_CASES = [(n, f) for n, f in CASES if "car" in MODELS[n][f]]
+
+
+@pytest.mark.parametrize("case", CAR_CASES, ids=[f"{a}-{b}" for a, b in CAR_CASES])
+def test_against_car_power_transform(fits, case):
+    """car's L-BFGS-B stops about 1e-6 short of the optimum: compare to its tolerance."""
+    m, ref = fits[case], MODELS[case[0]][case[1]]["car"]
+    assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-5)
+    assert m.bse == pytest.approx(ref["se"], rel=2e-5)
+    assert m.test(0).statistic == pytest.approx(ref["lr0"], abs=1e-7)
+    assert m.test(1).statistic == pytest.approx(ref["lr1"], abs=1e-7)
+
+
+def test_aliased_column_is_named_and_dropped(fits):
+    m = fits[("mtcars_aliased", "boxcox")]
+    assert m.aliased == tuple(MODELS["mtcars_aliased"]["aliased"]) == ("I(disp + hp)",)
+    assert list(m.ols.params.index) == ["Intercept", "disp", "hp"]
+    assert "Aliased" in str(m.summary()) and "I(disp + hp)" in str(m.summary())
+
+
+def test_ols_at_estimate_matches_r_coefficients():
+    """At lambda = 1 the OLS is R's lm on y - 1: the slopes equal R's coefficients."""
+    m = _fit("mtcars_aliased", "boxcox")
+    fit = m.at(1.0)
+    ref = np.asarray(MODELS["mtcars_aliased"]["coef"])
+    np.testing.assert_allclose(fit.params.to_numpy()[1:], ref[1:], rtol=1e-10)
+    assert fit.params.iloc[0] == pytest.approx(ref[0] - 1.0, rel=1e-10)
+
+
+def test_large_lambda_does_not_overflow():
+    """A response so tightly clustered that lambda is in the thousands: the log-scale RSS
+    keeps the likelihood finite and the score root is found; it is invariant to rescaling."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 1, 60)
+    z = 1 + 0.5 * x + 0.05 * rng.standard_normal(60)
+    y = (1 + 2000.0 * z) ** (1 / 2000.0)  # Box-Cox inverse at lambda = 2000
+    X = np.column_stack([np.ones(60), x])
+    sol = solve_lambda(ResponseProfile.build(y, qr_design(X)))
+    assert sol.converged and 1000 < sol.lmbda < 4000
+    sol2 = solve_lambda(ResponseProfile.build(7.5 * y, qr_design(X)))
+    assert sol2.lmbda == pytest.approx(sol.lmbda, rel=1e-8)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_profile_matches_the_textbook_formula(family, intercept, weighted):
+    """At moderate lambda the naive formula (transform, least squares, log RSS) is accurate;
+    the scaled evaluation must agree with it, with and without an intercept, with weights,
+    and for Yeo-Johnson responses of both signs."""
+    from boxcoxstat.families import transform
+
+    rng = np.random.default_rng(11)
+    n = 80
+    x = rng.uniform(0, 3, n)
+    y = np.exp(0.5 + 0.4 * x + 0.3 * rng.standard_normal(n))
+    if family == "yeojohnson":
+        y = y - 2.0  # both signs
+    X = np.column_stack([np.ones(n), x]) if intercept else np.column_stack([x, x**2])
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    prof = ResponseProfile.build(y, qr_design(X, w), family, w)
+    lams = np.array([-1.5, -0.3, 0.0, 0.4, 1.0, 2.0, 2.7])
+    got, score = prof.nll_score(lams)
+    sw = np.ones(n) if w is None else np.sqrt(w)
+    jac = np.sum(np.log(y)) if family == "boxcox" else np.sum(np.sign(y) * np.log1p(np.abs(y)))
+    naive = []
+    for lam in lams:
+        z = transform(y, lam, family)
+        beta = np.linalg.lstsq(X * sw[:, None], z * sw, rcond=None)[0]
+        rss = np.sum((sw * (z - X @ beta)) ** 2)
+        naive.append((1 - lam) * jac + 0.5 * n * np.log(rss / n))
+    np.testing.assert_allclose(got, naive, rtol=1e-10)
+    h = 1e-6
+    fd = (prof.nll_score(lams + h, score=False)[0] - prof.nll_score(lams - h, score=False)[0])
+    np.testing.assert_allclose(score, fd / (2 * h), rtol=1e-5, atol=1e-5)
+
+
+def test_aliased_design_predicts_new_data(fits):
+    m = fits[("mtcars_aliased", "boxcox")]
+    new = pd.DataFrame(MODELS["mtcars_aliased"]["data"]).iloc[[2, 5, 11]]
+    got = m.predict(new, scale="transformed").to_numpy()
+    np.testing.assert_allclose(got, m.fittedvalues.to_numpy()[[2, 5, 11]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("c", [1e-3, 7.0, 1e5])
+def test_boxcox_response_power_is_scale_invariant_with_an_intercept(c):
+    """Box & Cox (1964): with an intercept, rescaling y leaves lambda and the interval alone."""
+    m = MODELS["chickweight"]
+    df = pd.DataFrame(m["data"])
+    base = bcs.lm(m["py_formula"], df)
+    scaled = bcs.lm(m["py_formula"], df.assign(weight=c * df["weight"]))
+    assert scaled.lmbda == pytest.approx(base.lmbda, abs=1e-10)
+    np.testing.assert_allclose(scaled.conf_int(), base.conf_int(), atol=1e-10)

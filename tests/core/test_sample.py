@@ -1,0 +1,77 @@
+"""Tests for boxcoxstat.core.sample: log-ratios that keep every digit, side layout, references."""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from boxcoxstat.core.sample import Sample
+
+
+def test_log_ratios_keep_the_digits_of_clustered_data():
+    mp.mp.dps = 40
+    x = np.array([2.0, 2.0000001, 2.0, 1.9999999999, 2.0 + 2**-51])
+    side = Sample.from_array(x).pos
+    ref = mp.mpf(2.0)
+    for xi, vi in zip(x, side.v[:, 0], strict=True):
+        exact = mp.log(mp.mpf(float(xi)) / ref)
+        assert float(vi) == pytest.approx(float(exact), rel=1e-15, abs=1e-300)
+    assert side.log_ref[0] == pytest.approx(np.log(2.0), rel=1e-16)
+
+
+def test_yeojohnson_sides_hold_only_their_values():
+    x = np.array([-3.0, 0.0, 5.0, -0.5, 2.0, 7.0])
+    s = Sample.from_array(x, "yeojohnson")
+    assert s.pos.v.shape == (4, 1) and s.neg.v.shape == (2, 1)
+    # bases 1 + x on the x >= 0 side, 1 - x on the other, relative to each side's median
+    np.testing.assert_allclose(s.pos.log_ref + s.pos.v[:, 0], np.log1p([0.0, 5.0, 2.0, 7.0]),
+                               rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose(s.neg.log_ref + s.neg.v[:, 0], np.log1p([3.0, 0.5]), rtol=1e-15)
+    assert s.neg.negative and not s.pos.negative
+
+
+def test_columns_with_missing_values_are_padded_with_zero_weight():
+    X = np.array([[1.0, -1.0], [np.nan, 2.0], [3.0, -4.0], [5.0, np.nan]])
+    s = Sample.from_array(X, "yeojohnson")
+    np.testing.assert_array_equal(s.nobs(), [3.0, 3.0])
+    np.testing.assert_array_equal(s.pos.wsum, [3.0, 1.0])
+    np.testing.assert_array_equal(s.neg.wsum, [0.0, 2.0])
+    # the reference is each side's median
+    np.testing.assert_allclose(np.expm1(s.pos.log_ref), [3.0, 2.0])
+
+
+def test_weights_follow_their_values():
+    x = np.array([4.0, -1.0, 2.0, -3.0])
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    s = Sample.from_array(x, "yeojohnson", weights=w)
+    np.testing.assert_array_equal(s.pos.w[:, 0], [1.0, 3.0])
+    np.testing.assert_array_equal(s.neg.w[:, 0], [2.0, 4.0])
+
+
+def test_extreme_ranges_do_not_overflow_the_log_ratios_gh1():
+    """Values 1e308 apart: log-ratios to the median stay finite (was log1p(inf))."""
+    x = np.array([3.470275520442747e82, 1.9304048355886574e-226, 1.9304048355886574e-226])
+    v = Sample.from_array(x).pos.v[:, 0]
+    np.testing.assert_allclose(v, np.log(x) - np.log(x[1]), rtol=1e-15)
+
+
+def test_systematic_subsample_keeps_the_frame():
+    x = np.random.default_rng(0).lognormal(size=1000)
+    s = Sample.from_array(x)
+    sub = s.every(10)
+    assert sub.nrows == 100
+    np.testing.assert_array_equal(sub.pos.log_ref, s.pos.log_ref)
+    np.testing.assert_array_equal(sub.pos.v[:, 0], s.pos.v[::10, 0])
+
+
+def test_median_reference_of_values_near_float_max_does_not_overflow():
+    """Regression (found by hypothesis): np.median formed lo + hi and overflowed."""
+    import boxcoxstat as bcs
+
+    x = [0.0, -8.988465674311579e307, -8.98846567431158e307]
+    r = bcs.fit(x, family="yeojohnson")
+    assert np.isfinite(r.lmbda) and np.isfinite(r.llf)
+    big = np.array([1.7e308, 1.75e308, 1.79e308, 1.6e308])
+    r = bcs.fit(big, family="boxcox")
+    assert np.isfinite(r.lmbda)

@@ -1,0 +1,107 @@
+"""bcs.fit on Dask arrays and DataFrames (boxcoxstat.federated.daskfit) against the in-memory
+fit, on the threaded scheduler and on a dask.distributed LocalCluster."""
+
+from __future__ import annotations
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from distributed import Client, LocalCluster
+
+import boxcoxstat as bcs
+from boxcoxstat import BoxCoxError
+from tests import mpref
+
+
+@pytest.fixture(scope="module")
+def cluster_client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+def _rel(a, b):
+    return np.max(np.abs(np.asarray(a) - np.asarray(b)) / np.maximum(np.abs(np.asarray(b)),
+                                                                         1e-300))
+
+
+def _data():
+    rng = np.random.default_rng(7)
+    return {
+        "boxcox": rng.lognormal(mean=2.0, sigma=0.7, size=4000),
+        "yeojohnson": rng.normal(size=4000) * 3 + rng.gamma(2.0, size=4000),
+    }
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_dask_array_on_local_cluster_equals_in_memory(cluster_client, family):
+    x = _data()[family]
+    arr = da.from_array(x, chunks=400)  # 10 partitions
+    r = bcs.fit(arr, family=family)
+    m = bcs.fit(x, family=family)
+    assert r.federated["clients"] == 10 and r.federated["unit"] == "partitions"
+    assert _rel(r.lmbda, m.lmbda) < 1e-12
+    assert _rel(r.conf_int(), m.conf_int()) < 1e-9
+    assert r.llf == pytest.approx(m.llf, rel=1e-12)
+    assert "10 partitions" in str(r.summary())
+
+
+def test_dask_dataframe_with_missing_on_local_cluster(cluster_client):
+    d = _data()
+    df = pd.DataFrame({"a": d["yeojohnson"], "b": np.log(d["boxcox"]) - 2.0})
+    df.loc[[5, 700], "a"] = np.nan
+    r = bcs.fit(dd.from_pandas(df, npartitions=9), family="yeojohnson")
+    m = bcs.fit(df, family="yeojohnson")
+    assert list(r.lmbda.index) == ["a", "b"]
+    assert _rel(r.lmbda, m.lmbda) < 1e-12
+    assert list(r.nobs) == [3998, 4000] and list(r.n_missing) == [2, 0]
+
+
+def test_threaded_scheduler_unstable_feature_and_series():
+    _, _, x, _ = mpref.unstable_features()[7]  # house YearRemodAdd, lambda ~ 40
+    with dask.config.set(scheduler="threads"):
+        s = dd.from_pandas(pd.Series(x, name="YearRemodAdd"), npartitions=8)
+        r = bcs.fit(s)
+        assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-12
+        arr2 = da.from_array(np.column_stack([x, x[::-1] * 2.0]), chunks=(200, 2))
+        r2 = bcs.fit(arr2)
+        assert r2.lmbda.shape == (2,)
+        assert _rel(r2.lmbda, bcs.fit(np.column_stack([x, x[::-1] * 2.0])).lmbda) < 1e-12
+
+
+def test_dask_grid_mode_batches_lambdas():
+    from boxcoxstat.federated.daskfit import fit_dask
+
+    x = _data()["boxcox"]
+    with dask.config.set(scheduler="sync"):
+        r = fit_dask(da.from_array(x, chunks=500), method="grid", grid=200)
+    assert r.federated["fit_rounds"] <= 10
+    assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-10
+
+
+@pytest.mark.parametrize(
+    ("values", "kw", "match"),
+    [
+        ([1.0, 2.0, np.inf, 3.0], {}, "infinite"),
+        ([1.0, -2.0, 3.0, 4.0], {}, "strictly positive"),
+        ([1.0, np.nan, 3.0, 4.0], {"missing": "raise"}, "missing"),
+        ([1.0, 2.0, 3.0, 4.0], {"family": "auto"}, "auto"),
+        ([1.0, 2.0, 3.0, 4.0], {"ymax": 1e10}, "ymax"),
+        ([2.0, 2.0, 2.0, 2.0], {}, "constant"),
+        ([1.0, 2.0, 3.0, 4.0], {"method": "rewml"}, "not available for Dask"),
+    ],
+)
+def test_dask_bad_input(values, kw, match):
+    with dask.config.set(scheduler="sync"), pytest.raises(BoxCoxError, match=match):
+        bcs.fit(da.from_array(np.array(values), chunks=2), **kw)
+
+
+def test_large_input_solves_on_a_persisted_subsample_first(cluster_client):
+    x = np.random.default_rng(11).gamma(3.0, size=160_000) + 0.5
+    r = bcs.fit(da.from_array(x, chunks=20_000))
+    assert r.federated["subsample_rounds"] > 0
+    assert r.federated["fit_rounds"] <= 8  # the subsample's root leaves a few full passes
+    assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-12

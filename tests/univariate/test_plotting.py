@@ -1,0 +1,72 @@
+"""Tests for boxcoxstat.univariate.plotting on the Agg backend: what is drawn, not how it looks."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import boxcoxstat as bcs  # noqa: E402
+
+
+@pytest.fixture
+def result():
+    rng = np.random.default_rng(0)
+    return bcs.fit(pd.DataFrame({"a": rng.lognormal(size=150), "b": rng.gamma(2.0, size=150)}))
+
+
+def test_profile_plot_draws_curve_cutoff_and_interval(result):
+    ax = result.plot_profile(column="a")
+    lines = ax.get_lines()
+    assert len(lines) == 5  # curve, cut-off, two interval ends, estimate
+    curve = lines[0]
+    x, y = curve.get_data()
+    lo, hi = result.conf_int().loc["a"]
+    assert x.min() < lo < hi < x.max()
+    assert np.argmax(y) == np.argmin(np.abs(x - result.lmbda["a"]))
+    cut = lines[1].get_ydata()[0]
+    assert y.max() - cut == pytest.approx(3.841458820694124 / 2, rel=1e-9)
+    assert sorted([lines[2].get_xdata()[0], lines[3].get_xdata()[0]]) == pytest.approx([lo, hi])
+    assert ax.get_xlabel() == "λ" and ax.get_ylabel() == "log-likelihood"
+    assert "a" in ax.get_title()
+    plt.close("all")
+
+
+def test_profile_plot_uses_given_axes_and_alpha(result):
+    fig, ax = plt.subplots()
+    out = result.plot_profile(column="b", ax=ax, alpha=0.01)
+    assert out is ax
+    y = ax.get_lines()[0].get_ydata()
+    assert y.max() - ax.get_lines()[1].get_ydata()[0] == pytest.approx(6.6348966 / 2, rel=1e-6)
+    plt.close(fig)
+
+
+def test_qqplot_before_and_after(result):
+    axes = result.qqplot(column="b")
+    assert len(axes) == 2
+    n = result.nobs["b"]
+    for ax in axes:
+        points, line = ax.get_lines()
+        assert len(points.get_xdata()) == n
+    assert "original" in axes[0].get_title() and "Box-Cox" in axes[1].get_title()
+    after = np.sort(bcs.families.boxcox(result.data[:, 1], result.lmbda["b"]))
+    np.testing.assert_allclose(axes[1].get_lines()[0].get_ydata(), after)
+    plt.close("all")
+
+
+def test_plot_needs_a_column_for_several(result):
+    with pytest.raises(bcs.BoxCoxError, match="column="):
+        result.plot_profile()
+    plt.close("all")
+
+
+def test_qqplot_of_an_overflowing_fit_names_the_column():
+    r = bcs.fit(pd.Series([10.0, 10.0, 10.0, 9.9], name="tight"))
+    with pytest.raises(bcs.TransformOverflowError, match="column 'tight'.*ymax"):
+        r.qqplot()
+    plt.close("all")

@@ -14,8 +14,9 @@ from numpy.typing import NDArray
 from ._validation import BoxCoxError, as_columns, check_option, normalize_family
 from .core.bounds import lambda_bounds
 from .core.likelihood import llf_constant, nll_score
-from .core.mle import mle_lambda
+from .core.profile import SampleProfile
 from .core.sample import Sample
+from .core.solve import solve
 from .robust.estimators import METHODS as ROBUST_METHODS
 from .robust.model import fit_robust_columns
 from .univariate.results import PowerTransformResult
@@ -26,7 +27,7 @@ __all__ = ["fit"]
 def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family)
-    sol = mle_lambda(sample)
+    sol = solve(SampleProfile(sample))
     return {
         "lmbda": sol.lmbda,
         "nll": sol.nll,

@@ -200,10 +200,10 @@ fig, ax = plt.subplots(figsize=(6, 3.5))
 print(f"{'feature':<13}" + "".join(f"{g:>6}" for g in sizes) + "  score  brent")
 for feat, fam in sweep[:2] if QUICK else sweep:
     clients = split(data[feat], 100)
-    rounds = [bcs.federated.fit(clients, family=fam, method="grid", grid=g)
+    rounds = [bcs.federated.fit(clients, family=fam, optimizer="grid", grid=g)
               .federated["fit_rounds"] for g in sizes]
     one = bcs.federated.fit(clients, family=fam).federated["fit_rounds"]
-    brent = bcs.federated.fit(clients, family=fam, method="brent").federated["fit_rounds"]
+    brent = bcs.federated.fit(clients, family=fam, optimizer="brent").federated["fit_rounds"]
     ax.plot(sizes, rounds, marker="o", label=feat)
     print(f"{feat:<13}" + "".join(f"{r:>6}" for r in rounds) + f"{one:>7}{brent:>7}")
 ax.set(xscale="log", xlabel="grid size G (lambdas per round)", ylabel="rounds",

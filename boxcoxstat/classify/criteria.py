@@ -30,8 +30,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
 from ..core.likelihood import nll_score
-from ..core.mle import mle_lambda
+from ..core.profile import SampleProfile
 from ..core.sample import Sample
+from ..core.solve import solve
 from ..families import transform
 
 __all__ = [
@@ -81,7 +82,7 @@ def ml_lambdas(X: ArrayLike) -> NDArray[np.float64]:
     out = np.ones(X.shape[1])
     keep = _varying(X)
     if keep.any():
-        out[keep] = mle_lambda(Sample.from_array(X[:, keep], "boxcox")).lmbda
+        out[keep] = solve(SampleProfile.from_array(X[:, keep], "boxcox")).lmbda
     return out
 
 

@@ -1,9 +1,11 @@
 """Inference on lambda: profile-likelihood and Wald intervals, LR tests, convenient powers.
 
-Layer 4. Everything is batched over columns and built on the stable profile NLL of
-``likelihood``; interval endpoints are roots of ``2 (NLL(lambda) - NLL(hat)) = chi2_1(1-alpha)``
-found by geometric bracketing and Chandrupatla's method, so a far endpoint costs a few more
-evaluations, never a failure.
+Layer 4. Everything works on any :class:`~boxcoxstat.core.profile.Profile` (a sample, a linear
+model's response, the federated server, a Dask graph) and is batched over columns; interval
+endpoints are roots of ``2 (NLL(lambda) - NLL(hat)) = chi2_1(1-alpha)`` found by geometric
+bracketing and Chandrupatla's method (``solve.py``), so a far endpoint costs a few more
+evaluations, never a failure. On a federated profile every evaluation is one round, and the
+functions here ask for all columns and both endpoints in each.
 
 References
 ----------
@@ -19,10 +21,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
-from .likelihood import nll_score
-from .mle import curvature
-from .optimize import bracket_increasing, find_root
-from .sample import Sample
+from .profile import Profile
+from .solve import bracket_increasing, curvature, find_root
 
 __all__ = [
     "CONVENIENT_POWERS",
@@ -32,14 +32,15 @@ __all__ = [
     "lr_statistic",
     "chi2_pvalue",
     "rounded_power",
+    "standard_inference",
 ]
 
 CONVENIENT_POWERS = (-2.0, -1.0, -0.5, -1.0 / 3.0, 0.0, 1.0 / 3.0, 0.5, 1.0, 2.0)
 
 
-def standard_error(sample: Sample, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
+def standard_error(profile: Profile, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
     """``1 / sqrt(observed information)`` at ``lmbda`` (the curvature of the profile NLL)."""
-    info = curvature(sample, lmbda)
+    info = curvature(profile, lmbda)
     return np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
 
 
@@ -52,7 +53,7 @@ def wald_interval(
 
 
 def profile_interval(
-    sample: Sample,
+    profile: Profile,
     lmbda: NDArray[np.float64],
     nll_hat: NDArray[np.float64],
     bse: NDArray[np.float64],
@@ -76,8 +77,7 @@ def profile_interval(
     step = np.where(np.isfinite(step) & (step > 0), 2.0 * step, 1e-3 * np.maximum(1, abs(center)))
 
     def f(t: NDArray, idx: NDArray) -> NDArray:
-        val, _ = nll_score(sample.columns(cols[idx]), center[idx] + direction[idx] * t,
-                           score=False)
+        val, _ = profile.evaluate(center[idx] + direction[idx] * t, cols[idx], score=False)
         return val - base[idx] - half_q
 
     lo = np.zeros(2 * p)
@@ -94,11 +94,20 @@ def profile_interval(
 
 
 def lr_statistic(
-    sample: Sample, nll_hat: NDArray[np.float64], lmbda0: NDArray[np.float64]
+    profile: Profile, nll_hat: NDArray[np.float64], lmbda0: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """Likelihood-ratio statistic ``2 (NLL(lmbda0) - NLL(hat))`` (never negative)."""
-    val, _ = nll_score(sample, np.asarray(lmbda0, dtype=np.float64), score=False)
-    return np.maximum(2.0 * (val - nll_hat), 0.0)
+    """Likelihood-ratio statistic ``2 (NLL(lmbda0) - NLL(hat))`` per column (never negative).
+
+    ``lmbda0`` holds one value per column, or ``(k, p)`` values (k hypotheses per column,
+    all in one evaluation).
+    """
+    lam0 = np.asarray(lmbda0, dtype=np.float64)
+    p = profile.ncols
+    lam2 = np.broadcast_to(lam0, (lam0.size // p if lam0.ndim > 1 else 1, p))
+    cols = np.broadcast_to(np.arange(p), lam2.shape)
+    val, _ = profile.evaluate(lam2.ravel(), cols.ravel(), score=False)
+    stat = np.maximum(2.0 * (val.reshape(lam2.shape) - nll_hat), 0.0)
+    return stat.reshape(lam0.shape) if lam0.ndim > 1 else stat[0]
 
 
 def chi2_pvalue(statistic: NDArray[np.float64], df: int = 1) -> NDArray[np.float64]:
@@ -135,3 +144,19 @@ def rounded_power(
             best = np.lexsort((r, np.round(dist, 12)))[0]
             out[j] = c[best]
     return out
+
+
+def standard_inference(
+    profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
+    alpha: float = 0.05,
+) -> dict[str, NDArray[np.float64]]:
+    """Standard error, profile interval and LR statistics at 0 and 1 of every column.
+
+    What a result's summary shows, in few evaluations of the profile (two for the curvature,
+    one per root-finding step of both endpoints of every column, one for both tests), which
+    matters where an evaluation is a federated round or a Dask graph.
+    """
+    bse = standard_error(profile, lmbda)
+    lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha)
+    lr = lr_statistic(profile, nll_hat, np.stack([np.zeros_like(lmbda), np.ones_like(lmbda)]))
+    return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}

@@ -8,26 +8,28 @@ log-likelihood (constants dropped)
 .. math::
 
     \\mathrm{NLL}(\\lambda) = \\tfrac{n}{2} \\log\\det \\widehat\\Sigma(\\lambda)
-        - \\sum_j (\\lambda_j - 1) \\sum_i \\log J_{ij},
-    \\qquad \\widehat\\Sigma = \\tfrac1n\\, Y_\\lambda^\\top M Y_\\lambda ,
+        - \\sum_j (\\lambda_j - 1) J_j,
+    \\qquad \\widehat\\Sigma = \\tfrac1n\\, R^\\top R ,
 
-with ``M = I - X X^+`` and ``log J`` the log-derivative of the base (``log x`` for Box-Cox,
-``sign(x) log(1 + |x|)`` for Yeo-Johnson). This is the objective of R's
-``car::powerTransform`` with a matrix response (``estimateTransform.default``, Fox & Weisberg
-2019) up to a constant; Velilla (1993) and Andrews, Gnanadesikan & Warner (1971) describe it.
+with ``R`` the residual matrix of the transformed columns on ``X`` and ``J_j`` the log-Jacobian
+sum of column j (``sum log x`` for Box-Cox, ``sum sign(x) log(1 + |x|)`` for Yeo-Johnson). This is
+the objective of R's ``car::powerTransform`` with a matrix response (``estimateTransform
+.default``, Fox & Weisberg 2019) up to a constant; Velilla (1993) and Andrews, Gnanadesikan &
+Warner (1971) describe it.
 
-Numerics. Nothing large is ever formed: every column is computed in scaled form
-``w_j = psi_j / s_j`` with ``log s_j`` the largest ``log |psi_ij|`` (evaluated in the log
-domain, so ``psi`` itself may exceed float64). Box-Cox columns are first divided by their
-geometric mean (the Jacobian adjustment), which only adds a constant to ``psi`` and multiplies
-it by ``G^lambda``; both are accounted for analytically. The log determinant comes from the
-triangular factor of a QR decomposition of the residual matrix. The gradient is analytic:
+Numerics: each column is one regression response (``response.ResponseProfile``), whose scaled
+residual vectors (and those of the derivative in lambda) never overflow; their scales are
+logarithms. The log determinant is the log of the diagonal of the triangular factor of a QR
+decomposition of the scaled residual matrix, and the gradient is analytic:
 
-.. math:: \\partial_j \\mathrm{NLL} = n\\,[T^{-1} Q^\\top \\partial_j w]_{jj} - S_j ,
+.. math:: \\partial_j \\mathrm{NLL} = n\\,[T^{-1} Q^\\top r'_j]_j - J_j ,
 
-``Q T`` the QR factors of ``M W`` (for Box-Cox the ``-S_j`` cancels against the geometric-mean
-factor). The Hessian (observed information) is a Richardson-extrapolated central difference
-of this gradient.
+``Q T`` the QR factors of the scaled residuals and ``r'_j`` the scaled residual of the
+derivative of column j's transform. With one column this is exactly the response's own profile,
+and a one-column joint fit is solved by the one solver on it (``fit_joint`` of one column =
+``lm`` with the same design = ``fit`` for an intercept-only design). The Hessian (observed
+information) is a Richardson-extrapolated central difference of the gradient
+(``solve.richardson_slope``).
 
 References
 ----------
@@ -40,23 +42,24 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. S
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
-from .._special import log_dexprel, log_exprel
 from .._validation import BoxCoxError
-from .design import qr_design
-from .mle import mle_lambda
-from .sample import Sample
+from .design import Design, qr_design
+from .likelihood import llf_constant
+from .profile import Profile
+from .response import ResponseProfile, response_profile, spans_constant_only
+from .solve import richardson_slope, solve
 
-__all__ = ["JointProblem", "JointFit", "design_basis", "fit_joint_lambda"]
+__all__ = ["JointProfile", "JointFit", "design_with_intercept", "fit_joint_lambda", "hessian"]
 
 
-def design_basis(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Orthonormal basis (n, rank) of the column space of the design ``x``.
+def design_with_intercept(x: ArrayLike) -> Design:
+    """The factorised design (R's aliasing rule), which must contain the constant.
 
     Raises
     ------
@@ -64,167 +67,119 @@ def design_basis(x: NDArray[np.float64]) -> NDArray[np.float64]:
         If the constant vector is not in the column space (the transformed values are only
         defined up to a shift, so the model needs an intercept).
     """
-    basis = qr_design(x).q  # aliased columns dropped by R's rule, as car's lm() fit does
-    one = np.ones(x.shape[0])
-    resid = one - basis @ (basis.T @ one)
-    if np.linalg.norm(resid) > 1e-8 * np.sqrt(x.shape[0]):
+    design = qr_design(x)
+    one = np.ones(design.nobs)
+    if np.linalg.norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
         raise BoxCoxError(
             "the design has no intercept (the constant is not in its column space); the "
             "transformed values are defined only up to a shift, so keep the intercept "
             "(for example '~ group' rather than '~ 0 + x')"
         )
-    return basis
+    return design
 
 
 @dataclass(frozen=True)
-class JointProblem:
-    """Data of a joint fit: the columns, their family and the design's orthonormal basis.
+class JointProfile:
+    """The joint profile likelihood of one power per column around one design.
 
-    Attributes
-    ----------
-    y : ndarray (n, p)
-        The columns (complete rows only).
-    family : {"boxcox", "yeojohnson"}
-    basis : ndarray (n, r)
-        Orthonormal basis of the design's column space (contains the constant).
+    Build with :meth:`build`. ``columns`` holds one response profile per column; ``single``
+    is the one-column profile (the sample's for an intercept-only design), through which a
+    one-column problem is evaluated, so it is the same computation as ``fit`` / ``lm``.
     """
 
-    y: NDArray[np.float64]
+    columns: tuple[ResponseProfile, ...]
+    single: Profile | None
     family: str
-    basis: NDArray[np.float64]
-    S: NDArray[np.float64] = field(init=False, repr=False)  # sum of log J per column
-    _u: NDArray[np.float64] = field(init=False, repr=False)
-    _logu: NDArray[np.float64] = field(init=False, repr=False)
-    _sign: NDArray[np.float64] = field(init=False, repr=False)
-    _ksign: NDArray[np.float64] = field(init=False, repr=False)
-    _koff: NDArray[np.float64] = field(init=False, repr=False)
-    _shifted: NDArray[np.bool_] = field(init=False, repr=False)
-    _const: NDArray[np.float64] = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        y = self.y
-        if self.family == "boxcox":
-            mag = np.log(y)  # log of the base b = x
-            side = np.ones_like(y)
-            logjac_sum = mag.sum(axis=0)
-        else:
-            mag = np.log1p(np.abs(y))  # log of the base b = 1 + |x|
-            side = np.where(y >= 0, 1.0, -1.0)  # exponent lambda, or 2 - lambda negated
-            logjac_sum = (side * mag).sum(axis=0)
-        # Columns with one side only (every Box-Cox column) are shifted to the mean log base:
-        # psi = side * b_G^k * bc(b / b_G, k) + constant, and the factor b_G^k is accounted
-        # for analytically (it cancels the Jacobian term's lambda dependence).
-        shifted = np.all(side == side[:1], axis=0) if y.shape[0] else np.ones(y.shape[1], bool)
-        centre = np.where(shifted, mag.mean(axis=0), 0.0)
-        base = mag - centre
-        sgn = np.where(base < 0, -1.0, 1.0)
-        sign = side * sgn
-        # t = k * base with k = lambda (side +1) or 2 - lambda (side -1), as koff + ksign*lambda
-        # times |base|
-        koff = (1.0 - side) * sgn
-        ksign = side * sgn
-        with np.errstate(divide="ignore"):
-            logabs = np.log(np.abs(base))
-        const = np.where(shifted, y.shape[0] * centre, 0.0)
-        for name, val in (("_u", np.abs(base)), ("_logu", logabs), ("_sign", sign),
-                          ("_ksign", ksign), ("_koff", koff), ("S", logjac_sum),
-                          ("_shifted", shifted), ("_const", const)):
-            object.__setattr__(self, name, val)
+    @classmethod
+    def build(cls, y: ArrayLike, design: Design, family: str) -> JointProfile:
+        """Prepare the columns of ``y`` (n, p) (complete, validated rows) for ``design``."""
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim == 1:
+            y = y[:, None]
+        cols = tuple(ResponseProfile.build(y[:, j], design, family) for j in range(y.shape[1]))
+        single = response_profile(y[:, 0], design, family) if y.shape[1] == 1 else None
+        return cls(cols, single, family)
 
     @property
     def nobs(self) -> int:
-        return int(self.y.shape[0])
+        return int(self.columns[0].n)
 
     @property
     def ncols(self) -> int:
-        return int(self.y.shape[1])
+        return len(self.columns)
 
     @property
     def rank(self) -> int:
-        return int(self.basis.shape[1])
+        return self.columns[0].design.rank
 
-    def _scaled(self, lmbda: NDArray[np.float64], deriv: bool):
-        """Scaled columns ``w = psi / s``, ``log s`` and (optionally) ``d psi / d lambda / s``."""
-        kappa = self._koff + self._ksign * lmbda
-        t = kappa * self._u
-        zero = self._u == 0
-        with np.errstate(invalid="ignore"):
-            logabs = np.where(zero, -np.inf, self._logu + log_exprel(t))
-        logs = logabs.max(axis=0)
-        w = self._sign * np.exp(logabs - logs)
-        if not deriv:
-            return w, logs, None
-        with np.errstate(invalid="ignore"):
-            logd = np.where(zero, -np.inf, 2.0 * self._logu + log_dexprel(t))
-        return w, logs, np.exp(logd - logs)
-
-    def _residual(self, a: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``M a`` with ``M = I - basis basis'`` (projected twice for accuracy)."""
-        b = self.basis
-        r = a - b @ (b.T @ a)
-        return r - b @ (b.T @ r)
-
-    def nll(self, lmbda: NDArray[np.float64], grad: bool = False):
-        """Profile NLL (constants dropped) and, if ``grad``, its gradient.
-
-        ``inf`` (and a NaN gradient) where the residual matrix is singular.
-        """
-        lmbda = np.asarray(lmbda, dtype=np.float64)
-        n, p = self.nobs, self.ncols
-        bad = (np.inf, np.full(p, np.nan)) if grad else np.inf
-        if not np.all(np.isfinite(lmbda)):
-            return bad
-        with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
-            w, logs, dw = self._scaled(lmbda, grad)
-        if not (np.all(np.isfinite(w)) and np.all(np.isfinite(logs))
-                and (dw is None or np.all(np.isfinite(dw)))):
-            return bad
-        q, t = np.linalg.qr(self._residual(w))
-        diag = np.abs(np.diag(t))
-        if not np.all(diag > 0):
-            return bad
-        with np.errstate(over="ignore", invalid="ignore"):
-            val = n * np.sum(np.log(diag)) + n * np.sum(logs) - 0.5 * n * p * np.log(n)
-            val += np.sum(self._const)
-            val -= np.sum(np.where(self._shifted, 0.0, (lmbda - 1.0) * self.S))
-        if not np.isfinite(val):
-            return bad
-        if not grad:
-            return float(val)
-        a = np.linalg.solve(t, q.T @ dw)
-        g = n * np.diag(a)
-        g = g - np.where(self._shifted, 0.0, self.S)
-        return float(val), g
-
-    def score(self, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Gradient of :meth:`nll`."""
-        return self.nll(lmbda, grad=True)[1]
+    @property
+    def intercept_only(self) -> bool:
+        return spans_constant_only(self.columns[0].design)
 
     def llf_constant(self) -> float:
         """``llf = llf_constant - nll``: the Gaussian constant ``-n p (log(2 pi) + 1) / 2``."""
-        return -0.5 * self.nobs * self.ncols * (np.log(2.0 * np.pi) + 1.0)
+        return float(self.ncols * llf_constant(self.nobs))
+
+    def nll(self, lmbda: ArrayLike, grad: bool = False):
+        """Profile NLL (constants dropped) and, if ``grad``, its gradient.
+
+        ``inf`` (and a NaN gradient) where lambda is not finite or the residual matrix is
+        singular.
+        """
+        lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
+        p, n = self.ncols, float(self.nobs)
+        bad = (np.inf, np.full(p, np.nan)) if grad else np.inf
+        if lam.shape != (p,) or not np.all(np.isfinite(lam)):
+            return bad
+        if self.single is not None:
+            with np.errstate(all="ignore"):
+                v, s = self.single.evaluate(lam, 0, score=grad)
+            if not np.isfinite(v[0]) or (grad and not np.isfinite(s[0])):
+                return bad
+            return (float(v[0]), s.copy()) if grad else float(v[0])
+        with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
+            parts = [c._vectors(lam[j : j + 1]) for j, c in enumerate(self.columns)]
+            r = np.column_stack([q[0][:, 0] for q in parts])
+            m = np.array([q[2][0] for q in parts])
+            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(m))):
+                return bad
+            q, t = np.linalg.qr(r)
+            diag = np.abs(np.diag(t))
+            if not np.all(diag > 0):
+                return bad
+            jac = np.array([c.jacobian for c in self.columns])
+            val = float(np.sum((1.0 - lam) * jac) + n * np.sum(m) + n * np.sum(np.log(diag))
+                        - 0.5 * n * p * np.log(n))
+            if not np.isfinite(val):
+                return bad
+            if not grad:
+                return val
+            rd = np.column_stack([q_[1][:, 0] for q_ in parts])
+            coef = np.linalg.solve(t, q.T @ rd)
+            g = n * np.diag(coef) - jac
+        if not np.all(np.isfinite(g)):
+            return bad
+        return val, g
+
+    def score(self, lmbda: ArrayLike) -> NDArray[np.float64]:
+        """Gradient of :meth:`nll`."""
+        return self.nll(lmbda, grad=True)[1]
 
 
-def hessian(problem: JointProblem, lmbda: NDArray[np.float64], h: float = 0.02,
+def hessian(problem: JointProfile, lmbda: NDArray[np.float64], h: float = 0.02,
             levels: int = 5) -> NDArray[np.float64]:
-    """Hessian of the NLL: central differences of the analytic gradient, step halved
-    ``levels`` times and extrapolated (Richardson), then symmetrised."""
+    """Hessian of the NLL: central differences of the analytic gradient at steps h, h/2, ...
+    (``levels`` of them), Richardson-extrapolated, then symmetrised."""
     p = lmbda.shape[0]
     cols = []
     for k in range(p):
-        table: list[NDArray[np.float64]] = []
-        step = h
-        for _ in range(levels):
+        central = []
+        for step in h / 2.0 ** np.arange(levels):
             e = np.zeros(p)
             e[k] = step
-            d = (problem.score(lmbda + e) - problem.score(lmbda - e)) / (2.0 * step)
-            row = [d]
-            for m, prev in enumerate(table[-1] if table else []):
-                fac = 4.0 ** (m + 1)
-                row.append((fac * row[m] - prev) / (fac - 1.0))
-            table.append(row)  # type: ignore[arg-type]
-            step /= 2.0
-        cols.append(table[-1][-1])
+            central.append((problem.score(lmbda + e) - problem.score(lmbda - e)) / (2.0 * step))
+        cols.append(richardson_slope(central))
     hmat = np.column_stack(cols)
     return 0.5 * (hmat + hmat.T)
 
@@ -241,16 +196,29 @@ class JointFit:
     gradient: NDArray[np.float64]
 
 
-def fit_joint_lambda(problem: JointProblem, start: NDArray[np.float64] | None = None) -> JointFit:
+def _one_column(problem: JointProfile) -> JointFit:
+    """One column: the one solver on the column's own profile (exact to rounding)."""
+    assert problem.single is not None
+    sol = solve(problem.single)
+    lam = sol.lmbda.copy()
+    val, g = problem.nll(lam, grad=True)
+    hmat = hessian(problem, lam, h=1e-2 * max(1.0, float(abs(lam[0]))), levels=2)
+    ok = bool(sol.converged[0]) and np.isfinite(val) and bool(hmat[0, 0] > 0)
+    return JointFit(lam, float(sol.nll[0]), hmat, lam.copy(), ok, np.atleast_1d(g))
+
+
+def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = None) -> JointFit:
     """Minimise the joint NLL: quasi-Newton from the per-column MLEs, then Newton polish.
 
-    The start is each column's own ML power (``mle_lambda``, design ignored). BFGS with the
-    analytic gradient brings lambda close; Newton steps with the Richardson Hessian (each
-    accepted only if the NLL does not rise beyond rounding) then make the gradient vanish to
-    rounding level.
+    One column is solved as a sample or a regression (the one solver). Otherwise the start is
+    each column's own ML power given the design; BFGS with the analytic gradient brings
+    lambda close, and Newton steps with the Richardson Hessian (each accepted only if the NLL
+    does not rise beyond rounding) make the gradient vanish to rounding level.
     """
+    if problem.single is not None and start is None:
+        return _one_column(problem)
     if start is None:
-        start = mle_lambda(Sample.from_array(problem.y, problem.family)).lmbda
+        start = np.array([solve(c).lmbda[0] for c in problem.columns])
         start = np.where(np.isfinite(start), np.clip(start, -10.0, 10.0), 1.0)
     start = np.asarray(start, dtype=np.float64)
 

@@ -1,6 +1,7 @@
-"""The response power of a normal linear model: design QR, stable profile likelihood, solver.
+"""The response power of a normal linear model: the profile likelihood from a QR of the design.
 
-Layers 2-4 for regression (pure NumPy/SciPy). For a response y, a design X and case weights
+Layer 3 (pure NumPy/SciPy): a :class:`~boxcoxstat.core.profile.Profile`, so the one solver and
+the one inference module serve it. For a response y, a design X and case weights
 w, the profile log-likelihood of the Box-Cox (or Yeo-Johnson) power of the response is
 
 .. math::
@@ -24,8 +25,9 @@ out before the residuals are formed, so RSS is known on the log scale and nothin
 the reference moves to the extreme value when ``|k| max|v|`` is large
 (``likelihood.choose_shift``).
 The score ``dl/dlambda = J - n <r, r'>/<r, r>`` (r the residuals, r' those of the derivative of the
-transform) is computed in the same scaled form and its root is found by bracketing and
-Chandrupatla's method (``optimize.py``).
+transform) is computed in the same scaled form. A design that spans only the constant is the
+sample itself: :func:`response_profile` then returns the sample's profile, so ``lm("y ~ 1")``
+and ``fit(y)`` are one computation.
 
 References
 ----------
@@ -39,16 +41,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from .._special import dexprel, exprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .design import Design, qr_design
 from .likelihood import choose_shift, llf_constant
-from .optimize import bracket_increasing, find_root
+from .profile import Profile, SampleProfile, as_pairs
 from .sample import Sample
 
-__all__ = ["ResponseProfile", "LambdaSolution", "solve_lambda", "profile_bounds", "information"]
+__all__ = ["ResponseProfile", "response_profile", "spans_constant_only"]
 
 BLOCK_ELEMENTS = 1 << 21  # observations x lambdas evaluated in one pass
 
@@ -65,7 +66,8 @@ class _SideInfo:
 class ResponseProfile:
     """The profile likelihood of the response power for one design, ready to evaluate.
 
-    Build with :meth:`build`; :meth:`nll_score` evaluates ``-l(lambda)`` (constants dropped)
+    Build with :meth:`build` (or :func:`response_profile`, which returns the sample's profile
+    for an intercept-only model); :meth:`evaluate` gives ``-l(lambda)`` (constants dropped)
     and its derivative for many lambdas at once.
     """
 
@@ -73,9 +75,9 @@ class ResponseProfile:
     design: Design
     sides: tuple[_SideInfo, ...]
     jacobian: float
-    nobs: int
+    n: int
     log_w_sum: float = field(default=0.0)
-    y: NDArray[np.float64] | None = field(default=None, repr=False)
+    y: NDArray[np.float64] = field(default_factory=lambda: np.empty(0), repr=False)
 
     @classmethod
     def build(
@@ -126,7 +128,7 @@ class ResponseProfile:
 
     def _vectors(self, lmbda: NDArray[np.float64]):
         """Scaled residuals of the transform and of its lambda-derivative, one column each."""
-        n, L = self.nobs, lmbda.shape[0]
+        n, L = self.n, lmbda.shape[0]
         terms = []
         for s in self.sides:
             side = s.sample.sides[0]
@@ -143,8 +145,10 @@ class ResponseProfile:
             log_c = log_lr + log_exprel(a)
             log_cd = 2.0 * log_lr + log_dexprel(a)
             terms.append((s, phi, chi, a, lr, log_c, log_cd))
+        # the scale: the largest factor in front of a term that reaches the residuals (a
+        # side's constant is absorbed, and must not set the scale, when m1 is exactly 0)
         m = np.max([t[3] for t in terms] + [np.where(np.isfinite(t[5]), t[5], -np.inf)
-                                            for t in terms], axis=0)
+                                            for t in terms if np.any(t[0].m1 != 0)], axis=0)
         z = np.zeros((n, L))
         zd = np.zeros((n, L))
         cz = np.zeros((n, L))
@@ -154,125 +158,159 @@ class ResponseProfile:
             ea = np.exp(a - m)
             z[s.rows] += sign * ea * phi
             zd[s.rows] += ea * (lr * phi + chi)
-            with np.errstate(under="ignore"):
-                cz += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_c - m))
-                czd += np.outer(s.m1, np.exp(log_cd - m))
+            if np.any(s.m1 != 0):  # an absorbed constant adds nothing to the residuals
+                with np.errstate(under="ignore"):
+                    cz += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_c - m))
+                    czd += np.outer(s.m1, np.exp(log_cd - m))
         r = self.design.resid(z) + cz
         rd = self.design.resid(zd) + czd
         return r, rd, m
 
-    def nll_score(
-        self, lmbda: ArrayLike, *, score: bool = True
+    def fits_at_every_lambda(self) -> bool:
+        """Whether every transform of the response lies in the design's column space.
+
+        That happens exactly when the indicator of each distinct response value does (then
+        any function of the response is fitted without error and the likelihood is
+        unbounded); tightly clustered data, however close, are not such a case.
+        """
+        values = np.unique(self.y)
+        if values.size > self.design.rank:
+            return False
+        for v in values:
+            ind = (self.y == v).astype(np.float64)
+            size = np.linalg.norm(ind if self.design.sw is None else ind * self.design.sw)
+            if np.linalg.norm(self.design.resid(ind)) > 1e-10 * size:
+                return False
+        return True
+
+    def fits_exactly_at(self, lmbda: float) -> bool:
+        """Whether the response transformed at ``lmbda`` lies in the design's column space:
+        its residuals are below 1e-10 of those of the intercept-only model (then the
+        likelihood is unbounded at ``lmbda``, as for ``y = exp(x)`` regressed on ``x`` at 0)."""
+        lam = np.array([float(lmbda)])
+        with np.errstate(all="ignore"):
+            r, _, m = self._vectors(lam)
+            ones = np.ones((self.n, 1))
+            w = None if self.design.sw is None else self.design.sw**2
+            r0, _, m0 = ResponseProfile.build(self.y, qr_design(ones, w), self.family,
+                                              w)._vectors(lam)
+            n1 = np.linalg.norm(r) * np.exp(m[0] - m0[0])
+            n0 = np.linalg.norm(r0)
+        return bool(np.isfinite(n1) and np.isfinite(n0) and n0 > 0 and n1 <= 1e-10 * n0)
+
+    def sample_of_response(self) -> Sample:
+        """The response as a sample (what an intercept-only model reduces to)."""
+        return Sample.from_array(self.y, self.family)
+
+    # ------------------------------------------------------------------ the Profile
+    @property
+    def ncols(self) -> int:
+        return 1
+
+    def nobs(self) -> NDArray[np.float64]:
+        return np.array([float(self.n)])
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        """``llf = -nll + offset``: the Gaussian constant plus ``1/2 sum log w``."""
+        return llf_constant(self.nobs()) + self.log_w_sum
+
+    def subsample(self) -> None:
+        return None
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike = 0, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``-l(lambda)`` without the constant ``n/2 (log 2 pi + 1) - 1/2 sum log w``, and its
-        derivative, for each lambda in a 1-D array."""
-        lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
-        n = float(self.nobs)
-        block = max(1, BLOCK_ELEMENTS // self.nobs)  # lambdas per pass: temporaries stay small
+        derivative, for each lambda in a 1-D array (the response is the only column)."""
+        lam, _ = as_pairs(lmbda, cols)
+        block = max(1, BLOCK_ELEMENTS // self.n)  # lambdas per pass: temporaries stay small
         val = np.empty_like(lam)
         sc = np.full_like(lam, np.nan)
+        one_side = len(self.sides) == 1 and not np.any(self.sides[0].m1 != 0)
         for a in range(0, lam.shape[0], block):
             part = lam[a : a + block]
-            r, rd, m = self._vectors(part)
-            rr = np.einsum("ij,ij->j", r, r)
-            with np.errstate(divide="ignore"):
-                val[a : a + block] = ((1.0 - part) * self.jacobian
-                                      + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n)))
-            if score:
-                sc[a : a + block] = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr
+            if one_side:
+                v, s = self._one_side(part, score)
+            else:
+                v, s = self._general(part, score)
+            val[a : a + block], sc[a : a + block] = v, s
         return val, sc
 
-    def fits_exactly(self, lmbda: float) -> bool:
-        """Whether the transformed response at ``lmbda`` lies in the design's column space
-        (residuals below 1e-10 of the centred response): the likelihood is then unbounded."""
-        if self.y is None:
-            return False
-        lam = np.array([float(lmbda)])
-        r, _, _ = self._vectors(lam)
-        ones = np.ones((self.nobs, 1))
-        w = None if self.design.sw is None else self.design.sw**2
-        mean_only = ResponseProfile.build(self.y, qr_design(ones, w), self.family, w)
-        r0, _, _ = mean_only._vectors(lam)
-        return bool(np.linalg.norm(r) <= 1e-10 * np.linalg.norm(r0))
+    def _general(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
+        """NLL and score from the scaled residual vectors (any design, any sides)."""
+        n = float(self.n)
+        r, rd, m = self._vectors(lam)
+        rr = np.einsum("ij,ij->j", r, r)
+        with np.errstate(divide="ignore"):
+            val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))
+        sc = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr if score else \
+            np.full_like(lam, np.nan)
+        return val, sc
 
-    def llf(self, nll: ArrayLike) -> NDArray[np.float64]:
-        """The Gaussian log-likelihood (Jacobian included) from :meth:`nll_score`'s value."""
-        return -np.asarray(nll) + llf_constant(self.nobs) + self.log_w_sum
+    def _one_side(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
+        """NLL and score when the response has one side and the design absorbs constants.
+
+        Then the scale factor ``e^{k (log b_ref + shift)}`` multiplies every residual, and
+        its contribution to the NLL (``n k (log b_ref + shift)``) and to the score cancel the
+        Jacobian's ``log b_ref`` part analytically (as in the sample's formula, Xu & Cormode
+        2025), instead of numerically between two numbers of size ``n |lambda log b_ref|``:
+        ``NLL = n log b_ref + sum v - k (sum v - n shift) + n/2 log(RSS_phi / n)`` and
+        ``score = sigma (n <r, r_chi> / <r, r> - (sum v - n shift))`` with ``r``, ``r_chi`` the
+        residuals of ``phi`` and its derivative in k (sigma = -1, k = 2 - lambda on the
+        Yeo-Johnson negative side).
+        """
+        n = float(self.n)
+        info = self.sides[0]
+        side = info.sample.sides[0]
+        kappa = 2.0 - lam if info.negative else lam
+        shift = choose_shift(side, kappa)
+        d = side.v - shift
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = self.design.resid(d * exprel(kappa * d))
+        rr = np.einsum("ij,ij->j", r, r)
+        vsum = float(side.v.sum())
+        d_sum = vsum - n * shift
+        with np.errstate(divide="ignore"):
+            val = n * side.log_ref[0] + vsum - kappa * d_sum + 0.5 * n * (np.log(rr) - np.log(n))
+        if not score:
+            return val, np.full_like(lam, np.nan)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rc = self.design.resid((d * d) * dexprel(kappa * d))
+        sigma = -1.0 if info.negative else 1.0
+        return val, sigma * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
+
+def spans_constant_only(design: Design) -> bool:
+    """Whether the design's column space is exactly the constants (an intercept-only model)."""
+    if design.rank != 1:
+        return False
+    ones = np.ones(design.nobs)
+    scale = np.sqrt(design.nobs) if design.sw is None else np.linalg.norm(design.sw)
+    return bool(np.linalg.norm(design.resid(ones)) <= 1e-10 * scale)
 
 
-@dataclass(frozen=True)
-class LambdaSolution:
-    """The maximiser of the profile likelihood and what was learned on the way."""
+def response_profile(
+    y: ArrayLike, design: Design, family: str = "boxcox", weights: ArrayLike | None = None
+) -> Profile:
+    """The profile likelihood of the response power of ``y`` regressed on ``design``.
 
-    lmbda: float
-    nll: float
-    converged: bool
+    A model with only an intercept and no weights is the sample itself, and its profile is
+    the sample's (:class:`~boxcoxstat.core.profile.SampleProfile`): ``lm("y ~ 1")``,
+    ``fit_joint`` of one column and ``fit(y)`` are then one computation, not three that
+    agree. Any other design gives a :class:`ResponseProfile`.
 
-
-def _f(profile: ResponseProfile):
-    def f(lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
-        return profile.nll_score(lam)[1]
-
-    return f
-
-
-def solve_lambda(profile: ResponseProfile) -> LambdaSolution:
-    """Root of the score: bracketed by doubling from [0, 1], closed by Chandrupatla's method.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from boxcoxstat.core.response import qr_design, ResponseProfile, solve_lambda
-    >>> rng = np.random.default_rng(0)
-    >>> x = rng.uniform(1, 2, 200)
-    >>> y = (1 + 0.5 * (1 + x + 0.1 * rng.standard_normal(200))) ** 2
-    >>> X = np.column_stack([np.ones(200), x])
-    >>> sol = solve_lambda(ResponseProfile.build(y, qr_design(X)))
-    >>> round(sol.lmbda, 2)
-    0.26
+    Raises
+    ------
+    BoxCoxError
+        As :meth:`ResponseProfile.build`, and when the transformed response lies in the
+        design's column space at every lambda (:func:`fits_at_every_lambda`).
     """
-    f = _f(profile)
-    lo, hi, flo, fhi, ok, _ = bracket_increasing(f, np.zeros(1), np.ones(1), limit=1e6)
-    res = find_root(f, lo, hi, flo, fhi, xatol=1e-13)
-    lam = float(res.x[0])
-    val = float(profile.nll_score(np.array([lam]), score=False)[0][0])
-    return LambdaSolution(lam, val, bool(ok[0] and res.converged[0] and np.isfinite(val)))
-
-
-def information(profile: ResponseProfile, lmbda: float) -> float:
-    """Observed information ``-l''(lambda)``: Richardson-extrapolated central differences of
-    the analytic score (steps h and h/2 on the curvature's own scale)."""
-
-    def slope(h: float) -> float:
-        s = profile.nll_score(np.array([lmbda + h, lmbda - h]))[1]
-        return float((s[0] - s[1]) / (2.0 * h))
-
-    c0 = abs(slope(1e-4 * max(1.0, abs(lmbda))))
-    h = 1e-2 / np.sqrt(c0) if c0 > 0 else 1e-2
-    h = float(np.clip(h, 1e-6 * max(1.0, abs(lmbda)), 1e-2 * max(1.0, abs(lmbda))))
-    return (4.0 * slope(h / 2.0) - slope(h)) / 3.0
-
-
-def profile_bounds(
-    profile: ResponseProfile, lmbda: float, nll_hat: float, bse: float, alpha: float = 0.05
-) -> tuple[float, float]:
-    """Endpoints of ``{lambda : 2 (l(hat) - l(lambda)) <= chi2_1(1 - alpha)}``, both solved by
-    bracketing and root finding (as ``inference.profile_interval`` does for samples)."""
-    half_q = 0.5 * stats.chi2.isf(alpha, 1)
-    direction = np.array([1.0, -1.0])
-    step = 2.0 * bse if np.isfinite(bse) and bse > 0 else 1e-3 * max(1.0, abs(lmbda))
-
-    def f(t: NDArray, idx: NDArray) -> NDArray:
-        val, _ = profile.nll_score(lmbda + direction[idx] * t, score=False)
-        return val - nll_hat - half_q
-
-    a, b, fa, fb, ok, _ = bracket_increasing(
-        f, np.zeros(2), np.full(2, step), flo=np.full(2, -half_q), limit=1e6
-    )
-    res = find_root(f, a, b, fa, fb, xatol=0.0, xrtol=1e-13)
-    if not np.all(ok & res.converged):
+    prof = ResponseProfile.build(y, design, family, weights)
+    if prof.fits_at_every_lambda():
         raise BoxCoxError(
-            "the profile likelihood does not fall to the interval's cut-off within |lambda| "
-            "<= 1e6; the data do not determine an interval"
+            "the model fits the transformed response exactly at every lambda (each distinct "
+            "response value has its own fitted level), so the likelihood is unbounded; "
+            "remove terms from the model"
         )
-    return lmbda - float(res.x[1]), lmbda + float(res.x[0])
+    if weights is None and spans_constant_only(design):
+        return SampleProfile(prof.sample_of_response())
+    return prof

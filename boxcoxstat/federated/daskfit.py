@@ -20,10 +20,11 @@ from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, check_spread, normalize_family
 from ..core.likelihood import SideMoments, side_moments
+from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
+from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.results import PowerTransformResult
-from .model import build_result
+from .model import build_result, infer
 from .protocol import GlobalFrame, global_nll_score, local_sides, tree_merge
-from .solver import Solution, curvature, inference, polish_start, solve
 
 __all__ = ["is_dask", "fit_dask"]
 
@@ -171,15 +172,11 @@ def _setup(col: Any, name: str, family: str, missing: str, split_every: Any) -> 
     return rep
 
 
-SUBSAMPLE_FROM = 100_000  # values above which lambda is first solved on a subsample
-SUBSAMPLE_SIZE = 20_000
-
-
 def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key: str):
-    """``evaluate(lmbda, score)``: one graph execution merging every partition's moments."""
+    """The profile's callback: one graph execution merging every partition's moments."""
     import dask.array as da
 
-    def evaluate(lam: NDArray, score: bool = True):
+    def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True):
         lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
         req = frame.request(lam.tolist(), score)
         chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
@@ -200,23 +197,19 @@ def _every(block: NDArray, stride: int) -> NDArray:
     return np.asarray(block, dtype=np.float64)[::stride].copy()
 
 
-def _subsample_start(col: Any, frame: GlobalFrame, n: int, split_every: Any, tally: dict,
-                     evaluate: Any) -> tuple | None:
-    """Solve on a systematic subsample kept on the workers, then bracket the full root.
+def _subsample_profile(col: Any, frame: GlobalFrame, n: int, split_every: Any,
+                       tally: dict) -> CallbackProfile:
+    """The profile of a systematic subsample kept on the workers (about 20,000 values).
 
-    Every ``n // 20000``-th value of each partition is persisted where it lives (about
-    20,000 values in all, in the same frame); lambda and the curvature found there give a
-    Newton step on the full data (as the in-memory ``mle_lambda`` does).
+    Every ``n // 20000``-th value of each partition is persisted where it lives, in the same
+    frame; the core's solver finds lambda and the curvature there and starts the full data
+    from a Newton step, as it does for an in-memory sample.
     """
     stride = max(1, n // SUBSAMPLE_SIZE)
     sub = col.map_blocks(_every, stride, dtype=np.float64,
                          chunks=((np.nan,) * col.numblocks[0],)).persist()
-    ev_sub = _evaluator(sub, frame, split_every, tally, "subsample_rounds")
-    sol = solve(ev_sub)
-    if not (sol.converged and np.isfinite(sol.lmbda)):
-        return None
-    info = curvature(ev_sub, sol.lmbda) * (n / max(1.0, n / stride))
-    return polish_start(evaluate, sol.lmbda, info)
+    ev = _evaluator(sub, frame, split_every, tally, "subsample_rounds")
+    return CallbackProfile(ev, np.array([max(1.0, n / stride)]))
 
 
 def fit_dask(
@@ -225,14 +218,15 @@ def fit_dask(
     family: str = "boxcox",
     missing: str = "drop",
     ymax: float | None = None,
-    method: str = "score",
+    optimizer: str = "score",
     grid: int = 1000,
     split_every: int | None = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``).
 
-    One graph execution per optimiser step (per batch of lambdas in grid mode and for the
-    interval); the result equals the in-memory fit to about 1e-12 relative.
+    One graph execution per evaluation of the profile (per optimiser step, per batch of
+    lambdas in grid mode and for the interval); the core's solver and inference do the rest,
+    so the result equals the in-memory fit to about 1e-12 relative.
 
     Examples
     --------
@@ -249,6 +243,7 @@ def fit_dask(
     if ymax is not None:
         raise BoxCoxError("ymax is not available for Dask input yet; fit without it")
     check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
 
     cols, names, kind = _columns(data)
     sols: list[Solution] = []
@@ -259,19 +254,18 @@ def fit_dask(
         rep = _setup(col, name, fam, missing, split_every)
         frame = GlobalFrame.from_ranges(fam, rep["pos"], rep["neg"])
         n = rep["n_pos"] + rep["n_neg"]
-        evaluate = _evaluator(col, frame, split_every, tally, "rounds")
-        start = None
-        if n > SUBSAMPLE_FROM and method == "score":
-            start = _subsample_start(col, frame, n, split_every, tally, evaluate)
+        sub = None
+        if n > SUBSAMPLE_FROM and optimizer == "score":
+            sub = _subsample_profile(col, frame, n, split_every, tally)
+        profile = CallbackProfile(_evaluator(col, frame, split_every, tally, "rounds"),
+                                  np.array([float(n)]), sub)
         before = tally["rounds"]
-        sol = solve(evaluate, method, grid, start=start)
+        sol = solve(profile, optimizer=optimizer, grid=grid)
         tally["fit_rounds"] += tally["rounds"] - before
         sols.append(sol)
-        infs.append(inference(evaluate, sol.lmbda, sol.nll) if sol.converged
-                    else {k: np.array([np.nan]) for k in ("bse", "lower", "upper", "lr0",
-                                                          "lr1")})
+        infs.append(infer(profile, sol))
         nobs.append(n)
         n_missing.append(rep["n_missing"])
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
-            "method": method, **tally}
+            "optimizer": optimizer, **tally}
     return build_result(names, kind, fam, sols, infs, nobs, n_missing, info)

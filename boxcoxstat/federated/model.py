@@ -13,15 +13,26 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, normalize_family
+from ..core.inference import standard_inference
 from ..core.likelihood import llf_constant
+from ..core.profile import CallbackProfile
+from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.results import PowerTransformResult
 from .client import Client
 from .server import ClientDropped, ClientLike, Server
-from .solver import Solution, inference, solve
 
 __all__ = ["fit", "nll_curve", "build_result"]
 
 MAX_RESTARTS = 1000
+
+
+def infer(profile: CallbackProfile, sol: Solution) -> dict[str, NDArray[np.float64]]:
+    """What the summary shows (SE, 95% interval, tests at 0 and 1) in a few more rounds; NaN
+    when lambda did not converge."""
+    if not sol.converged.all():
+        return {k: np.full(profile.ncols, np.nan) for k in ("bse", "lower", "upper", "lr0",
+                                                            "lr1")}
+    return standard_inference(profile, sol.lmbda, sol.nll)
 
 
 def build_result(
@@ -36,9 +47,9 @@ def build_result(
 ) -> PowerTransformResult:
     """A :class:`~boxcoxstat.PowerTransformResult` for a fit that never pooled its data."""
     p = len(names)
-    lam = np.array([s.lmbda for s in sols])
-    nll = np.array([s.nll for s in sols])
-    conv = np.array([s.converged and np.isfinite(s.nll) for s in sols])
+    lam = np.concatenate([s.lmbda for s in sols])
+    nll = np.concatenate([s.nll for s in sols])
+    conv = np.concatenate([s.converged for s in sols])
     n = np.asarray(nobs, dtype=np.int64)
     stored = {k: np.concatenate([d[k] for d in infs]) for k in infs[0]}
     if not conv.all():
@@ -71,7 +82,7 @@ def fit(
     clients: Sequence[Any],
     *,
     family: Literal["boxcox", "yeojohnson"] = "boxcox",
-    method: Literal["score", "brent", "grid"] = "score",
+    optimizer: Literal["score", "brent", "grid"] = "score",
     grid: int = 1000,
     on_bad_client: Literal["raise", "drop"] = "raise",
 ) -> PowerTransformResult:
@@ -88,12 +99,12 @@ def fit(
         :class:`~boxcoxstat.federated.Client` named ``"client <i>"``) or any object with the
         client methods (``name``, ``setup``, ``receive_frame``, ``respond``).
     family : {"boxcox", "yeojohnson"}, default="boxcox"
-    method : {"score", "brent", "grid"}, default="score"
+    optimizer : {"score", "brent", "grid"}, default="score"
         ``"score"``: bracketing root finder on the score, one lambda per round;
         ``"brent"``: the paper's Brent minimiser on NLL values (about 1e-8 relative);
         ``"grid"``: ``grid`` lambdas per round (section 7), fewer rounds, larger messages.
     grid : int, default=1000
-        Lambdas per round for ``method="grid"``.
+        Lambdas per round for ``optimizer="grid"``.
     on_bad_client : {"raise", "drop"}, default="raise"
         What to do with an empty client or one whose messages fail the checks (non-finite
         numbers, negative or inconsistent counts): stop with an error naming it, or leave it
@@ -104,7 +115,7 @@ def fit(
     PowerTransformResult
         With the 95% profile interval, standard error and LR tests at 0 and 1 computed in
         extra rounds, and ``federated`` = ``{"clients", "dropped", "rounds", "fit_rounds",
-        "evaluations", "bytes_up", "bytes_down", "method", "unit"}`` (shown in the summary).
+        "evaluations", "bytes_up", "bytes_down", "optimizer", "unit"}`` (shown in the summary).
 
     Raises
     ------
@@ -130,7 +141,7 @@ def fit(
     (3, True)
     """
     fam = normalize_family(family, allow_auto=False)
-    check_option("method", method, ("score", "brent", "grid"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
     check_option("on_bad_client", on_bad_client, ("raise", "drop"))
     if isinstance(clients, np.ndarray) or not len(clients):
         raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
@@ -139,18 +150,22 @@ def fit(
         for i, c in enumerate(clients)
     ]
     server = Server(wrapped, fam, on_bad_client)
+
+    def rounds(lam: NDArray[np.float64], cols: NDArray[np.intp], score: bool = True):
+        return server.evaluate(lam, score=score)  # one column: every pair is column 0
+
     for _ in range(MAX_RESTARTS):
         try:
             server.setup()
-            sol = solve(server.evaluate, method, grid)
+            profile = CallbackProfile(rounds, np.array([float(server.nobs)]))
+            sol = solve(profile, optimizer=optimizer, grid=grid)
             fit_rounds = server.tally.rounds
-            inf = (inference(server.evaluate, sol.lmbda, sol.nll)
-                   if sol.converged and np.isfinite(sol.nll) else
-                   {k: np.array([np.nan]) for k in ("bse", "lower", "upper", "lr0", "lr1")})
+            inf = infer(profile, sol)
             break
         except ClientDropped:
             continue
-    info = server.info() | {"fit_rounds": fit_rounds, "method": method, "unit": "clients"}
+    info = server.info() | {"fit_rounds": fit_rounds, "optimizer": optimizer,
+                            "unit": "clients"}
     return build_result(["x"], "array1d", fam, [sol], [inf], [server.nobs],
                         [server.n_missing], info)
 

@@ -1,7 +1,7 @@
 """What users call for a joint (multivariate) power: ``fit_joint``.
 
 Layer 6. Turns a DataFrame, a column list and a one-sided design formula into complete rows,
-a design basis and a ``JointProblem``, fits it and wraps the result.
+a factorised design and a ``JointProfile``, fits it and wraps the result.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import BoxCoxError, as_columns, check_option, normalize_family, to_matrix
-from ..core.joint import JointProblem, design_basis, fit_joint_lambda
+from ..core.joint import JointProfile, design_with_intercept, fit_joint_lambda
 from ..regression.formula import design_variables, one_sided_design
 from .results import JointTransformResult
 
@@ -154,15 +154,17 @@ def fit_joint(
     n_missing = int(len(frame) - n)
     # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
     as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]), family=fam, missing="raise")
-    basis = design_basis(x) if n > 0 else np.zeros((0, 0))
-    rank = basis.shape[1]
+    if n == 0:
+        raise BoxCoxError("no complete rows: every row has a missing value")
+    factored = design_with_intercept(x)
+    rank = factored.rank
     if n <= p + rank:
         raise BoxCoxError(
             f"{n} complete rows are too few for {p} columns and a design of rank {rank}: "
             f"need more than {p + rank}"
         )
     y.setflags(write=False)
-    problem = JointProblem(y, fam, basis)
+    problem = JointProfile.build(y, factored, fam)
     sol = fit_joint_lambda(problem)
     try:
         cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)

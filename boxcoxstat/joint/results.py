@@ -22,7 +22,7 @@ from .. import families as fam
 from .._validation import BoxCoxError, TransformOverflowError, to_matrix
 from ..base.summary import Summary, format_power, format_pvalue
 from ..core import inference as inf
-from ..core.joint import JointProblem
+from ..core.joint import JointProfile
 
 __all__ = ["JointLambdaTest", "JointTransformResult"]
 
@@ -86,9 +86,9 @@ class JointTransformResult:
     design_rank: int
     converged: bool
     start_values: NDArray[np.float64]
-    problem: JointProblem | None = field(default=None, repr=False, compare=False)
+    problem: JointProfile | None = field(default=None, repr=False, compare=False)
 
-    def _problem(self) -> JointProblem:
+    def _problem(self) -> JointProfile:
         if self.problem is None:
             raise BoxCoxError(
                 "this result holds no data (it was loaded from JSON); refit to compute new tests"

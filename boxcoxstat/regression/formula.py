@@ -30,8 +30,8 @@ from numpy.typing import NDArray
 
 from .. import families
 from .._validation import BoxCoxError, TransformOverflowError, check_spread
-from ..core.mle import mle_lambda
-from ..core.sample import Sample
+from ..core.profile import SampleProfile
+from ..core.solve import solve
 
 __all__ = [
     "bc",
@@ -79,7 +79,7 @@ class _PowerTerm:
                 "are <= 0; use yj() or shift the variable"
             )
         check_spread(x, name, self.family)
-        sol = mle_lambda(Sample.from_array(x, self.family))
+        sol = solve(SampleProfile.from_array(x, self.family))
         self.lmbda = float(sol.lmbda[0])
 
     def transform(self, x: Any, lmbda: float | None = None) -> Any:

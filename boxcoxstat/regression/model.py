@@ -15,7 +15,8 @@ import pandas as pd
 
 from .._validation import BoxCoxError, check_option, normalize_family
 from ..core.design import qr_design
-from ..core.response import ResponseProfile, solve_lambda
+from ..core.response import ResponseProfile, response_profile
+from ..core.solve import solve
 from .formula import caller_environment, model_frame, term_lambdas
 from .results import LmResult
 
@@ -114,20 +115,20 @@ def lm(
             f"Box-Cox requires a strictly positive response, but {frame.response!r} has {bad} "
             "value(s) <= 0; use family='yeojohnson' (or yj() on the left) or shift it"
         )
-    likelihood = ResponseProfile.build(frame.y, design, fam, w)
-    sol = solve_lambda(likelihood)
-    if likelihood.fits_exactly(sol.lmbda):
+    likelihood = response_profile(frame.y, design, fam, w)
+    sol = solve(likelihood)
+    if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(sol.lmbda[0]):
         raise BoxCoxError(
-            f"the model fits the transformed response exactly (near lambda = {sol.lmbda:.6g}); "
-            "the likelihood is unbounded and no power can be estimated"
+            f"the model fits the transformed response exactly at lambda = {sol.lmbda[0]:.6g}; "
+            "the likelihood is unbounded there and no power can be estimated"
         )
-    if not sol.converged:
+    if not sol.converged[0]:
         warnings.warn(f"the response power did not converge for {formula!r}", RuntimeWarning,
                       stacklevel=2)
     aliased = tuple(frame.column_names[j] for j in design.aliased)
     return LmResult(
-        formula=formula, family=fam, response=frame.response, lmbda=sol.lmbda,
-        nll_hat=sol.nll, converged=sol.converged, n_dropped=frame.n_dropped,
+        formula=formula, family=fam, response=frame.response, lmbda=float(sol.lmbda[0]),
+        nll_hat=float(sol.nll[0]), converged=bool(sol.converged[0]), n_dropped=frame.n_dropped,
         term_lambdas=term_lambdas(frame.design_info), column_names=frame.column_names,
         aliased=aliased, index=frame.index, y=frame.y, x=frame.x[:, design.kept],
         weights=w, design_info=frame.design_info, likelihood=likelihood,

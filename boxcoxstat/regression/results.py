@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from .._validation import BoxCoxError, check_option
 from ..base.summary import Summary, format_number, format_power, format_pvalue
 from ..core import inference as inf
-from ..core import response as reg
+from ..core.profile import Profile
 from ..families import transform
 from ..univariate.results import LambdaTest
 from . import backtransform as bt
@@ -62,28 +62,32 @@ class LmResult:
     x: NDArray[np.float64] = field(repr=False)  # kept design columns only
     weights: NDArray[np.float64] | None = field(repr=False)
     design_info: Any = field(repr=False, compare=False)
-    likelihood: reg.ResponseProfile = field(repr=False, compare=False)
+    likelihood: Profile = field(repr=False, compare=False)
 
     # ------------------------------------------------------------------ inference
     @property
     def nobs(self) -> int:
-        return self.likelihood.nobs
+        return int(self.likelihood.nobs()[0])
 
     @property
     def llf(self) -> float:
         """Maximised log-likelihood of the response (Jacobian included, as ``logLik`` of the
         transformed model plus ``(lambda - 1) sum log y``)."""
-        return float(self.likelihood.llf(self.nll_hat))
+        return float(self.likelihood.llf_offset()[0] - self.nll_hat)
 
     @cached_property
     def bse(self) -> float:
         """Standard error of lambda from the observed information."""
-        info = reg.information(self.likelihood, self.lmbda)
-        return float(1.0 / np.sqrt(info)) if info > 0 else float("nan")
+        return float(inf.standard_error(self.likelihood, np.array([self.lmbda]))[0])
+
+    def _interval(self, alpha: float) -> tuple[float, float]:
+        lo, hi = inf.profile_interval(self.likelihood, np.array([self.lmbda]),
+                                      np.array([self.nll_hat]), np.array([self.bse]), alpha)
+        return float(lo[0]), float(hi[0])
 
     @cached_property
     def _ci95(self) -> tuple[float, float]:
-        return reg.profile_bounds(self.likelihood, self.lmbda, self.nll_hat, self.bse, 0.05)
+        return self._interval(0.05)
 
     def conf_int(self, alpha: float = 0.05) -> NDArray[np.float64]:
         """Profile-likelihood interval for lambda, ``array([lower, upper])``.
@@ -95,12 +99,11 @@ class LmResult:
             raise BoxCoxError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
         if alpha == 0.05:
             return np.array(self._ci95)
-        return np.array(reg.profile_bounds(self.likelihood, self.lmbda, self.nll_hat, self.bse,
-                                           alpha))
+        return np.array(self._interval(alpha))
 
     def _lr(self, lmbda0: float) -> float:
-        val, _ = self.likelihood.nll_score(np.array([lmbda0]), score=False)
-        return float(max(2.0 * (val[0] - self.nll_hat), 0.0))
+        return float(inf.lr_statistic(self.likelihood, np.array([self.nll_hat]),
+                                      np.array([lmbda0]))[0])
 
     def test(self, lmbda0: float) -> LambdaTest:
         """Likelihood-ratio test of ``H0: lambda = lmbda0`` (``car::testTransform``)."""
@@ -129,8 +132,8 @@ class LmResult:
         step = max(0.1, (b - a) / 200)
         grid = np.round(np.arange(np.floor(a / step), np.ceil(b / step) + 1) * step, 10)
         grid = np.union1d(grid, [self.lmbda])
-        val, _ = self.likelihood.nll_score(grid, score=False)
-        return pd.DataFrame({"lmbda": grid, "llf": self.likelihood.llf(val)})
+        val, _ = self.likelihood.evaluate(grid, 0, score=False)
+        return pd.DataFrame({"lmbda": grid, "llf": self.likelihood.llf_offset()[0] - val})
 
     # ------------------------------------------------------------------ the linear model
     def at(self, lmbda: float) -> Any:

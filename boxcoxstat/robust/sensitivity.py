@@ -20,8 +20,8 @@ from scipy import stats
 
 from .. import families as fam
 from .._validation import BoxCoxError, normalize_family
-from ..core.mle import mle_lambda
-from ..core.sample import Sample
+from ..core.profile import SampleProfile
+from ..core.solve import solve
 from .estimators import robust_lambda
 
 __all__ = ["SensitivityCurve", "sensitivity_curve", "estimate_columns", "estimator_names"]
@@ -44,7 +44,7 @@ def estimate_columns(
     """
     key = estimator.lower()
     if key == "mle":
-        return np.asarray(mle_lambda(Sample.from_array(x, family)).lmbda, dtype=np.float64)
+        return np.asarray(solve(SampleProfile.from_array(x, family)).lmbda, dtype=np.float64)
     opts = {"prestandardize": "none", **tuning}
     if key == "rewmlnr":
         return robust_lambda(x, family, "rewml", rectified=False, **opts).lmbda

@@ -21,8 +21,8 @@ from .. import families as fam
 from .._validation import BoxCoxError, TransformOverflowError, check_option, to_matrix
 from ..base.summary import Summary, format_number, format_power, format_pvalue
 from ..core import inference as inf
-from ..core.likelihood import llf_constant, nll_score
-from ..core.sample import Sample
+from ..core.likelihood import llf_constant
+from ..core.profile import SampleProfile
 
 __all__ = ["LambdaTest", "PowerTransformResult"]
 
@@ -118,13 +118,10 @@ class PowerTransformResult:
             return self.stored
         p = len(self.names)
         out = {k: np.empty(p) for k in ("bse", "lower", "upper", "lr0", "lr1")}
-        for idx, sample in self._samples():
-            lam, nll_hat = self.lmbda_mle[idx], self.nll_mle[idx]
-            bse = inf.standard_error(sample, lam)
-            lo, hi = inf.profile_interval(sample, lam, nll_hat, bse)
-            out["bse"][idx], out["lower"][idx], out["upper"][idx] = bse, lo, hi
-            out["lr0"][idx] = inf.lr_statistic(sample, nll_hat, np.zeros_like(lam))
-            out["lr1"][idx] = inf.lr_statistic(sample, nll_hat, np.ones_like(lam))
+        for idx, profile in self._samples():
+            part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx])
+            for key, val in part.items():
+                out[key][idx] = val
         return out
 
     @property
@@ -197,8 +194,8 @@ class PowerTransformResult:
 
     # ----------------------------------------------------------------- inference
     @cached_property
-    def _groups(self) -> dict[str, tuple[NDArray[np.intp], Sample]]:
-        """Column positions and the prepared sample of each family (built once)."""
+    def _groups(self) -> dict[str, tuple[NDArray[np.intp], SampleProfile]]:
+        """Column positions and the profile of each family's columns (built once)."""
         if self.data is None and self.federated is not None:
             raise BoxCoxError(
                 "this result was fitted without pooling the data (federated or Dask); its "
@@ -213,15 +210,16 @@ class PowerTransformResult:
         out = {}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
-            out[f] = (idx, Sample.from_array(self.data[:, idx], f))
+            out[f] = (idx, SampleProfile.from_array(self.data[:, idx], f))
         return out
 
     def _samples(self):
         return self._groups.values()
 
-    def _column_sample(self, j: int) -> Sample:
-        idx, sample = self._groups[self.families[j]]
-        return sample.columns(np.flatnonzero(idx == j))
+    def _column_profile(self, j: int) -> tuple[SampleProfile, int]:
+        """The profile holding column ``j`` and the column's position in it."""
+        idx, profile = self._groups[self.families[j]]
+        return profile, int(np.flatnonzero(idx == j)[0])
 
     def conf_int(
         self, alpha: float = 0.05, kind: Literal["profile", "wald"] = "profile"
@@ -251,9 +249,9 @@ class PowerTransformResult:
             ci = self.profile_ci
         else:
             ci = np.empty((len(self.names), 2))
-            for idx, sample in self._samples():
+            for idx, profile in self._samples():
                 lo, hi = inf.profile_interval(
-                    sample, self.lmbda_mle[idx], self.nll_mle[idx], self.bse_values[idx], alpha
+                    profile, self.lmbda_mle[idx], self.nll_mle[idx], self.bse_values[idx], alpha
                 )
                 ci[idx, 0], ci[idx, 1] = lo, hi
         if self.kind == "array1d":
@@ -284,8 +282,8 @@ class PowerTransformResult:
             stat = self.lr1
         else:
             stat = np.empty(len(self.names))
-            for idx, sample in self._samples():
-                stat[idx] = inf.lr_statistic(sample, self.nll_mle[idx], lam0[idx])
+            for idx, profile in self._samples():
+                stat[idx] = inf.lr_statistic(profile, self.nll_mle[idx], lam0[idx])
         pval = inf.chi2_pvalue(stat)
         null = "lambda = " + ", ".join(sorted({format_number(v) for v in lam0}))
         return LambdaTest(
@@ -303,13 +301,13 @@ class PowerTransformResult:
         The default grid spans the 95% profile interval with half its width on each side.
         """
         j = self.column_index(column)
-        sample = self._column_sample(j)
+        profile, k = self._column_profile(j)
         if lmbda is None:
             lo, hi = self.profile_ci[j]
             width = hi - lo
             lmbda = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
-        val, _ = nll_score(sample, lam, score=False)
+        val, _ = profile.evaluate(lam, k, score=False)
         llf = -val + llf_constant(self.nobs_values[j])
         return pd.DataFrame({"lmbda": lam, "llf": llf})
 

@@ -77,7 +77,7 @@ def test_dask_grid_mode_batches_lambdas():
 
     x = _data()["boxcox"]
     with dask.config.set(scheduler="sync"):
-        r = fit_dask(da.from_array(x, chunks=500), method="grid", grid=200)
+        r = fit_dask(da.from_array(x, chunks=500), optimizer="grid", grid=200)
     assert r.federated["fit_rounds"] <= 10
     assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-10
 

@@ -75,14 +75,14 @@ def test_yeojohnson_positive_negative_and_mixed_clients(x):
 
 @pytest.mark.parametrize(("x", "family"), CASES)
 def test_grid_mode_at_most_10_rounds(x, family):
-    fed = bcs.federated.fit(_random_split(x), family=family, method="grid", grid=1000)
+    fed = bcs.federated.fit(_random_split(x), family=family, optimizer="grid", grid=1000)
     assert fed.federated["fit_rounds"] <= 10
     assert _rel(fed.lmbda, bcs.fit(x, family=family).lmbda) < 1e-10
 
 
 def test_fewer_grid_points_need_more_rounds():
     x = mpref.unstable_features()[5][2]  # ecoli lip
-    rounds = [bcs.federated.fit(_random_split(x, 10), method="grid", grid=g)
+    rounds = [bcs.federated.fit(_random_split(x, 10), optimizer="grid", grid=g)
               .federated["fit_rounds"] for g in (10, 100, 1000)]
     assert rounds[0] > rounds[1] >= rounds[2]
 
@@ -90,7 +90,7 @@ def test_fewer_grid_points_need_more_rounds():
 def test_brent_on_nll_is_the_papers_accuracy():
     """Brent on NLL values alone resolves lambda only to ~sqrt(eps) (documented)."""
     x = mpref.unstable_features()[0][2]
-    fed = bcs.federated.fit(_random_split(x), method="brent")
+    fed = bcs.federated.fit(_random_split(x), optimizer="brent")
     exact = float(mpref.exact_lambda(x, "boxcox"))
     assert _rel(fed.lmbda, exact) < 1e-5
     assert _rel(bcs.federated.fit(_random_split(x)).lmbda, exact) < 1e-12
@@ -252,7 +252,7 @@ def test_clients_with_equal_names_gh5():
 def test_small_grids_still_bracket(grid):
     """With fewer lambdas per round the ladder is walked outwards over several rounds."""
     x = mpref.huge_lambda_case()  # lambda* near -3.35e9
-    fed = bcs.federated.fit(np.array_split(x, 4), method="grid", grid=grid)
+    fed = bcs.federated.fit(np.array_split(x, 4), optimizer="grid", grid=grid)
     assert fed.converged
     assert _rel(fed.lmbda, float(mpref.exact_lambda(x, "boxcox"))) < 1e-9
 

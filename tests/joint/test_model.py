@@ -273,7 +273,8 @@ def test_joint_nll_and_score_against_mpmath(family):
     where psi is astronomically large or the data are tightly clustered."""
     import mpmath as mp
 
-    from boxcoxstat.core.joint import JointProblem, design_basis
+    from boxcoxstat.core.design import qr_design
+    from boxcoxstat.core.joint import JointProfile
 
     rng = np.random.default_rng(3)
     n = 12
@@ -285,7 +286,7 @@ def test_joint_nll_and_score_against_mpmath(family):
         rng.lognormal(0.0, 1.0, n) * (1.0 if family == "boxcox" else -1.0),
         rng.normal(size=n) if family == "yeojohnson" else rng.lognormal(1.0, 0.2, n),
     ])
-    prob = JointProblem(y, family, design_basis(x_design))
+    prob = JointProfile.build(y, qr_design(x_design), family)
     for lam in ([0.3, -300.0, 1.2, 0.0], [2.0, 150.0, -0.5, 1.0], [-1.0, 0.0, 3.0, 2.5]):
         lam = np.array(lam)
         want = float(_mp_joint_nll(y, lam, family, x_design))
@@ -304,10 +305,11 @@ def test_joint_nll_and_score_against_mpmath(family):
 
 def test_absurd_lambdas_give_inf_not_warnings():
     """The optimiser may probe anywhere: no overflow warning, just +inf (or a finite value)."""
-    from boxcoxstat.core.joint import JointProblem, design_basis
+    from boxcoxstat.core.design import qr_design
+    from boxcoxstat.core.joint import JointProfile
 
     y = _highway()[["len", "adt"]].to_numpy(float)
-    prob = JointProblem(y, "boxcox", design_basis(np.ones((len(y), 1))))
+    prob = JointProfile.build(y, qr_design(np.ones((len(y), 1))), "boxcox")
     for lam in ([1e300, 0.0], [-1e308, 1.0], [np.inf, 0.0], [np.nan, 1.0]):
         val, grad = prob.nll(np.array(lam), grad=True)
         assert val > 1e100

@@ -1,11 +1,14 @@
-"""Tests for boxcoxstat.core.optimize: batched bracketing and Chandrupatla root finding."""
+"""Tests for boxcoxstat.core.solve: batched bracketing, Chandrupatla root finding, the solver."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from boxcoxstat.core.optimize import bracket_increasing, find_root
+from boxcoxstat.core.likelihood import nll
+from boxcoxstat.core.profile import SUBSAMPLE_FROM, SampleProfile
+from boxcoxstat.core.solve import bracket_increasing, curvature, find_root, solve
 
 
 def _counting(fun):
@@ -53,3 +56,37 @@ def test_secant_and_interpolation_reach_machine_precision(root):
     lo, hi, flo, fhi, ok, _ = bracket_increasing(f, np.array([-10.0]), np.array([-9.0]))
     res = find_root(f, lo, hi, flo, fhi, xatol=0.0)
     assert res.x[0] == pytest.approx(root, rel=1e-14, abs=1e-300)
+
+
+# ------------------------------------------------------------------ the solver on a sample
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_subsample_then_polish_matches_direct_solution(family):
+    rng = np.random.default_rng(21)
+    n = 3 * SUBSAMPLE_FROM
+    x = rng.lognormal(sigma=0.7, size=n) if family == "boxcox" else rng.normal(size=n) ** 3
+    fit = solve(SampleProfile.from_array(x, family))
+    ref = stats.boxcox_normmax(x, method="mle") if family == "boxcox" else (
+        stats.yeojohnson_normmax(x))
+    assert fit.converged[0]
+    assert fit.lmbda[0] == pytest.approx(ref, abs=1e-6)
+    # the polished root is a true root: the NLL is larger on both sides at 1e-7
+    lam = fit.lmbda[0]
+    vals = nll(x, [lam - 1e-6, lam, lam + 1e-6], family)
+    assert vals[1] < vals[0] and vals[1] < vals[2]
+
+
+def test_curvature_matches_finite_difference_of_nll():
+    x = np.random.default_rng(5).gamma(3.0, size=300)
+    profile = SampleProfile.from_array(x)
+    lam = solve(profile).lmbda
+    h = 1e-3
+    v = nll(x, [lam[0] - h, lam[0], lam[0] + h])
+    fd = (v[0] - 2 * v[1] + v[2]) / h**2
+    assert curvature(profile, lam)[0] == pytest.approx(fd, rel=1e-5)
+
+
+def test_score_evaluations_are_few_on_ordinary_data():
+    x = np.random.default_rng(0).lognormal(size=(500, 40))
+    fit = solve(SampleProfile.from_array(x))
+    assert fit.converged.all()
+    assert fit.nfev.max() <= 16

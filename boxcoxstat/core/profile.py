@@ -1,0 +1,186 @@
+"""The Profile interface: how every model presents its likelihood of lambda to the core.
+
+Layer 3. A *profile* is the negative log-likelihood of one power per column with every other
+parameter (mean, coefficients, variance) maximised out, together with its derivative in lambda
+(the *score*). The solver (``solve.py``) and the inference module (``inference.py``) work on
+any profile and never know which model they serve (car's ``estimateTransform``: every input
+reduces to one likelihood):
+
+* :class:`SampleProfile` -- a sample, weighted or not (``bcs.fit``; a regression on ``~ 1``;
+  a one-column joint fit; the robust estimators' maximum-likelihood steps);
+* ``response.ResponseProfile`` -- the response of a linear model, from a QR of its design;
+* :class:`CallbackProfile` -- a profile computed elsewhere: the federated server merging its
+  clients' moments, or a Dask graph merging its partitions' moments. Each call is one round.
+
+All evaluate *pairs* ``(lmbda[k], column cols[k])``, so one call can ask for one lambda per
+column, many lambdas for one column, or any mix; a callback profile answers any of these in
+one round. The NLL convention is the same everywhere: Gaussian constants dropped, so
+``llf = -nll + llf_offset[column]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .likelihood import llf_constant, nll_score
+from .sample import Sample
+
+__all__ = [
+    "Profile",
+    "SampleProfile",
+    "CallbackProfile",
+    "SUBSAMPLE_FROM",
+    "SUBSAMPLE_SIZE",
+    "as_pairs",
+]
+
+SUBSAMPLE_FROM = 100_000  # rows above which lambda is first solved on a systematic subsample
+SUBSAMPLE_SIZE = 20_000  # about this many rows in that subsample
+
+
+class Profile(Protocol):
+    """What the core needs from a model (see the module docstring)."""
+
+    @property
+    def ncols(self) -> int:
+        """Number of columns (one power each)."""
+        ...
+
+    def nobs(self) -> NDArray[np.float64]:
+        """Number of observations (total weight) per column."""
+        ...
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """NLL and score at the pairs ``(lmbda[k], cols[k])`` (the score NaN unless asked)."""
+        ...
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        """Per column, the constant that turns ``-nll`` into the log-likelihood."""
+        ...
+
+    def subsample(self) -> Profile | None:
+        """A cheaper profile of the same columns to start the solver from, or ``None``."""
+        ...
+
+
+def as_pairs(lmbda: ArrayLike, cols: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """``lmbda`` and ``cols`` as equal-length 1-D arrays (a scalar is broadcast)."""
+    lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
+    idx = np.atleast_1d(np.asarray(cols, dtype=np.intp))
+    lam, idx = np.broadcast_arrays(lam, idx)
+    return np.ascontiguousarray(lam), np.ascontiguousarray(idx)
+
+
+def _layers(cols: NDArray[np.intp]) -> list[NDArray[np.intp]]:
+    """Split pair positions into layers in which every column appears at most once."""
+    order = np.argsort(cols, kind="stable")
+    sorted_cols = cols[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_cols)) + 1]
+    rank = np.arange(cols.size) - np.repeat(starts, np.diff(np.r_[starts, cols.size]))
+    return [order[rank == r] for r in range(int(rank.max()) + 1)] if cols.size else []
+
+
+@dataclass(frozen=True)
+class SampleProfile:
+    """The profile likelihood of a sample's columns (Box-Cox or Yeo-Johnson, weighted or not).
+
+    ``NLL(lambda) = (1 - lambda) J + W/2 log Var_w(psi)`` per column, from the stable moments
+    of :mod:`~boxcoxstat.core.likelihood` (Xu & Cormode 2025, eqs. 3-4; weights act as
+    frequency weights, ``W`` their sum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.profile import SampleProfile
+    >>> from boxcoxstat.core.sample import Sample
+    >>> prof = SampleProfile(Sample.from_array([0.1, 0.1, 0.1, 0.101]))
+    >>> prof.evaluate([-361.15, 0.0], [0, 0], score=False)[0].round(3)
+    array([-32.623, -30.989])
+    """
+
+    sample: Sample
+
+    @classmethod
+    def from_array(
+        cls, x: ArrayLike, family: str = "boxcox", weights: ArrayLike | None = None
+    ) -> SampleProfile:
+        """The profile of a 1-D sample or the columns of an (n, p) matrix (NaN = missing).
+
+        The data are assumed validated (``_validation.as_columns``); see
+        :meth:`~boxcoxstat.core.sample.Sample.from_array`.
+        """
+        return cls(Sample.from_array(x, family, weights))
+
+    @property
+    def ncols(self) -> int:
+        return self.sample.ncols
+
+    def nobs(self) -> NDArray[np.float64]:
+        return self.sample.nobs()
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        return llf_constant(self.sample.nobs())
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        lam, idx = as_pairs(lmbda, cols)
+        val = np.empty(lam.shape)
+        sc = np.empty(lam.shape)
+        uniq = np.unique(idx)
+        if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
+            val[:], sc[:] = nll_score(self.sample.columns(uniq), lam, score=score)
+            return val, sc
+        for layer in _layers(idx):  # each column at most once per call
+            val[layer], sc[layer] = nll_score(self.sample.columns(idx[layer]), lam[layer],
+                                              score=score)
+        return val, sc
+
+    def subsample(self) -> SampleProfile | None:
+        if self.sample.nrows <= SUBSAMPLE_FROM:
+            return None
+        return SampleProfile(self.sample.every(self.sample.nrows // SUBSAMPLE_SIZE))
+
+
+Rounds = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]
+
+
+@dataclass(frozen=True)
+class CallbackProfile:
+    """A profile evaluated by a callback ``f(lmbda, cols, score=...) -> (nll, score)``.
+
+    The federated server and the Dask graphs implement the callback; every call is one round
+    of messages (or one graph), whatever the number of pairs. ``sub`` is an optional cheaper
+    profile (Dask's persisted subsample).
+    """
+
+    callback: Rounds
+    n: NDArray[np.float64]
+    sub: Profile | None = None
+
+    @property
+    def ncols(self) -> int:
+        return int(self.n.shape[0])
+
+    def nobs(self) -> NDArray[np.float64]:
+        return self.n
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        return llf_constant(self.n)
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        lam, idx = as_pairs(lmbda, cols)
+        val, sc = self.callback(lam, idx, score=score)
+        return np.asarray(val, dtype=np.float64), np.asarray(sc, dtype=np.float64)
+
+    def subsample(self) -> Profile | None:
+        return self.sub

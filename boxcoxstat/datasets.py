@@ -273,7 +273,7 @@ def load(name: str, *, path: str | os.PathLike[str] | None = None) -> pd.DataFra
     >>> import pathlib, tempfile
     >>> import pandas as pd
     >>> wrong = pathlib.Path(tempfile.mkdtemp()) / "train.csv"
-    >>> pd.DataFrame({"Id": [1], "SalePrice": [208500]}).to_csv(wrong, index=False)
+    >>> pd.DataFrame({"Id": [1], "SalePrice": [100000]}).to_csv(wrong, index=False)
     >>> load("house_prices_train", path=wrong)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -96,7 +96,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     fit.set_defaults(handler=_cmd_fit)
 
-    listing = sub.add_parser("datasets", help="list the bundled datasets")
+    listing = sub.add_parser("datasets", help="list the datasets (bundled or not)")
     listing.set_defaults(handler=_cmd_datasets)
     return parser
 
@@ -111,7 +111,8 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     width = int(table["name"].str.len().max())
     for row in table.itertuples(index=False):
         shape = f"{row.rows} x {row.columns}"
-        print(f"{row.name:<{width}}  {shape:>10}  {row.description}")
+        note = "" if row.bundled else f" [not bundled: load({row.name!r}, path=...) reads a copy]"
+        print(f"{row.name:<{width}}  {shape:>10}  {row.description}{note}")
     return 0
 
 

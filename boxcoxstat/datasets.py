@@ -1,12 +1,15 @@
-"""Load the real datasets bundled with boxcoxstat.
+"""Load the real datasets used by boxcoxstat's examples, vignettes and tests.
 
 Layer 0: imports only NumPy, pandas, the standard library and the package's error class. The
-CSV files live in the repository's ``data/`` folder, which the wheel installs as
-``boxcoxstat/data``; ``data/README.md`` gives their sources and licences.
+bundled CSV files live in the repository's ``data/`` folder, which the wheel installs as
+``boxcoxstat/data``; ``data/README.md`` gives their sources and licences. A dataset whose
+licence does not allow redistribution (Kaggle's House Prices ``train.csv``) is listed but not
+bundled: :func:`load` reads the user's own copy from ``path=`` and checks that it is that file.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -27,6 +30,31 @@ class _Dataset:
     rows: int
     columns: int
     description: str
+    # Not bundled: why not, how to get the file, its usual name and the header a genuine
+    # copy has (checked when ``load`` reads it from ``path=``).
+    reason: str = ""
+    obtain: str = ""
+    filename: str = ""
+    header: tuple[str, ...] = ()
+
+    @property
+    def bundled(self) -> bool:
+        return not self.obtain
+
+
+# Kaggle's "House Prices - Advanced Regression Techniques" train.csv, in file order.
+_HOUSE_HEADER = (
+    "Id MSSubClass MSZoning LotFrontage LotArea Street Alley LotShape LandContour Utilities "
+    "LotConfig LandSlope Neighborhood Condition1 Condition2 BldgType HouseStyle OverallQual "
+    "OverallCond YearBuilt YearRemodAdd RoofStyle RoofMatl Exterior1st Exterior2nd MasVnrType "
+    "MasVnrArea ExterQual ExterCond Foundation BsmtQual BsmtCond BsmtExposure BsmtFinType1 "
+    "BsmtFinSF1 BsmtFinType2 BsmtFinSF2 BsmtUnfSF TotalBsmtSF Heating HeatingQC CentralAir "
+    "Electrical 1stFlrSF 2ndFlrSF LowQualFinSF GrLivArea BsmtFullBath BsmtHalfBath FullBath "
+    "HalfBath BedroomAbvGr KitchenAbvGr KitchenQual TotRmsAbvGrd Functional Fireplaces "
+    "FireplaceQu GarageType GarageYrBlt GarageFinish GarageCars GarageArea GarageQual "
+    "GarageCond PavedDrive WoodDeckSF OpenPorchSF EnclosedPorch 3SsnPorch ScreenPorch PoolArea "
+    "PoolQC Fence MiscFeature MiscVal MoSold YrSold SaleType SaleCondition SalePrice"
+).split()
 
 
 # Shapes are part of the catalogue (and checked by the tests), so listing reads no file.
@@ -48,6 +76,13 @@ _CATALOGUE: dict[str, _Dataset] = {
         1460,
         81,
         "Ames house sales (Kaggle House Prices train.csv; De Cock 2011); 'NA' is missing",
+        reason="Kaggle's competition rules do not allow redistributing it",
+        obtain="download train.csv from the Kaggle competition "
+        "'house-prices-advanced-regression-techniques' "
+        "(https://www.kaggle.com/competitions/house-prices-advanced-regression-techniques/data; "
+        "you need a Kaggle account that has accepted the competition rules)",
+        filename="train.csv",
+        header=tuple(_HOUSE_HEADER),
     ),
     "highway1": _Dataset(
         39, 12, "Highway accident rates and road features (carData::Highway1; Weisberg 2005)"
@@ -92,18 +127,73 @@ def _check_name(name: str) -> str:
         key = key[:-4]
     if key not in _CATALOGUE:
         valid = ", ".join(sorted(_CATALOGUE))
-        raise BoxCoxError(f"unknown dataset {name!r}; the bundled datasets are: {valid}")
+        raise BoxCoxError(f"unknown dataset {name!r}; the datasets are: {valid}")
     return key
 
 
+def _few(names: list[str], limit: int = 5) -> str:
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
+def _read_local(key: str, spec: _Dataset, path: object) -> pd.DataFrame:
+    """Read the user's copy of a dataset that is not bundled, and check it is that file."""
+    how = f"load({key!r}, path=\"path/to/{spec.filename}\")"
+    if path is None:
+        raise BoxCoxError(
+            f"dataset {key!r} is not bundled with boxcoxstat ({spec.reason}); to use it, "
+            f"{spec.obtain}, then pass its location: {how}"
+        )
+    if not isinstance(path, (str, os.PathLike)):
+        raise BoxCoxError(
+            f"path must be the location of a CSV file (a str or pathlib.Path), not "
+            f"{type(path).__name__}; e.g. {how}"
+        )
+    file = Path(path).expanduser()
+    if not file.is_file():
+        problem = "is a folder" if file.is_dir() else "does not exist"
+        raise BoxCoxError(
+            f"cannot load {key!r}: {str(file)!r} {problem}; pass the path of the CSV file "
+            f"itself ({spec.filename}). To get it, {spec.obtain}"
+        )
+    try:
+        frame = pd.read_csv(file)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise BoxCoxError(
+            f"cannot load {key!r}: {str(file)!r} is not a readable CSV file ({exc}); pass "
+            f"{spec.filename} as downloaded. To get it, {spec.obtain}"
+        ) from None
+    columns = [str(c) for c in frame.columns]
+    problems = []
+    if frame.shape != (spec.rows, spec.columns):
+        problems.append(
+            f"it has {frame.shape[0]} rows x {frame.shape[1]} columns, not "
+            f"{spec.rows} x {spec.columns}"
+        )
+    missing = [c for c in spec.header if c not in columns]
+    if missing:
+        problems.append(f"columns missing: {_few(missing)}")
+    unknown = [c for c in columns if c not in spec.header]
+    if unknown:
+        problems.append(f"unexpected columns: {_few(unknown)}")
+    if problems:
+        raise BoxCoxError(
+            f"{str(file)!r} is not the {key!r} data ({spec.description}): "
+            f"{'; '.join(problems)}. Pass {spec.filename} unchanged; to get it, {spec.obtain}"
+        )
+    return frame
+
+
 def list_datasets() -> pd.DataFrame:
-    """List the bundled datasets.
+    """List the datasets :func:`load` knows, bundled or not.
 
     Returns
     -------
     pandas.DataFrame
         One row per dataset with columns ``name``, ``rows``, ``columns`` (the shape
-        :func:`load` returns, every column included) and ``description``.
+        :func:`load` returns, every column included), ``bundled`` (``False`` for data whose
+        licence does not allow shipping them: :func:`load` then needs ``path=`` to your own
+        copy) and ``description``.
 
     See Also
     --------
@@ -115,24 +205,33 @@ def list_datasets() -> pd.DataFrame:
     >>> table = list_datasets()
     >>> table.loc[table["name"] == "topgear", ["rows", "columns"]].to_numpy().tolist()
     [[297, 32]]
+    >>> table.loc[~table["bundled"], "name"].tolist()
+    ['house_prices_train']
     """
     records = [
-        {"name": name, "rows": d.rows, "columns": d.columns, "description": d.description}
+        {"name": name, "rows": d.rows, "columns": d.columns, "bundled": d.bundled,
+         "description": d.description}
         for name, d in _CATALOGUE.items()
     ]
-    return pd.DataFrame.from_records(records, columns=["name", "rows", "columns", "description"])
+    return pd.DataFrame.from_records(
+        records, columns=["name", "rows", "columns", "bundled", "description"]
+    )
 
 
-def load(name: str) -> pd.DataFrame:
-    """Read a bundled dataset into a new DataFrame.
+def load(name: str, *, path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+    """Read a dataset into a new DataFrame.
 
     Parameters
     ----------
     name : str
-        One of the names in :func:`list_datasets` (``"topgear"``, ``"blood_transfusion"``,
-        ``"wdbc"``, ``"ecoli"``, ``"house_prices_train"``, ``"highway1"``, ``"sonar"``,
-        ``"pima"``, ``"glass_identification"``, ``"wine"``, ``"liver_bupa"``); a trailing
-        ``".csv"`` is ignored.
+        One of the names in :func:`list_datasets`; a trailing ``".csv"`` is ignored.
+    path : str or os.PathLike, default=None
+        Only for a dataset that is not bundled (``bundled`` is ``False`` in
+        :func:`list_datasets`): the location of your own copy of the file. For
+        ``"house_prices_train"`` that is ``train.csv`` of the Kaggle competition
+        "house-prices-advanced-regression-techniques" (download it from
+        https://www.kaggle.com/competitions/house-prices-advanced-regression-techniques/data).
+        The file is checked to have the dataset's rows and columns.
 
     Returns
     -------
@@ -146,11 +245,14 @@ def load(name: str) -> pd.DataFrame:
     Raises
     ------
     BoxCoxError
-        If ``name`` is not a bundled dataset; the message lists the valid names.
+        If ``name`` is not a known dataset (the message lists the valid names); if a dataset
+        that is not bundled is asked for without ``path`` (the message says where to get
+        it), or ``path`` is not a readable CSV file with the dataset's rows and columns; if
+        ``path`` is given for a bundled dataset.
 
     See Also
     --------
-    list_datasets : the names, shapes and descriptions.
+    list_datasets : the names, shapes, descriptions and which ones are bundled.
 
     Examples
     --------
@@ -160,7 +262,31 @@ def load(name: str) -> pd.DataFrame:
     (297, 32)
     >>> round(float(cars["MPG"].median()), 1)
     47.0
+
+    The Kaggle house prices are not bundled; without ``path=`` the error says where to get
+    them, and a file that is not Kaggle's ``train.csv`` is refused:
+
+    >>> load("house_prices_train")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    boxcoxstat._validation.BoxCoxError: dataset 'house_prices_train' is not bundled ...
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> wrong = pathlib.Path(tempfile.mkdtemp()) / "train.csv"
+    >>> pd.DataFrame({"Id": [1], "SalePrice": [100000]}).to_csv(wrong, index=False)
+    >>> load("house_prices_train", path=wrong)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    boxcoxstat._validation.BoxCoxError: ...: it has 1 rows x 2 columns, not 1460 x 81; ...
     """
     key = _check_name(name)
+    spec = _CATALOGUE[key]
+    if not spec.bundled:
+        return _read_local(key, spec, path)
+    if path is not None:
+        raise BoxCoxError(
+            f"dataset {key!r} is bundled: call load({key!r}) without path= "
+            "(to read another CSV file, use pandas.read_csv)"
+        )
     with (_data_dir() / f"{key}.csv").open("rb") as handle:
         return pd.read_csv(handle)

@@ -54,6 +54,9 @@ def test_datasets_lists_names(capsys):
         assert any(line.startswith(name) for line in lines)
     assert "297 x 32" in out
     assert "1460 x 81" in out
+    house = next(line for line in lines if line.startswith("house_prices_train"))
+    assert "[not bundled: load('house_prices_train', path=...) reads a copy]" in house
+    assert sum("not bundled" in line for line in lines) == 1
 
 
 def test_demo_writes_plots_and_summary(tmp_path, capsys):

@@ -257,7 +257,7 @@ topgear <- read.csv("data/topgear.csv")
 blood <- read.csv("data/blood_transfusion.csv")
 wdbc <- read.csv("data/wdbc.csv")
 ecoli <- read.csv("data/ecoli.csv")
-house <- read.csv("data/house_prices_train.csv", na.strings = "NA")
+house <- read.csv("../shared/data/house_prices_train.csv", na.strings = "NA")  # not bundled (Kaggle)
 
 V <- function(dataset, variable, raw, families, definition) {
   list(dataset = dataset, variable = variable, raw = raw,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import datasets, families, federated
 from ._validation import BoxCoxError, TransformOverflowError
 from .api import fit
+from .base.results import HypothesisTest
 from .base.summary import Summary
 from .core import likelihood
 from .joint.model import fit_joint
@@ -15,7 +16,7 @@ from .joint.results import JointLambdaTest, JointTransformResult
 from .robust.results import RobustTransformResult
 from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
-from .univariate.results import LambdaTest, PowerTransformResult
+from .univariate.results import PowerTransformResult
 
 
 def __getattr__(name: str):
@@ -30,7 +31,7 @@ def __getattr__(name: str):
 __all__ = [
     "fit",
     "PowerTransformResult",
-    "LambdaTest",
+    "HypothesisTest",
     "Summary",
     "BoxCoxError",
     "TransformOverflowError",

@@ -71,8 +71,8 @@ class Columns:
         Column labels (``"x"`` for unnamed 1-D input, ``"x0"``, ``"x1"``... for arrays).
     index : pandas.Index or None
         Row labels of pandas input, else ``None``.
-    kind : {"series", "frame", "array1d", "array2d"}
-        The input's shape, so results can be returned in the same form.
+    layout : {"series", "frame", "array1d", "array2d"}
+        The input's layout, so results can be returned in the same form.
     n_missing : ndarray of int, shape (p,)
         How many missing values each column had (dropped under ``missing="drop"``).
     """
@@ -80,12 +80,12 @@ class Columns:
     values: NDArray[np.float64]
     names: list[str]
     index: Any
-    kind: str
+    layout: str
     n_missing: NDArray[np.int64]
 
     @property
     def univariate(self) -> bool:
-        return self.kind in ("series", "array1d")
+        return self.layout in ("series", "array1d")
 
     def row_label(self, i: int) -> Any:
         return self.index[i] if self.index is not None else i
@@ -97,7 +97,7 @@ class Columns:
 
 
 def to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
-    """Float matrix (private copy), column names, row index and input kind of ``data``.
+    """Float matrix (private copy), column names, row index and input layout of ``data``.
 
     Raises ``BoxCoxError`` for non-numeric, categorical or complex columns and bad shapes;
     does no statistical checks (see :func:`as_columns` for those).
@@ -201,10 +201,10 @@ def as_columns(
     """
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
-    values, names, index, kind = to_matrix(data)
+    values, names, index, layout = to_matrix(data)
     nan = np.isnan(values)
     n_missing = nan.sum(axis=0).astype(np.int64)
-    cols = Columns(values, names, index, kind, n_missing)
+    cols = Columns(values, names, index, layout, n_missing)
     for j, name in enumerate(names):
         col = values[:, j]
         inf = np.flatnonzero(np.isinf(col))
@@ -225,15 +225,61 @@ def as_columns(
                 f"column {name!r} has {finite.size} finite value(s); at least {min_n} are needed"
             )
         if family == "boxcox":
-            bad = np.flatnonzero(~nan[:, j] & (col <= 0))
-            if bad.size:
-                raise BoxCoxError(
-                    f"Box-Cox requires strictly positive data, but column {name!r} has "
-                    f"{bad.size} value(s) <= 0, first at row {cols.row_label(int(bad[0]))!r} "
-                    f"({float(col[bad[0]])!r}); use family='yeojohnson' or shift the data"
-                )
+            check_positive(col, name, cols.row_label)
         check_spread(finite, name, "boxcox" if family == "boxcox" else "yeojohnson")
     return cols
+
+
+def check_positive(col: NDArray[np.float64], name: str, row_label: Any = None) -> None:
+    """Refuse values <= 0 in a Box-Cox column (NaN is ignored), naming the first bad row."""
+    bad = np.flatnonzero(col <= 0)
+    if bad.size:
+        first = int(bad[0])
+        label = first if row_label is None else row_label(first)
+        raise BoxCoxError(
+            f"Box-Cox requires strictly positive data, but column {name!r} has {bad.size} "
+            f"value(s) <= 0, first at row {label!r} ({float(col[first])!r}); use "
+            "family='yeojohnson' or shift the data"
+        )
+
+
+def new_columns(data: Any, names: tuple[str, ...] | list[str],
+                families: tuple[str, ...] | list[str] | None) -> NDArray[np.float64]:
+    """New data for fitted columns ``names``, as a float matrix (a private copy).
+
+    A DataFrame is matched by column name (order and extra columns do not matter); other
+    input must have exactly ``len(names)`` columns (one column may be 1-D). Missing values
+    stay NaN; infinite values are refused; with ``families`` given, Box-Cox columns must be
+    positive. Every error names the column and the first bad row.
+    """
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        have = {str(c): c for c in data.columns}
+        absent = [n for n in names if n not in have]
+        if absent:
+            raise BoxCoxError(f"the data lack column(s) {absent} that were fitted; they have "
+                              f"{list(have)}")
+        x, _, index, _ = to_matrix(data[[have[n] for n in names]])
+    else:
+        x, _, index, layout = to_matrix(data)
+        if x.shape[1] != len(names):
+            shape = "1-D data" if layout in ("series", "array1d") else f"{x.shape[1]} column(s)"
+            plural = "column" if len(names) == 1 else "columns"
+            raise BoxCoxError(f"{shape} given, but the result has {len(names)} {plural} "
+                              f"{list(names)}")
+
+    def label(i: int) -> Any:
+        return index[i] if index is not None else i
+
+    for j, name in enumerate(names):
+        inf = np.flatnonzero(np.isinf(x[:, j]))
+        if inf.size:
+            raise BoxCoxError(f"column {name!r} has {inf.size} infinite value(s), first at row "
+                              f"{label(int(inf[0]))!r}; remove them or mark them missing (NaN)")
+        if families is not None and families[j] == "boxcox":
+            check_positive(x[:, j], name, label)
+    return x
 
 
 def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox") -> None:

@@ -5,65 +5,16 @@ Layer 6.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Literal
 
-import numpy as np
-from numpy.typing import NDArray
-
 from ._validation import BoxCoxError, as_columns, check_option, normalize_family
-from .core.bounds import lambda_bounds
-from .core.likelihood import llf_constant, nll_score
-from .core.profile import SampleProfile
-from .core.sample import Sample
-from .core.solve import solve
 from .robust.estimators import METHODS as ROBUST_METHODS
 from .robust.model import fit_robust_columns
+from .robust.results import RobustTransformResult
+from .univariate.model import fit_columns
 from .univariate.results import PowerTransformResult
 
 __all__ = ["fit"]
-
-
-def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
-    """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
-    sample = Sample.from_array(x, family)
-    sol = solve(SampleProfile(sample))
-    return {
-        "lmbda": sol.lmbda,
-        "nll": sol.nll,
-        "llf": -sol.nll + llf_constant(sample.nobs()),
-        "converged": sol.converged,
-    }
-
-
-def _choose(x: NDArray[np.float64], family: str):
-    """Fit every column; under ``"auto"`` pick the family per column and say why."""
-    p = x.shape[1]
-    fams = [family] * p
-    reasons = [""] * p
-    if family != "auto":
-        return _fit_family(x, family), fams, reasons
-    positive = np.array([np.nanmin(x[:, j]) > 0 for j in range(p)])
-    yj = _fit_family(x, "yeojohnson")
-    out = {k: v.copy() for k, v in yj.items()}
-    for j in np.flatnonzero(~positive):
-        fams[j] = "yeojohnson"
-        reasons[j] = "Yeo-Johnson: the column has values <= 0"
-    if positive.any():
-        idx = np.flatnonzero(positive)
-        bc = _fit_family(x[:, idx], "boxcox")
-        for k, j in enumerate(idx):
-            if bc["llf"][k] >= yj["llf"][j]:
-                fams[j] = "boxcox"
-                for key in out:
-                    out[key][j] = bc[key][k]
-                reasons[j] = (f"Box-Cox: log-likelihood {bc['llf'][k]:.4f} >= Yeo-Johnson "
-                              f"{yj['llf'][j]:.4f}")
-            else:
-                fams[j] = "yeojohnson"
-                reasons[j] = (f"Yeo-Johnson: log-likelihood {yj['llf'][j]:.4f} > Box-Cox "
-                              f"{bc['llf'][k]:.4f}")
-    return out, fams, reasons
 
 
 def fit(
@@ -74,8 +25,8 @@ def fit(
     ymax: float | None = None,
     missing: Literal["drop", "raise"] = "drop",
     **tuning: Any,
-) -> PowerTransformResult:
-    """Estimate the power transformation of each column by maximum likelihood.
+) -> PowerTransformResult | RobustTransformResult:
+    """Estimate the power transformation of each column.
 
     Parameters
     ----------
@@ -109,7 +60,12 @@ def fit(
 
     Returns
     -------
-    PowerTransformResult
+    PowerTransformResult or RobustTransformResult
+        The estimator's own result: maximum likelihood gives a ``PowerTransformResult``
+        (intervals, tests, profiles), a robust method a ``RobustTransformResult`` (weights,
+        outliers, cut-offs). Both share one surface (:class:`~boxcoxstat.base.transform.
+        ColumnTransforms`: ``lmbda``, ``params``, ``transform``, ``inverse_transform``,
+        ``summary()``, JSON).
 
     Raises
     ------
@@ -142,10 +98,11 @@ def fit(
     >>> import numpy as np, boxcoxstat as bcs
     >>> x = np.random.default_rng(0).lognormal(mean=1.0, sigma=0.5, size=500)
     >>> r = bcs.fit(x)
-    >>> round(r.lmbda, 3), round(r.bse, 3), r.rounded
+    >>> round(r.lmbda, 3), round(float(r.bse['x']), 3), r.rounded
     (0.092, 0.068, 0.0)
     >>> r.conf_int().round(3)
-    array([-0.04 ,  0.226])
+       lower  upper
+    x -0.040  0.226
     """
     from .federated.daskfit import is_dask
 
@@ -164,44 +121,5 @@ def fit(
         return fit_robust_columns(cols, fam, method, **tuning)
     if tuning:
         raise BoxCoxError(f"tuning option(s) {sorted(tuning)} apply to robust methods only")
-    cols = as_columns(
-        data, family="yeojohnson" if fam == "auto" else fam, missing=missing
-    )
-    x = cols.values
-    x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x, fam)
-    p = x.shape[1]
-    lam_mle = est["lmbda"]
-    lam_used = lam_mle.copy()
-    llf = est["llf"].copy()
-    limits = np.tile([-np.inf, np.inf], (p, 1))
-    if ymax is not None:
-        for j in range(p):
-            limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
-            lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
-            if lam_used[j] != lam_mle[j]:
-                sample = Sample.from_array(cols.column(j), fams[j])
-                val, _ = nll_score(sample, lam_used[j : j + 1])
-                llf[j] = -val[0] + llf_constant(sample.nobs())[0]
-    if not np.all(est["converged"]):
-        bad = [cols.names[j] for j in np.flatnonzero(~est["converged"])]
-        warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
-                      stacklevel=2)
-    return PowerTransformResult(
-        names=tuple(cols.names),
-        kind=cols.kind,
-        families=tuple(fams),
-        family_reasons=tuple(reasons),
-        requested_family=fam,
-        method=method,
-        lmbda_mle=lam_mle,
-        lmbda_used=lam_used,
-        nll_mle=est["nll"],
-        llf_values=llf,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
-        n_missing=cols.n_missing,
-        converged_values=est["converged"],
-        ymax=None if ymax is None else float(ymax),
-        lambda_limits=limits,
-        data=x,
-    )
+    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
+    return fit_columns(cols, fam, ymax)

@@ -30,13 +30,13 @@ def test_auto_can_be_refused():
 def test_kinds_names_and_missing_counts():
     df = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "b": [2.0, 3.0, 4.0, 5.0]})
     cols = as_columns(df, family="boxcox")
-    assert cols.kind == "frame" and cols.names == ["a", "b"]
+    assert cols.layout == "frame" and cols.names == ["a", "b"]
     np.testing.assert_array_equal(cols.n_missing, [1, 0])
     np.testing.assert_array_equal(cols.column(0), [1.0, 3.0, 4.0])
-    assert as_columns(df["a"], family="boxcox").kind == "series"
-    assert as_columns([1.0, 2.0, 3.0], family="boxcox").kind == "array1d"
+    assert as_columns(df["a"], family="boxcox").layout == "series"
+    assert as_columns([1.0, 2.0, 3.0], family="boxcox").layout == "array1d"
     arr = as_columns(np.ones((3, 2)) + np.arange(6).reshape(3, 2), family="boxcox")
-    assert arr.kind == "array2d" and arr.names == ["x0", "x1"]
+    assert arr.layout == "array2d" and arr.names == ["x0", "x1"]
 
 
 def test_values_are_a_private_copy():

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, normalize_family
@@ -37,7 +38,7 @@ def infer(profile: CallbackProfile, sol: Solution) -> dict[str, NDArray[np.float
 
 def build_result(
     names: Sequence[str],
-    kind: str,
+    layout: str,
     family: str,
     sols: Sequence[Solution],
     infs: Sequence[dict[str, NDArray[np.float64]]],
@@ -51,18 +52,18 @@ def build_result(
     nll = np.concatenate([s.nll for s in sols])
     conv = np.concatenate([s.converged for s in sols])
     n = np.asarray(nobs, dtype=np.int64)
-    stored = {k: np.concatenate([d[k] for d in infs]) for k in infs[0]}
+    stored = pd.DataFrame({k: np.concatenate([d[k] for d in infs]) for k in infs[0]},
+                          index=list(names))
     if not conv.all():
         bad = [names[int(j)] for j in np.flatnonzero(~conv)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=3)
     return PowerTransformResult(
         names=tuple(names),
-        kind=kind,
+        layout=layout,
         families=(family,) * p,
         family_reasons=("",) * p,
         requested_family=family,
-        method="mle",
         lmbda_mle=lam,
         lmbda_used=lam.copy(),
         nll_mle=nll,

@@ -17,11 +17,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option
+from ..base.results import HypothesisTest
 from ..base.summary import Summary, format_number, format_power, format_pvalue
 from ..core import inference as inf
 from ..core.profile import Profile
 from ..families import transform
-from ..univariate.results import LambdaTest
+from ..univariate.results import lambda_test
 from . import backtransform as bt
 
 __all__ = ["LmResult"]
@@ -105,15 +106,12 @@ class LmResult:
         return float(inf.lr_statistic(self.likelihood, np.array([self.nll_hat]),
                                       np.array([lmbda0]))[0])
 
-    def test(self, lmbda0: float) -> LambdaTest:
+    def test(self, lmbda0: float) -> HypothesisTest:
         """Likelihood-ratio test of ``H0: lambda = lmbda0`` (``car::testTransform``)."""
         lam0 = float(lmbda0)
         if not np.isfinite(lam0):
             raise BoxCoxError("lmbda0 must be finite")
-        stat = self._lr(lam0)
-        pval = float(inf.chi2_pvalue(np.array([stat]))[0])
-        return LambdaTest(stat, pval, 1, lam0, f"lambda = {format_number(lam0)}",
-                          (self.response,))
+        return lambda_test((self.response,), np.array([self._lr(lam0)]), np.array([lam0]), True)
 
     @property
     def rounded(self) -> float:

@@ -55,16 +55,14 @@ def fit_robust_columns(cols: Columns, family: str, method: str, **tuning: Any
         s = rb.RobustSolution(**sol)
     else:
         s = rb.robust_lambda(x, family, method, cols.names, **tuning)
-    nan = np.full(p, np.nan)
     return RobustTransformResult(
-        names=tuple(cols.names), kind=cols.kind, families=tuple(fams),
-        family_reasons=tuple(reasons), requested_family=family, method=method,
-        lmbda_mle=s.lmbda, lmbda_used=s.lmbda, nll_mle=nan, llf_values=nan,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
-        converged_values=s.converged, ymax=None, lambda_limits=s.interval, data=x,
-        lmbda_initial=s.lmbda0, objective_values=s.objective, weights_matrix=s.weights,
-        location_values=s.location, scale_values=s.scale, muhat_values=s.muhat,
-        sigmahat_values=s.sigmahat, locx_values=s.locx, scalex_values=s.scalex,
-        prestandardize=opt["prestandardize"], cutoff=opt["cutoff"], index=cols.index,
-        tuning=dict(tuning),
+        names=tuple(cols.names), layout=cols.layout, families=tuple(fams),
+        lmbda_used=s.lmbda, family_reasons=tuple(reasons), requested_family=family,
+        method=method, nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
+        n_missing=cols.n_missing, converged_values=s.converged, lambda_limits=s.interval,
+        lmbda_initial=s.lmbda0, objective_values=s.objective, location_values=s.location,
+        scale_values=s.scale, muhat_values=s.muhat, sigmahat_values=s.sigmahat,
+        locx_values=s.locx, scalex_values=s.scalex, prestandardize=opt["prestandardize"],
+        cutoff=opt["cutoff"], tuning=dict(tuning), weights_matrix=s.weights,
+        index=cols.index, data=x,
     )

@@ -42,7 +42,7 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     x = result.data[ok, j]
     flagged = result.weights_matrix[ok, j] == 0
     lam = result.lmbda_used[j]
-    y = families.forward_unchecked(result._pre(x, j), lam, result.families[j])
+    y = families.forward_unchecked(result._prepare(x, j), lam, result.families[j])
     order = np.argsort(x, kind="stable")  # the transform is increasing: one order for both
     fam = _FAMILY_LABEL[result.families[j]]
     for ax, values, title in (

@@ -1,18 +1,17 @@
 """Result of a robust power-transformation fit (RewML, Carroll, MTL).
 
-Layer 5. ``RobustTransformResult`` extends
-:class:`~boxcoxstat.univariate.results.PowerTransformResult` with the robust diagnostics: final
-weights, flagged rows, the robust location and scale of the transformed data, standardized
-transformed values, the outlier cut-offs carried back to the original scale, and the
-prestandardization that ``transform`` applies to new data. Likelihood inference (intervals,
-tests, profiles) belongs to maximum likelihood and is refused.
+Layer 5. ``RobustTransformResult`` is a sibling of
+:class:`~boxcoxstat.univariate.results.PowerTransformResult` on the shared
+:class:`~boxcoxstat.base.transform.ColumnTransforms`: the robust diagnostics (final weights,
+flagged rows, the robust location and scale of the transformed data, standardized transformed
+values, the outlier cut-offs carried back to the original scale) and the prestandardization
+that ``transform`` applies to new data. Likelihood inference (intervals, tests, profiles)
+belongs to maximum likelihood and raises the package's error saying so.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,9 +19,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._validation import BoxCoxError, TransformOverflowError
+from .._validation import BoxCoxError, new_columns
+from ..base import jsonio
+from ..base.jsonio import saved
 from ..base.summary import Summary, format_number
-from ..univariate.results import PowerTransformResult, _shape
+from ..base.transform import ColumnTransforms
 from . import estimators as rb
 
 __all__ = ["RobustTransformResult"]
@@ -30,67 +31,101 @@ __all__ = ["RobustTransformResult"]
 _METHOD_LABEL = {"rewml": "reweighted ML (RewML)", "carroll": "Carroll's robustified ML",
                  "mtl": "maximum trimmed likelihood (MTL)"}
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_NO_LIKELIHOOD = ("likelihood inference (standard errors, intervals, tests, profiles) belongs "
+                  "to maximum likelihood; fit with method='mle' for it")
 
 
-def _empty() -> NDArray[np.float64]:
-    return np.empty(0)
-
-
-@dataclass(frozen=True)
-class RobustTransformResult(PowerTransformResult):
+@dataclass(frozen=True, repr=False)
+class RobustTransformResult(ColumnTransforms):
     """Robust power transformation of one or more columns (build with ``bcs.fit(method=...)``).
 
-    ``lmbda`` refers to the *prestandardized* data (Yeo-Johnson: ``(x - median)/MAD``;
-    Box-Cox: ``x / median``, as cellWise 2.5.3), which ``transform`` applies to new data too.
+    A sibling of :class:`~boxcoxstat.PowerTransformResult` on the same base: the same
+    ``lmbda``, ``params``, ``transform``, ``summary()`` and JSON, plus the robust diagnostics
+    (``weights``, ``outliers``, ``cutoffs``, ``standardized``). ``lmbda`` refers to the
+    *prestandardized* data (Yeo-Johnson: ``(x - median)/MAD``; Box-Cox: ``x / median``, as
+    cellWise 2.5.3), which ``transform`` applies to new data too. Likelihood inference
+    (``conf_int``, ``test``, ``bse``, ``profile``) raises the package's error saying why.
+
+    Examples
+    --------
+    >>> import numpy as np, boxcoxstat as bcs
+    >>> r = bcs.fit(np.exp(np.linspace(-2, 2, 50)), method="rewml")
+    >>> back = bcs.RobustTransformResult.from_json(r.to_json())
+    >>> bool(np.allclose(back.transform([1.0, 2.0]), r.transform([1.0, 2.0])))
+    True
     """
 
-    lmbda_initial: NDArray[np.float64] = field(default_factory=_empty)
-    objective_values: NDArray[np.float64] = field(default_factory=_empty)
-    weights_matrix: NDArray[np.float64] = field(default_factory=_empty, repr=False)
-    location_values: NDArray[np.float64] = field(default_factory=_empty)
-    scale_values: NDArray[np.float64] = field(default_factory=_empty)
-    muhat_values: NDArray[np.float64] = field(default_factory=_empty)
-    sigmahat_values: NDArray[np.float64] = field(default_factory=_empty)
-    locx_values: NDArray[np.float64] = field(default_factory=_empty)
-    scalex_values: NDArray[np.float64] = field(default_factory=_empty)
-    prestandardize: str = "cellwise"
-    cutoff: float = float("nan")
-    index: Any = field(default=None, repr=False, compare=False)
-    tuning: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
+    requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
+    method: str = saved(jsonio.Str(choices=tuple(_METHOD_LABEL)))
+    nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
+    n_missing: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
+    converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
+    lambda_limits: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
+    lmbda_initial: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    objective_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    location_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    scale_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    muhat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    sigmahat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    locx_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    scalex_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    prestandardize: str = saved(jsonio.Str(choices=rb.PRESTANDARDIZE))
+    cutoff: float = saved(jsonio.Float())
+    tuning: dict[str, Any] = saved(jsonio.Mapping_(), compare=False)
+    weights_matrix: NDArray[np.float64] | None = None
+    index: Any = None
+    data: NDArray[np.float64] | None = None
 
     # ----------------------------------------------------------------- refused inference
-    @cached_property
-    def _inference(self) -> dict[str, NDArray[np.float64]]:
-        raise BoxCoxError(
-            f"likelihood inference (standard errors, intervals, tests, profiles) is available "
-            f"for method='mle' only; this fit used method={self.method!r}"
-        )
+    def conf_int(self, alpha: float = 0.05, interval: str = "profile") -> Any:
+        """Not available: robust fits have no likelihood interval (see the class notes)."""
+        self._not_available("conf_int", _NO_LIKELIHOOD)
 
-    def profile(self, column: str | int | None = None, lmbda: Any = None):
-        """Refused: the profile likelihood belongs to ``method="mle"``."""
-        return self._inference
+    def test(self, lmbda0: Any) -> Any:
+        """Not available: robust fits have no likelihood-ratio test."""
+        self._not_available("test", _NO_LIKELIHOOD)
+
+    @property
+    def bse(self) -> Any:
+        """Not available: robust fits have no standard error from the likelihood."""
+        self._not_available("bse", _NO_LIKELIHOOD)
+
+    def profile(self, column: str | int | None = None, lmbda: Any = None) -> Any:
+        """Not available: the profile likelihood belongs to ``method="mle"``."""
+        self._not_available("profile", _NO_LIKELIHOOD)
+
+    @property
+    def nobs(self) -> Any:
+        """Number of observations used (missing values dropped)."""
+        return self._shape(self.nobs_values, "nobs")
+
+    @property
+    def converged(self) -> Any:
+        """Whether the lambda search interval stopped growing (cellWise's expansion)."""
+        return self._shape(self.converged_values, "converged")
 
     # ----------------------------------------------------------------- diagnostics
     def _rows(self, values: NDArray) -> Any:
-        if self.kind == "series":
+        if self.layout == "series":
             return pd.Series(values[:, 0], index=self.index, name=self.names[0])
-        if self.kind == "frame":
+        if self.layout == "frame":
             return pd.DataFrame(values, index=self.index, columns=list(self.names))
-        return values[:, 0].copy() if self.kind == "array1d" else values.copy()
+        return values[:, 0].copy() if self.layout == "array1d" else values.copy()
 
-    def _need_data(self) -> None:
-        if self.data is None:
-            raise BoxCoxError("this result holds no data (it was loaded from JSON); weights, "
-                              "outliers, standardized values and plots need a refit")
+    def _need_data(self, what: str) -> NDArray[np.float64]:
+        if self.data is None or self.weights_matrix is None:
+            self._not_available(what, "the result holds no data (it was loaded from JSON); "
+                                "weights, outliers, standardized values and plots need a refit")
+        return self.weights_matrix
 
     @property
     def weights(self) -> Any:
         """Final 0/1 weights (1 = used in the last weighted ML step; NaN where missing)."""
-        self._need_data()
-        return self._rows(self.weights_matrix)
+        return self._rows(self._need_data("weights"))
 
     def _labels(self, j: int) -> list:
-        rows = np.flatnonzero(self.weights_matrix[:, j] == 0)
+        rows = np.flatnonzero(self._need_data("outliers")[:, j] == 0)
         if self.index is None:
             return [int(i) for i in rows]
         return list(self.index[rows])
@@ -99,7 +134,6 @@ class RobustTransformResult(PowerTransformResult):
     def outliers(self) -> Any:
         """Row labels (positions for NumPy input) of flagged rows: a list for one column,
         a dict ``{column: list}`` for several."""
-        self._need_data()
         if len(self.names) == 1:
             return self._labels(0)
         return {n: self._labels(j) for j, n in enumerate(self.names)}
@@ -107,21 +141,28 @@ class RobustTransformResult(PowerTransformResult):
     @property
     def location(self) -> Any:
         """Huber location of the transformed prestandardized data (defines the weights)."""
-        return _shape(self.location_values, self.names, self.kind, "location")
+        return self._shape(self.location_values, "location")
 
     @property
     def scale(self) -> Any:
         """Huber scale of the transformed prestandardized data (defines the weights)."""
-        return _shape(self.scale_values, self.names, self.kind, "scale")
+        return self._shape(self.scale_values, "scale")
 
     @property
     def objective(self) -> Any:
         """Robust criterion (Raymaekers & Rousseeuw 2021, eq. 5) at the estimate, all points."""
-        return _shape(self.objective_values, self.names, self.kind, "objective")
+        return self._shape(self.objective_values, "objective")
 
-    def _pre(self, x: NDArray, j: int) -> NDArray:
-        return rb.apply_prestandardization(x, self.locx_values[j], self.scalex_values[j],
-                                           self.families[j], self.prestandardize)
+    def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        u = rb.apply_prestandardization(x, self.locx_values[j], self.scalex_values[j],
+                                        self.families[j], self.prestandardize)
+        if self.families[j] == "boxcox" and np.any(~(u > 0)):
+            raise BoxCoxError("Box-Cox requires strictly positive prestandardized values")
+        return u
+
+    def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        return rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j],
+                                          self.families[j], self.prestandardize)
 
     def transform(self, data: Any, *, standardized: bool = False) -> Any:
         """Prestandardize ``data`` as in the fit and transform it with the fitted powers.
@@ -129,61 +170,33 @@ class RobustTransformResult(PowerTransformResult):
         With ``standardized=True`` the result is further centred and scaled by the mean and
         sd of the transformed weight-1 points (cellWise's ``transfo_newdata``).
         """
-        x, like = self._as_matrix(data)
-        out = np.full_like(x, np.nan)
-        for j, name in enumerate(self.names):
-            ok = ~np.isnan(x[:, j])
-            u = self._pre(x[ok, j], j)
-            if self.families[j] == "boxcox" and np.any(~(u > 0)):
-                raise BoxCoxError(
-                    f"Box-Cox requires strictly positive data, but column {name!r} has values "
-                    "<= 0"
-                )
-            try:
-                y = fam.transform(u, self.lmbda_used[j], self.families[j])
-            except TransformOverflowError:
-                raise TransformOverflowError(
-                    f"column {name!r}: transformed values overflow float64 at lambda = "
-                    f"{self.lmbda_used[j]:.6g}"
-                ) from None
-            if standardized:
-                y = (y - self.muhat_values[j]) / self.sigmahat_values[j]
-            out[ok, j] = y
-        return self._wrap(out, like)
+        out = self._transform_matrix(new_columns(data, self.names, self.families))
+        if standardized:
+            out = (out - self.muhat_values) / self.sigmahat_values
+        return self._wrap(out, data)
 
     def inverse_transform(self, data: Any, *, standardized: bool = False) -> Any:
-        """Map transformed values back to the original scale (undoing the prestandardization)."""
-        y, like = self._as_matrix(data)
-        out = np.full_like(y, np.nan)
-        for j, name in enumerate(self.names):
-            ok = ~np.isnan(y[:, j])
-            v = y[ok, j]
-            if standardized:
-                v = v * self.sigmahat_values[j] + self.muhat_values[j]
-            try:
-                u = fam.inverse_transform(v, self.lmbda_used[j], self.families[j])
-            except BoxCoxError as err:
-                raise type(err)(f"column {name!r}: {err}") from None
-            out[ok, j] = rb.undo_prestandardization(
-                u, self.locx_values[j], self.scalex_values[j], self.families[j],
-                self.prestandardize)
-        return self._wrap(out, like)
+        """Map transformed values back to the original scale (undoing the prestandardization;
+        with ``standardized=True`` also the post-standardization)."""
+        if standardized:
+            y = new_columns(data, self.names, None) * self.sigmahat_values + self.muhat_values
+            data = self._wrap(y, data)
+        return super().inverse_transform(data)
 
     @property
     def standardized(self) -> Any:
         """The fitted data transformed and standardized by the weight-1 mean and sd
         (cellWise's ``Y``; Raymaekers & Rousseeuw 2021, section 4.2)."""
-        if self.data is None:
-            raise BoxCoxError("this result holds no data")
+        self._need_data("standardized")
         return self._rows(np.asarray(self._standardized_matrix()))
 
     def _standardized_matrix(self) -> NDArray:
-        if self.data is None:
-            raise BoxCoxError("this result holds no data")
+        self._need_data("standardized")
+        assert self.data is not None
         out = np.full_like(self.data, np.nan)
         for j in range(len(self.names)):
             ok = ~np.isnan(self.data[:, j])
-            y = fam.forward_unchecked(self._pre(self.data[ok, j], j), self.lmbda_used[j],
+            y = fam.forward_unchecked(self._prepare(self.data[ok, j], j), self.lmbda_used[j],
                                       self.families[j])
             out[ok, j] = (y - self.muhat_values[j]) / self.sigmahat_values[j]
         return out
@@ -214,9 +227,10 @@ class RobustTransformResult(PowerTransformResult):
         ``alpha`` is accepted for a uniform interface; robust fits report no intervals.
         """
         cut = self.cutoffs
-        nflag = np.nansum(self.weights_matrix == 0, axis=0).astype(np.int64)
-        if self.data is None:  # loaded from JSON: weights are not stored
+        if self.weights_matrix is None:  # loaded from JSON: weights are not stored
             nflag = np.full(len(self.names), -1)
+        else:
+            nflag = np.nansum(self.weights_matrix == 0, axis=0).astype(np.int64)
         est = pd.DataFrame(
             {
                 "lambda": self.lmbda_used,
@@ -243,6 +257,7 @@ class RobustTransformResult(PowerTransformResult):
                         "exp((log x - median)/MAD of log x)",
                "none": "none"}[self.prestandardize]
         notes = [
+            "No likelihood interval or test: the estimate is robust, not maximum likelihood.",
             f"Prestandardization: {pre}; lambda refers to the prestandardized data.",
             f"Flagged: |y - location| > {self.cutoff:.4f} * scale on the transformed scale; "
             "cut-offs are on the original scale.",
@@ -271,7 +286,7 @@ class RobustTransformResult(PowerTransformResult):
         pairs = ", ".join(
             f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
         )
-        nflag = int(np.nansum(self.weights_matrix == 0))
+        nflag = -1 if self.weights_matrix is None else int(np.nansum(self.weights_matrix == 0))
         return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
                 f"lmbda {pairs}; {nflag} flagged>")
 
@@ -280,53 +295,3 @@ class RobustTransformResult(PowerTransformResult):
         from .plotting import qqplot_robust
 
         return qqplot_robust(self, column, axes=axes)
-
-    _ROBUST_JSON = (
-        "lmbda_mle", "lmbda_used", "nobs_values", "n_missing", "converged_values",
-        "lambda_limits", "lmbda_initial", "objective_values", "location_values",
-        "scale_values", "muhat_values", "sigmahat_values", "locx_values", "scalex_values",
-    )
-
-    def to_json(self) -> str:
-        """Serialise everything needed to transform and report, without the data and weights.
-
-        Examples
-        --------
-        >>> import numpy as np, boxcoxstat as bcs
-        >>> r = bcs.fit(np.exp(np.linspace(-2, 2, 50)), method="rewml")
-        >>> back = bcs.RobustTransformResult.from_json(r.to_json())
-        >>> bool(np.allclose(back.transform([1.0, 2.0]), r.transform([1.0, 2.0])))
-        True
-        """
-        doc: dict[str, Any] = {
-            "format": "boxcoxstat.RobustTransformResult/1",
-            "names": list(self.names), "kind": self.kind, "families": list(self.families),
-            "family_reasons": list(self.family_reasons),
-            "requested_family": self.requested_family, "method": self.method,
-            "prestandardize": self.prestandardize, "cutoff": self.cutoff,
-            "tuning": {k: list(v) if isinstance(v, tuple) else v
-                       for k, v in (self.tuning or {}).items()},
-        }
-        for name in self._ROBUST_JSON:
-            doc[name] = np.asarray(getattr(self, name)).tolist()
-        return json.dumps(doc, allow_nan=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> RobustTransformResult:
-        """Rebuild a result written by :meth:`to_json` (no data, so no weights or outliers)."""
-        doc = json.loads(text)
-        if doc.get("format") != "boxcoxstat.RobustTransformResult/1":
-            raise BoxCoxError("not a boxcoxstat RobustTransformResult JSON document")
-        arrays: dict[str, Any] = {
-            name: np.asarray(doc[name], dtype=bool if name == "converged_values" else None)
-            for name in cls._ROBUST_JSON
-        }
-        p = len(doc["names"])
-        return cls(
-            names=tuple(doc["names"]), kind=doc["kind"], families=tuple(doc["families"]),
-            family_reasons=tuple(doc["family_reasons"]),
-            requested_family=doc["requested_family"], method=doc["method"], ymax=None,
-            nll_mle=np.full(p, np.nan), llf_values=np.full(p, np.nan), data=None,
-            weights_matrix=np.empty((0, p)), prestandardize=doc["prestandardize"],
-            cutoff=float(doc["cutoff"]), tuning=doc["tuning"], **arrays,
-        )

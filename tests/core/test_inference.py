@@ -64,7 +64,7 @@ def test_same_data_as_r(case):
 def test_estimate_se_llf_against_tight(fits, case):
     r, t = _fit(fits, case), case["tight"]
     assert r.lmbda == pytest.approx(t["lambda"], rel=1e-9, abs=1e-12)
-    assert r.bse == pytest.approx(t["se"], rel=1e-7)
+    assert r.bse.iloc[0] == pytest.approx(t["se"], rel=1e-7)
     assert r.llf == pytest.approx(t["llf"], rel=1e-12)
     assert r.nobs == case["n"]
 
@@ -73,7 +73,7 @@ def test_estimate_se_llf_against_tight(fits, case):
 def test_estimate_se_llf_against_car(fits, case):
     r, c = _fit(fits, case), case["car"]
     assert r.lmbda == pytest.approx(c["lambda"], abs=1e-5)
-    assert r.bse == pytest.approx(c["se"], rel=1e-5)
+    assert r.bse.iloc[0] == pytest.approx(c["se"], rel=1e-5)
     assert r.llf == pytest.approx(c["llf"], abs=1e-6)
 
 
@@ -94,15 +94,15 @@ def test_lr_tests_against_car(fits, case):
 @pytest.mark.parametrize("case", CASES)
 def test_intervals_against_r(fits, case):
     r, c, t = _fit(fits, case), case["car"], case["tight"]
-    lo, hi = r.conf_int()
+    lo, hi = r.conf_int().iloc[0]
     assert lo == pytest.approx(t["profile_ci_lower"], abs=1e-8)
     assert hi == pytest.approx(t["profile_ci_upper"], abs=1e-8)
-    wlo, whi = r.conf_int(kind="wald")
+    wlo, whi = r.conf_int(interval="wald").iloc[0]
     assert wlo == pytest.approx(t["wald_lower_qnorm"], abs=1e-7)
     assert whi == pytest.approx(t["wald_upper_qnorm"], abs=1e-7)
     # car prints lambda -+ 1.96 se
-    assert r.lmbda - 1.96 * r.bse == pytest.approx(c["wald_lower"], abs=1e-5)
-    assert r.lmbda + 1.96 * r.bse == pytest.approx(c["wald_upper"], abs=1e-5)
+    assert r.lmbda - 1.96 * r.bse.iloc[0] == pytest.approx(c["wald_lower"], abs=1e-5)
+    assert r.lmbda + 1.96 * r.bse.iloc[0] == pytest.approx(c["wald_upper"], abs=1e-5)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -117,7 +117,7 @@ def test_rounded_power_matches_car_rule_on_car_interval(fits, case):
 def test_profile_interval_level_is_exact(fits):
     r = _fit(fits, REF["cases"][0])
     for alpha in (0.01, 0.05, 0.2):
-        lo, hi = r.conf_int(alpha)
+        lo, hi = r.conf_int(alpha).iloc[0]
         q = stats.chi2.isf(alpha, 1)
         for end in (lo, hi):
             assert r.test(end).statistic == pytest.approx(q, rel=1e-9)
@@ -127,7 +127,7 @@ def test_far_endpoint_is_found():
     """Tightly clustered data: the interval spans thousands of units; no failure."""
     x = np.r_[np.full(30, 0.1), np.full(3, 0.101), np.full(5, 0.1005)]
     r = bcs.fit(x)
-    lo, hi = r.conf_int()
+    lo, hi = r.conf_int().iloc[0]
     assert np.isfinite(lo) and np.isfinite(hi) and lo < r.lmbda < hi
     assert r.test(lo).statistic == pytest.approx(stats.chi2.isf(0.05, 1), rel=1e-7)
     assert r.test(hi).statistic == pytest.approx(stats.chi2.isf(0.05, 1), rel=1e-7)
@@ -163,9 +163,9 @@ def test_inference_on_adversarial_data_against_mpmath(row):
     lam = mpref.exact_lambda(x, fam)
     nll_hat = mpref.exact_nll(x, lam, fam)
     q = stats.chi2.isf(0.05, 1)
-    for end in r.conf_int():
+    for end in r.conf_int().iloc[0]:
         lr = 2 * (mpref.exact_nll(x, mp.mpf(float(end)), fam) - nll_hat)
         assert float(lr) == pytest.approx(q, rel=1e-6)
     h = abs(lam) * mp.mpf("1e-6") + mp.mpf("1e-6")
     info = (mpref.exact_score(x, lam + h, fam) - mpref.exact_score(x, lam - h, fam)) / (2 * h)
-    assert r.bse == pytest.approx(float(1 / mp.sqrt(info)), rel=1e-6)
+    assert r.bse.iloc[0] == pytest.approx(float(1 / mp.sqrt(info)), rel=1e-6)

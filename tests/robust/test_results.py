@@ -144,5 +144,5 @@ def test_json_round_trip_keeps_the_transform(mpg):
     with pytest.raises(bcs.BoxCoxError, match="JSON"):
         _ = back.outliers
     assert "Loaded from JSON" in str(back.summary())
-    with pytest.raises(bcs.BoxCoxError, match="not a boxcoxstat RobustTransformResult"):
+    with pytest.raises(bcs.BoxCoxError, match="not a RobustTransformResult JSON document"):
         bcs.RobustTransformResult.from_json(bcs.fit(cars["MPG"]).to_json())

@@ -1,0 +1,381 @@
+"""JSON for results: every field declared once, on the result's dataclass.
+
+Layer 4 (presentation foundation). A result class marks the dataclass fields that go into its
+JSON document with ``metadata={"json": <codec>}`` (:func:`saved`); everything else (data,
+profiles) stays out and is ``None`` in a loaded result. :func:`dump` writes
+``{"format": "boxcoxstat.<Class>", "version": <int>, <field>: <value>, ...}`` as strict JSON
+(NaN as ``null``, infinities as ``"Infinity"`` / ``"-Infinity"``); :func:`load` reads a
+string, a dict or a path, checks the format, the version and every field (type, shape, length
+against another field, allowed values) and raises :class:`~boxcoxstat.BoxCoxError` naming the
+first field that is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import BoxCoxError
+
+__all__ = [
+    "Codec", "Float", "Int", "Bool", "Str", "Strs", "Floats", "Ints", "Bools", "Matrix",
+    "Mapping_", "Frame", "Nested", "saved", "dump", "load", "document",
+]
+
+
+class _Bad(Exception):
+    """Internal: a value does not fit its codec (the message says how)."""
+
+
+def _float_in(v: Any) -> float:
+    if v is None:
+        return float("nan")
+    if v in ("Infinity", "-Infinity"):
+        return float("inf") if v == "Infinity" else float("-inf")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _Bad(f"expected a number, got {v!r}")
+    return float(v)
+
+
+def _float_out(v: float) -> Any:
+    v = float(v)
+    if np.isnan(v):
+        return None
+    if np.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    return v
+
+
+def _nested(v: Any, depth: int) -> Any:
+    if depth == 0:
+        return [_float_out(x) for x in v]
+    return [_nested(x, depth - 1) for x in v]
+
+
+@dataclass(frozen=True)
+class Codec:
+    """How one field is written and read; ``optional`` allows ``null`` (``None``)."""
+
+    optional: bool = False
+
+    def encode(self, value: Any) -> Any:
+        return value
+
+    def decode(self, value: Any) -> Any:  # pragma: no cover - every codec overrides it
+        return value
+
+    def length(self, value: Any) -> int | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Float(Codec):
+    def encode(self, value: Any) -> Any:
+        return _float_out(value)
+
+    def decode(self, value: Any) -> float:
+        return _float_in(value)
+
+
+@dataclass(frozen=True)
+class Int(Codec):
+    minimum: int | None = None
+
+    def decode(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Bad(f"expected an integer, got {value!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise _Bad(f"expected an integer >= {self.minimum}, got {value!r}")
+        return int(value)
+
+    def encode(self, value: Any) -> Any:
+        return int(value)
+
+
+@dataclass(frozen=True)
+class Bool(Codec):
+    def decode(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise _Bad(f"expected true or false, got {value!r}")
+        return value
+
+    def encode(self, value: Any) -> Any:
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class Str(Codec):
+    choices: tuple[str, ...] | None = None
+
+    def decode(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise _Bad(f"expected a string, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise _Bad(f"expected one of {list(self.choices)}, got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class Strs(Codec):
+    """A tuple of strings; ``length`` names another field whose length it must have."""
+
+    length_of: str | None = None
+    choices: tuple[str, ...] | None = None
+
+    def decode(self, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _Bad(f"expected a list of strings, got {value!r:.80}")
+        if self.choices is not None:
+            bad = [v for v in value if v not in self.choices]
+            if bad:
+                raise _Bad(f"expected values among {list(self.choices)}, got {bad[0]!r}")
+        return tuple(value)
+
+    def encode(self, value: Any) -> Any:
+        return list(value)
+
+    def length(self, value: Any) -> int | None:
+        return len(value)
+
+
+@dataclass(frozen=True)
+class Floats(Codec):
+    """A float array with ``ndim`` dimensions; ``length_of`` ties its first axis to a field."""
+
+    ndim: int = 1
+    length_of: str | None = None
+    dtype: str = "float"
+
+    def encode(self, value: Any) -> Any:
+        arr = np.asarray(value)
+        if self.dtype == "float":
+            return _nested(arr.astype(np.float64), self.ndim - 1) if arr.ndim else []
+        return arr.tolist()
+
+    def decode(self, value: Any) -> np.ndarray:
+        def walk(v: Any, depth: int) -> Any:
+            if not isinstance(v, list):
+                raise _Bad(f"expected a list nested {self.ndim} deep, got {v!r:.80}")
+            if depth == 0:
+                return [self._scalar(x) for x in v]
+            return [walk(x, depth - 1) for x in v]
+
+        rows = walk(value, self.ndim - 1)
+        try:
+            arr = np.array(rows, dtype=self._np_dtype())
+        except ValueError:
+            raise _Bad("rows of different lengths") from None
+        if arr.ndim != self.ndim and arr.size:
+            raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
+        if arr.size == 0:
+            arr = arr.reshape((0,) * self.ndim)
+        return arr
+
+    def _np_dtype(self) -> Any:
+        return {"float": np.float64, "int": np.int64, "bool": bool}[self.dtype]
+
+    def _scalar(self, x: Any) -> Any:
+        if self.dtype == "float":
+            return _float_in(x)
+        if self.dtype == "int":
+            return Int().decode(x)
+        return Bool().decode(x)
+
+    def length(self, value: Any) -> int | None:
+        return int(np.shape(value)[0]) if np.ndim(value) else None
+
+
+def Ints(length_of: str | None = None, optional: bool = False) -> Floats:  # noqa: N802
+    """An integer array (see :class:`Floats`)."""
+    return Floats(optional=optional, length_of=length_of, dtype="int")
+
+
+def Bools(length_of: str | None = None, optional: bool = False) -> Floats:  # noqa: N802
+    """A boolean array (see :class:`Floats`)."""
+    return Floats(optional=optional, length_of=length_of, dtype="bool")
+
+
+def Matrix(length_of: str | None = None, optional: bool = False) -> Floats:  # noqa: N802
+    """A 2-D float array whose first axis may be tied to a field (see :class:`Floats`)."""
+    return Floats(optional=optional, ndim=2, length_of=length_of)
+
+
+@dataclass(frozen=True)
+class Mapping_(Codec):  # noqa: N801 - ``Mapping`` is taken by collections.abc
+    """A JSON object kept as a dict (numbers and strings inside, as written)."""
+
+    def decode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _Bad(f"expected an object, got {value!r:.80}")
+        return value
+
+    def encode(self, value: Any) -> Any:
+        return json.loads(json.dumps(value, default=_plain))
+
+
+@dataclass(frozen=True)
+class Frame(Codec):
+    """A DataFrame of numbers (``split`` layout: columns, index, data)."""
+
+    def encode(self, value: Any) -> Any:
+        frame = pd.DataFrame(value)
+        return {
+            "columns": [str(c) for c in frame.columns],
+            "index": [_plain(i) for i in frame.index],
+            "index_names": [None if n is None else str(n) for n in frame.index.names],
+            "data": _nested(frame.to_numpy(dtype=np.float64), 1),
+        }
+
+    def decode(self, value: Any) -> pd.DataFrame:
+        keys = {"columns", "index", "index_names", "data"}
+        if not isinstance(value, dict) or set(value) != keys:
+            raise _Bad(f"expected an object with {sorted(keys)}")
+        data = Floats(ndim=2).decode(value["data"]) if value["data"] else np.empty((0, 0))
+        cols = Strs().decode(value["columns"])
+        if not isinstance(value["index"], list) or data.shape[0] != len(value["index"]):
+            raise _Bad("index and data have different lengths")
+        if data.size and data.shape[1] != len(cols):
+            raise _Bad("columns and data have different widths")
+        names = value["index_names"]
+        if not isinstance(names, list):
+            raise _Bad("index_names must be a list")
+        if len(names) > 1:
+            index: pd.Index = pd.MultiIndex.from_tuples([tuple(i) for i in value["index"]],
+                                                         names=names)
+        else:
+            index = pd.Index(value["index"], name=names[0] if names else None)
+        return pd.DataFrame(data.reshape(len(index), len(cols)), index=index, columns=cols)
+
+
+@dataclass(frozen=True)
+class Nested(Codec):
+    """A result of another class, written as its own document (see :func:`dump`)."""
+
+    cls: Any = None
+
+    def encode(self, value: Any) -> Any:
+        return document(value)
+
+    def decode(self, value: Any) -> Any:
+        return load(self.cls, value)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v
+
+
+def saved(codec: Codec, **kwargs: Any) -> Any:
+    """A dataclass field that is written to and read from the result's JSON document."""
+    return field(metadata={"json": codec}, **kwargs)
+
+
+def _codecs(cls: type) -> dict[str, Codec]:
+    return {f.name: f.metadata["json"] for f in fields(cls) if "json" in f.metadata}
+
+
+def _format(cls: type) -> str:
+    return f"boxcoxstat.{cls.__name__}"
+
+
+def document(result: Any) -> dict[str, Any]:
+    """The JSON document of ``result`` as a dict."""
+    cls = type(result)
+    doc: dict[str, Any] = {"format": _format(cls), "version": getattr(cls, "json_version", 1)}
+    for name, codec in _codecs(cls).items():
+        value = result._json_value(name)
+        doc[name] = None if value is None else codec.encode(value)
+    return doc
+
+
+def dump(result: Any) -> str:
+    """``result`` as strict JSON text."""
+    return json.dumps(document(result), allow_nan=False)
+
+
+def _parse(source: Any, what: str) -> dict[str, Any]:
+    if isinstance(source, Mapping):
+        return dict(source)
+    if isinstance(source, (bytes, bytearray)):
+        source = source.decode("utf-8", errors="replace")
+    if isinstance(source, os.PathLike) or (
+        isinstance(source, str) and not source.lstrip().startswith(("{", "["))
+        and len(source) < 4096 and Path(source).is_file()
+    ):
+        try:
+            source = Path(source).read_text(encoding="utf-8")
+        except OSError as err:
+            raise BoxCoxError(f"cannot read the {what} JSON file: {err}") from None
+    if not isinstance(source, str):
+        raise BoxCoxError(
+            f"{what}.from_json takes a JSON string, a dict or a path, got "
+            f"{type(source).__name__}"
+        )
+    try:
+        doc = json.loads(source)
+    except (ValueError, RecursionError) as err:
+        raise BoxCoxError(f"not a valid {what} JSON document ({err})") from None
+    if not isinstance(doc, dict):
+        raise BoxCoxError(f"not a {what} JSON document: expected an object, got "
+                          f"{type(doc).__name__}")
+    return doc
+
+
+def load(cls: type, source: Any) -> Any:
+    """Rebuild a ``cls`` result from its JSON document (a str, a dict or a path).
+
+    Fields that are not saved take their dataclass default (``None`` for data). A wrong
+    document raises :class:`~boxcoxstat.BoxCoxError` naming the field.
+    """
+    what = cls.__name__
+    doc = _parse(source, what)
+    if doc.get("format") != _format(cls):
+        raise BoxCoxError(f"not a {what} JSON document (format {doc.get('format')!r}, expected "
+                          f"{_format(cls)!r})")
+    version = doc.get("version")
+    newest = getattr(cls, "json_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= newest:
+        raise BoxCoxError(f"{what} JSON field 'version' must be an integer from 1 to {newest}, "
+                          f"got {version!r}")
+    values: dict[str, Any] = {}
+    codecs = _codecs(cls)
+    for name, codec in codecs.items():
+        if name not in doc:
+            raise BoxCoxError(f"{what} JSON field {name!r} is missing")
+        raw = doc[name]
+        if raw is None and codec.optional:
+            values[name] = None
+            continue
+        try:
+            values[name] = codec.decode(raw)
+        except _Bad as err:
+            raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
+        except BoxCoxError as err:
+            raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
+    for name, codec in codecs.items():
+        ref = getattr(codec, "length_of", None)
+        if ref is None or values.get(name) is None or values.get(ref) is None:
+            continue
+        have, want = codec.length(values[name]), codecs[ref].length(values[ref])
+        if have is not None and want is not None and have != want:
+            raise BoxCoxError(f"{what} JSON field {name!r} has {have} entries but {ref!r} has "
+                              f"{want}")
+    check = getattr(cls, "_check_loaded", None)
+    if check is not None:
+        try:
+            check(values)
+        except _Bad as err:
+            raise BoxCoxError(f"{what} JSON document: {err}") from None
+    return cls(**values)

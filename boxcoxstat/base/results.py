@@ -1,0 +1,169 @@
+"""What every result shares: one base class, one test-statistic class, one vocabulary.
+
+Layer 4 (presentation foundation). Results are frozen dataclasses labelled when built. The
+base gives each of them the same surface:
+
+* ``summary()`` returns a :class:`~boxcoxstat.base.summary.Summary` (text, HTML, LaTeX), and
+  the result shows that HTML in a notebook (``_repr_html_``); ``repr`` stays one line;
+* ``to_json()`` / ``from_json(str | dict | path)`` with the fields declared once on the
+  dataclass (``jsonio.saved``), a format name and a version;
+* a method that does not apply to a result raises the package's error saying why, the same
+  way everywhere (:meth:`ResultBase._not_available`).
+
+The vocabulary (statsmodels' names): ``params``, ``bse``, ``pvalues`` are Series indexed by
+parameter; ``conf_int(alpha=0.05)`` is a DataFrame with columns ``lower`` and ``upper`` and the
+same index; ``test(...)`` returns a :class:`HypothesisTest`; ``llf``, ``nobs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NoReturn
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from .._validation import BoxCoxError
+from . import jsonio
+from .summary import Summary, format_pvalue
+
+__all__ = ["ResultBase", "HypothesisTest", "interval_frame", "check_alpha"]
+
+
+def check_alpha(alpha: Any) -> float:
+    """``alpha`` as a float strictly between 0 and 1 (the significance level), else the
+    package's error."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise BoxCoxError(f"alpha must be a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
+    a = float(alpha)
+    if not 0.0 < a < 1.0:
+        raise BoxCoxError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05), got {alpha!r}")
+    return a
+
+
+def interval_frame(lower: Any, upper: Any, index: Any) -> pd.DataFrame:
+    """The one shape of a confidence interval: columns ``lower``, ``upper``, one row per
+    parameter."""
+    return pd.DataFrame({"lower": np.asarray(lower, dtype=np.float64).reshape(-1),
+                         "upper": np.asarray(upper, dtype=np.float64).reshape(-1)},
+                        index=pd.Index(list(index)))
+
+
+class ResultBase:
+    """The base of every boxcoxstat result (see the module docstring).
+
+    Subclasses are frozen dataclasses; they implement :meth:`summary`, and declare the fields
+    that are saved with ``jsonio.saved(codec)``. ``json_version`` is the newest document
+    version the class writes and reads.
+    """
+
+    json_version: ClassVar[int] = 1
+
+    def summary(self) -> Summary:  # pragma: no cover - every result overrides it
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
+
+    def __str__(self) -> str:
+        return self.summary().as_text()
+
+    # ------------------------------------------------------------------ persistence
+    def to_json(self) -> str:
+        """The result as a JSON document (strict JSON: no NaN tokens), without its data.
+
+        A loaded result reports, transforms and predicts as the original; what needs the
+        data (new intervals, profiles, plots of the data) raises an error that says so.
+        """
+        return jsonio.dump(self)
+
+    def _json_value(self, name: str) -> Any:
+        """The value :meth:`to_json` writes for field ``name`` (the field itself, unless a
+        result computes it on demand)."""
+        return getattr(self, name)
+
+    @classmethod
+    def from_json(cls, source: Any) -> Any:
+        """Rebuild a result from :meth:`to_json`'s document: a JSON string, a dict, or the
+        path of a file holding it. A malformed document raises
+        :class:`~boxcoxstat.BoxCoxError` naming the field that is wrong."""
+        return jsonio.load(cls, source)
+
+    # ------------------------------------------------------------------ refusals
+    def _not_available(self, what: str, why: str) -> NoReturn:
+        """Raise the package's error for a method that does not apply to this result."""
+        raise BoxCoxError(f"{type(self).__name__}.{what} is not available: {why}")
+
+
+@dataclass(frozen=True)
+class HypothesisTest(ResultBase):
+    """A test statistic with its null hypothesis: the one class every ``test()`` returns.
+
+    One row per tested column (or one row for a joint test). ``statistic`` and ``pvalue`` are
+    floats when one row was tested as a scalar, else Series indexed by ``names``.
+
+    Attributes
+    ----------
+    null : str
+        The null hypothesis in words, e.g. ``"lambda = 0"``.
+    df : int
+        Degrees of freedom of the chi-square reference distribution.
+    method : str
+        ``"likelihood ratio"`` for every test in the package so far.
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.results import HypothesisTest
+    >>> t = HypothesisTest(("MPG",), [2.0528], 1, "lambda = 0", scalar=True)
+    >>> round(t.statistic, 4), round(t.pvalue, 4)
+    (2.0528, 0.1519)
+    """
+
+    names: tuple[str, ...] = field(metadata={"json": jsonio.Strs()})
+    statistic_values: NDArray[np.float64] = field(
+        metadata={"json": jsonio.Floats(length_of="names")})
+    df: int = field(metadata={"json": jsonio.Int(minimum=1)})
+    null: str = field(metadata={"json": jsonio.Str()})
+    scalar: bool = field(default=False, metadata={"json": jsonio.Bool()})
+    method: str = field(default="likelihood ratio", metadata={"json": jsonio.Str()})
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(str(n) for n in self.names))
+        object.__setattr__(self, "statistic_values",
+                           np.asarray(self.statistic_values, dtype=np.float64).reshape(-1))
+
+    @property
+    def pvalue_values(self) -> NDArray[np.float64]:
+        return np.asarray(stats.chi2.sf(self.statistic_values, self.df), dtype=np.float64)
+
+    def _shaped(self, values: NDArray[np.float64], name: str) -> Any:
+        if self.scalar and len(self.names) == 1:
+            return float(values[0])
+        return pd.Series(values, index=list(self.names), name=name)
+
+    @property
+    def statistic(self) -> Any:
+        """The test statistic (float, or Series by column)."""
+        return self._shaped(self.statistic_values, "statistic")
+
+    @property
+    def pvalue(self) -> Any:
+        """Upper-tail chi-square(``df``) probability of the statistic."""
+        return self._shaped(self.pvalue_values, "pvalue")
+
+    def frame(self) -> pd.DataFrame:
+        """The test as a DataFrame: ``statistic``, ``df``, ``pvalue`` per row."""
+        return pd.DataFrame({"statistic": self.statistic_values, "df": self.df,
+                             "pvalue": self.pvalue_values}, index=list(self.names))
+
+    def summary(self) -> Summary:
+        title = f"{self.method[:1].upper()}{self.method[1:]} test"
+        notes = [f"Reference distribution: chi-square with {self.df} df."]
+        return Summary(title, [(f"H0: {self.null}", self.frame())], notes,
+                       {"pvalue": format_pvalue})
+
+    def __repr__(self) -> str:
+        stat = ", ".join(f"{v:.4g}" for v in self.statistic_values)
+        return f"<HypothesisTest H0: {self.null}; statistic {stat}, df {self.df}>"

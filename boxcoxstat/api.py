@@ -102,7 +102,7 @@ def fit(
     (0.092, 0.068, 0.0)
     >>> r.conf_int().round(3)
        lower  upper
-    x -0.040  0.226
+    x  -0.04  0.226
     """
     from .federated.daskfit import is_dask
 

@@ -50,11 +50,11 @@ print(m.summary())
 # lambda = -0.0673168, interval [-0.2424358, 0.1095294].
 
 # %%
-lo, hi = m.conf_int()
+lo, hi = m.power.conf_int().iloc[0]
 print(f"boxcoxstat: lambda = {m.lmbda:.7f}, 95% interval [{lo:.7f}, {hi:.7f}]")
 print("MASS:       lambda = -0.0673168, 95% interval [-0.2424358, 0.1095294]")
-print(m.test(0))
-print(f"convenient power: {m.rounded:g}")
+print(m.power.test(0))
+print(f"convenient power: {m.power.rounded:g}")
 ax = m.plot_profile()
 ax.figure.savefig(FIGDIR / "regression_trees_profile.png", dpi=100)
 
@@ -102,7 +102,7 @@ truth = test["SalePrice"]
 pred = pd.DataFrame({
     "median": hm.predict(test),
     "mean (smearing)": hm.predict(test, kind="mean"),
-    "mean (normal)": hm.predict(test, kind="mean", method="normal"),
+    "mean (normal)": hm.predict(test, kind="mean", mean="normal"),
 })
 plain = smf.ols("SalePrice ~ GrLivArea + LotArea + OverallQual + YearBuilt", train).fit()
 pred["untransformed OLS"] = plain.predict(test)

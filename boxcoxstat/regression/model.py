@@ -17,6 +17,7 @@ from .._validation import BoxCoxError, check_option, normalize_family
 from ..core.design import qr_design
 from ..core.response import ResponseProfile, response_profile
 from ..core.solve import solve
+from ..univariate.results import PowerTransformResult
 from .formula import caller_environment, model_frame, term_lambdas
 from .results import LmResult
 
@@ -91,8 +92,11 @@ def lm(
     >>> df = pd.DataFrame({"x": rng.uniform(1, 3, 150)})
     >>> df["y"] = np.exp(1 + 0.5 * df["x"] + rng.normal(scale=0.2, size=150))
     >>> m = bcs.lm("y ~ x", df)
-    >>> round(m.lmbda, 3), m.rounded, m.conf_int().round(2)
-    (-0.094, 0.0, array([-0.41,  0.23]))
+    >>> round(m.lmbda, 3), m.power.rounded
+    (-0.094, 0.0)
+    >>> m.power.conf_int().round(2)
+       lower  upper
+    y  -0.41   0.23
     """
     check_option("missing", missing, ("drop", "raise"))
     if not isinstance(formula, str):
@@ -126,10 +130,19 @@ def lm(
         warnings.warn(f"the response power did not converge for {formula!r}", RuntimeWarning,
                       stacklevel=2)
     aliased = tuple(frame.column_names[j] for j in design.aliased)
+    lam, nll = sol.lmbda.copy(), sol.nll.copy()
+    power = PowerTransformResult(
+        names=(frame.response,), layout="series", families=(fam,), lmbda_used=lam,
+        family_reasons=("",), requested_family=fam, lmbda_mle=lam.copy(), nll_mle=nll,
+        llf_values=likelihood.llf_offset() - nll,
+        nobs_values=np.array([frame.y.shape[0]], dtype=np.int64),
+        n_missing=np.array([frame.n_dropped], dtype=np.int64), converged_values=sol.converged,
+        ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]), model=formula,
+        profile_=likelihood,
+    )
     return LmResult(
-        formula=formula, family=fam, response=frame.response, lmbda=float(sol.lmbda[0]),
-        nll_hat=float(sol.nll[0]), converged=bool(sol.converged[0]), n_dropped=frame.n_dropped,
-        term_lambdas=term_lambdas(frame.design_info), column_names=frame.column_names,
-        aliased=aliased, index=frame.index, y=frame.y, x=frame.x[:, design.kept],
-        weights=w, design_info=frame.design_info, likelihood=likelihood,
+        formula=formula, family=fam, response=frame.response, power=power,
+        n_dropped=frame.n_dropped, term_lambdas=term_lambdas(frame.design_info),
+        column_names=tuple(frame.column_names), aliased=aliased, index=frame.index,
+        y=frame.y, x=frame.x[:, design.kept], weights=w, design_info=frame.design_info,
     )

@@ -44,8 +44,8 @@ def plot_lm_profile(result: Any, *, ax: Any = None, alpha: float = 0.05) -> Any:
     'log-Likelihood'
     """
     ax, own = _axes(ax)
-    prof = result.profile
-    lo, hi = result.conf_int(alpha)
+    prof = result.profile()
+    lo, hi = result.power.conf_int(alpha).iloc[0]
     cut = profile_cutoff(result.llf, alpha)
     ax.plot(prof["lmbda"], prof["llf"], color="k", lw=1.2)
     ax.axhline(cut, color="k", ls=":", lw=1)

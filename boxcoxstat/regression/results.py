@@ -1,143 +1,228 @@
-"""The result of :func:`boxcoxstat.lm`: the response power of a linear model and the model.
+"""The result of :func:`boxcoxstat.lm`: a linear model with a power-transformed response.
 
-Layer 5. Immutable; inference at the default level is computed on first use and cached.
-Numbers come from ``regression`` (likelihood, solver, interval), ``inference`` (tests, rounded
-powers) and ``backtransform`` (predictions on the original scale); rendering is ``summary``'s,
-figures are ``plotting_lm``'s.
+Layer 5. Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()``, ``rsquared``, ``llf``,
+``aic``, ``bic`` describe the regression at the chosen power, with statsmodels' names; ``llf``
+is the log-likelihood of the response itself (the Jacobian of the transform included), so it
+compares across powers and with an untransformed model. The power's own inference (estimate,
+standard error, profile interval, LR tests, profile, rounded power) is ``m.power``, a
+:class:`~boxcoxstat.PowerTransformResult` on the response's profile likelihood; ``m.lmbda`` is
+a shortcut. Predictions use ``backtransform``; rendering is ``summary``'s, figures
+``plotting``'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import stats
 
-from .._validation import BoxCoxError, check_option
-from ..base.results import HypothesisTest
+from .._validation import check_option
+from ..base import jsonio
+from ..base.jsonio import saved
+from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number, format_power, format_pvalue
-from ..core import inference as inf
-from ..core.profile import Profile
 from ..families import transform
-from ..univariate.results import lambda_test
+from ..univariate.results import PowerTransformResult
 from . import backtransform as bt
 
 __all__ = ["LmResult"]
 
 _FAMILY = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_COEF = ("coef", "std err", "t", "P>|t|")
+_STATS = ("nobs", "df_resid", "rank", "rsquared", "rsquared_adj", "scale", "weighted")
 
 
-@dataclass(frozen=True)
-class LmResult:
+@dataclass(frozen=True, repr=False)
+class LmResult(ResultBase):
     """A linear model with a power-transformed response, fitted by :func:`boxcoxstat.lm`.
 
     Attributes
     ----------
     formula, family, response : str
-    lmbda : float
-        Maximum-likelihood power of the response.
-    converged : bool
+    power : PowerTransformResult
+        The response power's own inference: ``lmbda``, ``bse``, ``conf_int()``, ``test()``,
+        ``profile()``, ``rounded``, ``summary()``.
     n_dropped : int
         Rows left out because a used variable (or the weight) was missing.
     term_lambdas : dict
         The powers of the ``bc()`` / ``yj()`` predictor terms, by term.
     aliased : tuple of str
         Design columns dropped because they are linear combinations of earlier ones.
+
+    Examples
+    --------
+    >>> import boxcoxstat as bcs
+    >>> m = bcs.lm("Volume ~ np.log(Height) + np.log(Girth)", bcs.datasets.load("trees"))
+    >>> round(m.lmbda, 4), m.power.rounded
+    (-0.0673, 0.0)
+    >>> m.params.round(4)
+    Intercept        -5.0914
+    np.log(Height)    0.9174
+    np.log(Girth)     1.5842
+    Name: coef, dtype: float64
     """
 
-    formula: str
-    family: str
-    response: str
-    lmbda: float
-    nll_hat: float
-    converged: bool
-    n_dropped: int
-    term_lambdas: dict[str, float]
-    column_names: tuple[str, ...]
-    aliased: tuple[str, ...]
-    index: pd.Index = field(repr=False)
-    y: NDArray[np.float64] = field(repr=False)
-    x: NDArray[np.float64] = field(repr=False)  # kept design columns only
-    weights: NDArray[np.float64] | None = field(repr=False)
-    design_info: Any = field(repr=False, compare=False)
-    likelihood: Profile = field(repr=False, compare=False)
+    formula: str = saved(jsonio.Str())
+    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson")))
+    response: str = saved(jsonio.Str())
+    power: PowerTransformResult = saved(jsonio.Nested(cls=PowerTransformResult))
+    n_dropped: int = saved(jsonio.Int(minimum=0))
+    term_lambdas: dict[str, float] = saved(jsonio.Mapping_())
+    column_names: tuple[str, ...] = saved(jsonio.Strs())
+    aliased: tuple[str, ...] = saved(jsonio.Strs())
+    # the regression at the chosen power: computed from the OLS fit, or stored (JSON)
+    coefficients: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None)
+    fit_stats: dict[str, Any] | None = saved(jsonio.Mapping_(optional=True), default=None)
+    index: pd.Index | None = None
+    y: NDArray[np.float64] | None = None
+    x: NDArray[np.float64] | None = None  # kept design columns only
+    weights: NDArray[np.float64] | None = None
+    design_info: Any = None
 
-    # ------------------------------------------------------------------ inference
+    # ------------------------------------------------------------------ stored or computed
+    def _need_data(self, what: str) -> None:
+        if self.y is None:
+            self._not_available(what, "the result holds no data (it was loaded from JSON); "
+                                "refit with bcs.lm to predict, refit or plot")
+
+    @cached_property
+    def _table(self) -> pd.DataFrame:
+        if self.coefficients is not None:
+            return self.coefficients
+        ols = self.ols
+        return pd.DataFrame({"coef": ols.params, "std err": ols.bse, "t": ols.tvalues,
+                             "P>|t|": ols.pvalues})
+
+    @cached_property
+    def _stats(self) -> dict[str, Any]:
+        if self.fit_stats is not None:
+            return self.fit_stats
+        ols = self.ols
+        return {"nobs": int(ols.nobs), "df_resid": int(round(ols.df_resid)),
+                "rank": int(self.x.shape[1]) if self.x is not None else 0,
+                "rsquared": float(ols.rsquared), "rsquared_adj": float(ols.rsquared_adj),
+                "scale": float(ols.scale), "weighted": self.weights is not None}
+
+    def _json_value(self, name: str) -> Any:
+        if name == "coefficients":
+            return self._table
+        if name == "fit_stats":
+            return self._stats
+        return getattr(self, name)
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        table, st = values.get("coefficients"), values.get("fit_stats")
+        if table is not None and list(table.columns) != list(_COEF):
+            raise jsonio._Bad(f"field 'coefficients' must have columns {list(_COEF)}")
+        if st is not None and sorted(st) != sorted(_STATS):
+            raise jsonio._Bad(f"field 'fit_stats' must have the keys {sorted(_STATS)}")
+
+    # ------------------------------------------------------------------ the power
+    @property
+    def lmbda(self) -> float:
+        """The response power (a shortcut for ``power.lmbda``)."""
+        return float(self.power.lmbda_used[0])
+
+    @property
+    def converged(self) -> bool:
+        return bool(self.power.converged_values[0])
+
+    # ------------------------------------------------------------------ the regression
+    @property
+    def params(self) -> pd.Series:
+        """Coefficients of the regression of the transformed response."""
+        return self._table["coef"].rename("coef")
+
+    @property
+    def bse(self) -> pd.Series:
+        """Standard errors of the coefficients (the power taken as known, as statsmodels)."""
+        return self._table["std err"].rename("bse")
+
+    @property
+    def tvalues(self) -> pd.Series:
+        return self._table["t"].rename("t")
+
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of the t statistics."""
+        return self._table["P>|t|"].rename("pvalues")
+
     @property
     def nobs(self) -> int:
-        return int(self.likelihood.nobs()[0])
+        return int(self._stats["nobs"])
+
+    @property
+    def df_resid(self) -> int:
+        return int(self._stats["df_resid"])
+
+    @property
+    def rsquared(self) -> float:
+        return float(self._stats["rsquared"])
+
+    @property
+    def rsquared_adj(self) -> float:
+        return float(self._stats["rsquared_adj"])
+
+    @property
+    def scale(self) -> float:
+        """Residual variance of the transformed response (statsmodels' ``scale``)."""
+        return float(self._stats["scale"])
 
     @property
     def llf(self) -> float:
-        """Maximised log-likelihood of the response (Jacobian included, as ``logLik`` of the
-        transformed model plus ``(lambda - 1) sum log y``)."""
-        return float(self.likelihood.llf_offset()[0] - self.nll_hat)
-
-    @cached_property
-    def bse(self) -> float:
-        """Standard error of lambda from the observed information."""
-        return float(inf.standard_error(self.likelihood, np.array([self.lmbda]))[0])
-
-    def _interval(self, alpha: float) -> tuple[float, float]:
-        lo, hi = inf.profile_interval(self.likelihood, np.array([self.lmbda]),
-                                      np.array([self.nll_hat]), np.array([self.bse]), alpha)
-        return float(lo[0]), float(hi[0])
-
-    @cached_property
-    def _ci95(self) -> tuple[float, float]:
-        return self._interval(0.05)
-
-    def conf_int(self, alpha: float = 0.05) -> NDArray[np.float64]:
-        """Profile-likelihood interval for lambda, ``array([lower, upper])``.
-
-        The endpoints solve ``2 (l(hat) - l(lambda)) = chi2_1(1 - alpha)`` exactly (MASS's
-        ``boxcox`` reads them off a grid).
-        """
-        if not 0 < alpha < 1:
-            raise BoxCoxError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
-        if alpha == 0.05:
-            return np.array(self._ci95)
-        return np.array(self._interval(alpha))
-
-    def _lr(self, lmbda0: float) -> float:
-        return float(inf.lr_statistic(self.likelihood, np.array([self.nll_hat]),
-                                      np.array([lmbda0]))[0])
-
-    def test(self, lmbda0: float) -> HypothesisTest:
-        """Likelihood-ratio test of ``H0: lambda = lmbda0`` (``car::testTransform``)."""
-        lam0 = float(lmbda0)
-        if not np.isfinite(lam0):
-            raise BoxCoxError("lmbda0 must be finite")
-        return lambda_test((self.response,), np.array([self._lr(lam0)]), np.array([lam0]), True)
+        """Log-likelihood of the response at the chosen power, the transform's Jacobian
+        included: ``logLik`` of the transformed model plus ``(lambda - 1) sum log y``
+        (Box-Cox), so it compares across powers and with an untransformed model."""
+        return float(self.power.llf_values[0])
 
     @property
-    def rounded(self) -> float:
-        """The convenient power in the 95% profile interval nearest the estimate."""
-        lo, hi = self._ci95
-        return float(inf.rounded_power(np.array([self.lmbda]), np.array([lo]),
-                                       np.array([hi]))[0])
+    def df_model_llf(self) -> int:
+        """Parameters counted by ``aic`` and ``bic``: the coefficients, the error variance
+        and the estimated power (as R's ``logLik`` counts the variance)."""
+        return int(self._stats["rank"]) + 2
 
-    @cached_property
-    def profile(self) -> pd.DataFrame:
-        """Profile log-likelihood on MASS's grid ``seq(-2, 2, 1/10)``, widened to cover the
-        95% interval with half its width to spare (steps of 0.1, at most 201 points)."""
-        lo, hi = self._ci95
-        half = 0.5 * (hi - lo)
-        a, b = min(-2.0, lo - half), max(2.0, hi + half)
-        step = max(0.1, (b - a) / 200)
-        grid = np.round(np.arange(np.floor(a / step), np.ceil(b / step) + 1) * step, 10)
-        grid = np.union1d(grid, [self.lmbda])
-        val, _ = self.likelihood.evaluate(grid, 0, score=False)
-        return pd.DataFrame({"lmbda": grid, "llf": self.likelihood.llf_offset()[0] - val})
+    @property
+    def aic(self) -> float:
+        return -2.0 * self.llf + 2.0 * self.df_model_llf
+
+    @property
+    def bic(self) -> float:
+        return -2.0 * self.llf + np.log(self.nobs) * self.df_model_llf
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Confidence intervals of the coefficients, ``coef -+ t_{df}(1 - alpha/2) bse``
+        (the power taken as known): a DataFrame ``lower``, ``upper``."""
+        alpha = check_alpha(alpha)
+        q = stats.t.isf(alpha / 2.0, self.df_resid)
+        return interval_frame(self.params - q * self.bse, self.params + q * self.bse,
+                              self.params.index)
+
+    def profile(self, lmbda: Any = None) -> pd.DataFrame:
+        """Profile log-likelihood of the power on MASS's grid ``seq(-2, 2, 1/10)``, widened
+        to cover the 95% interval with half its width to spare (at most 201 points), or on
+        the grid ``lmbda``."""
+        if lmbda is None:
+            lo, hi = self.power.conf_int().iloc[0]
+            half = 0.5 * (hi - lo)
+            a, b = min(-2.0, lo - half), max(2.0, hi + half)
+            step = max(0.1, (b - a) / 200)
+            grid = np.round(np.arange(np.floor(a / step), np.ceil(b / step) + 1) * step, 10)
+            lmbda = np.union1d(grid, [self.lmbda])
+        return self.power.profile(lmbda=lmbda)
 
     # ------------------------------------------------------------------ the linear model
     def at(self, lmbda: float) -> Any:
         """The statsmodels OLS (WLS with weights) of the response transformed at ``lmbda``."""
         import statsmodels.api as sm
 
+        self._need_data("at")
+        assert self.y is not None and self.x is not None
         z = pd.Series(transform(self.y, float(lmbda), self.family), index=self.index,
                       name=f"{self.response} (lambda={format_number(float(lmbda))})")
         names = [n for n in self.column_names if n not in self.aliased]
@@ -167,7 +252,7 @@ class LmResult:
         *,
         scale: Literal["transformed", "response"] = "response",
         kind: Literal["median", "mean"] = "median",
-        method: Literal["smearing", "normal"] = "smearing",
+        mean: Literal["smearing", "normal"] = "smearing",
     ) -> pd.Series:
         """Predictions for new data (the fitted rows by default).
 
@@ -180,13 +265,15 @@ class LmResult:
             The linear predictor, or its back-transform to the response's scale.
         kind : {"median", "mean"}, default="median"
             On the response scale: the conditional median ``g^{-1}(eta)``, or the mean.
-        method : {"smearing", "normal"}, default="smearing"
-            For the mean: Duan's (1983) smearing over the residuals, or the normal-theory
-            ``E[g^{-1}(eta + sigma Z)]`` by quadrature (``backtransform.mean_normal``).
+        mean : {"smearing", "normal"}, default="smearing"
+            How the mean is estimated: Duan's (1983) smearing over the residuals, or the
+            normal-theory ``E[g^{-1}(eta + sigma Z)]`` by quadrature
+            (``backtransform.mean_normal``).
         """
         check_option("scale", scale, ("transformed", "response"))
         check_option("kind", kind, ("median", "mean"))
-        check_option("method", method, ("smearing", "normal"))
+        check_option("mean", mean, ("smearing", "normal"))
+        self._need_data("predict")
         from .formula import new_design
 
         if newdata is None:
@@ -195,12 +282,13 @@ class LmResult:
             xfull, index = new_design(self.design_info, newdata)
             keep = [j for j, n in enumerate(self.column_names) if n not in self.aliased]
             xk = xfull[:, keep]
+        assert xk is not None
         eta = xk @ self.ols.params.to_numpy()
         if scale == "transformed":
             out = eta
         elif kind == "median":
             out = bt.median(eta, self.lmbda, self.family)
-        elif method == "smearing":
+        elif mean == "smearing":
             e = self.resid.to_numpy()
             if self.weights is not None:
                 e = e * np.sqrt(self.weights)
@@ -211,9 +299,10 @@ class LmResult:
 
     # ------------------------------------------------------------------ reports
     def summary(self, alpha: float = 0.05) -> Summary:
-        """Lambda table (response and predictor terms) above the OLS coefficient table."""
-        lo, hi = self.conf_int(alpha)
-        t0, t1 = self.test(0.0), self.test(1.0)
+        """Lambda table (response and predictor terms) above the coefficient table."""
+        p = self.power
+        lo, hi = p.conf_int(alpha).iloc[0]
+        t0, t1 = p.test(0.0), p.test(1.0)
         rows = [self.response] + list(self.term_lambdas)
         k = len(self.term_lambdas)
         nan = [np.nan] * k
@@ -221,10 +310,10 @@ class LmResult:
             {
                 "role": ["response"] + ["predictor"] * k,
                 "lambda": [self.lmbda] + list(self.term_lambdas.values()),
-                "std err": [self.bse] + nan,
+                "std err": [float(p.bse.iloc[0])] + nan,
                 f"[{alpha / 2:g}": [lo] + nan,
                 f"{1 - alpha / 2:g}]": [hi] + nan,
-                "rounded": [self.rounded] + nan,
+                "rounded": [p.rounded] + nan,
                 "LR(l=0)": [t0.statistic] + nan,
                 "p(l=0)": [t0.pvalue] + nan,
                 "LR(l=1)": [t1.statistic] + nan,
@@ -232,20 +321,20 @@ class LmResult:
             },
             index=rows,
         )
-        ols = self.ols
-        ci = ols.conf_int(alpha)
-        coef = pd.DataFrame(
-            {"coef": ols.params, "std err": ols.bse, "t": ols.tvalues, "P>|t|": ols.pvalues,
-             f"[{alpha / 2:g}": ci.iloc[:, 0], f"{1 - alpha / 2:g}]": ci.iloc[:, 1]}
-        )
+        ci = self.conf_int(alpha)
+        coef = self._table.assign(**{f"[{alpha / 2:g}": ci["lower"],
+                                     f"{1 - alpha / 2:g}]": ci["upper"]})
+        weighted = bool(self._stats["weighted"])
         notes = [
             f"Response: {_FAMILY[self.family]} power of {self.response} by profile likelihood "
             f"(interval: {100 * (1 - alpha):g}%; tests: likelihood ratio, 1 df).",
             f"OLS at lambda = {format_number(self.lmbda)}: n = {self.nobs}, "
-            f"R-squared = {format_number(float(ols.rsquared))}, "
-            f"residual std. error = {format_number(float(np.sqrt(ols.scale)))} on "
-            f"{int(ols.df_resid)} df" + ("; weighted least squares." if self.weights is not None
-                                          else "."),
+            f"R-squared = {format_number(self.rsquared)}, "
+            f"residual std. error = {format_number(float(np.sqrt(self.scale)))} on "
+            f"{self.df_resid} df" + ("; weighted least squares." if weighted else "."),
+            f"Log-likelihood of {self.response} (Jacobian included) = "
+            f"{format_number(self.llf)}, AIC = {format_number(self.aic)} "
+            f"({self.df_model_llf} parameters, lambda and the error variance included).",
         ]
         if k:
             notes.append("Predictor powers: marginal maximum likelihood, learned at fitting "
@@ -268,7 +357,7 @@ class LmResult:
 
     # ------------------------------------------------------------------ plots
     def plot_profile(self, *, ax: Any = None, alpha: float = 0.05) -> Any:
-        """Profile log-likelihood as ``MASS::boxcox`` draws it (see ``plotting_lm``)."""
+        """Profile log-likelihood as ``MASS::boxcox`` draws it (see ``plotting``)."""
         from .plotting import plot_lm_profile
 
         return plot_lm_profile(self, ax=ax, alpha=alpha)
@@ -277,10 +366,12 @@ class LmResult:
         """Normal QQ plot of the residuals on the transformed scale."""
         from .plotting import plot_lm_qq
 
+        self._need_data("qqplot")
         return plot_lm_qq(self, ax=ax)
 
     def plot_residuals(self, *, ax: Any = None) -> Any:
         """Residuals against fitted values on the transformed scale."""
         from .plotting import plot_lm_residuals
 
+        self._need_data("plot_residuals")
         return plot_lm_residuals(self, ax=ax)

@@ -100,7 +100,11 @@ class PowerTransformResult(ColumnTransforms):
     # fits that never pooled the data (boxcoxstat.federated, Dask): clients, rounds, bytes
     federated: dict[str, Any] | None = saved(jsonio.Mapping_(optional=True), default=None,
                                              compare=False)
+    # the response of a linear model (bcs.lm's ``m.power``): its formula, shown in the report
+    model: str | None = saved(jsonio.Str(optional=True), default=None)
     data: NDArray[np.float64] | None = None
+    # a profile other than the columns' sample (a linear model's response): one column
+    profile_: Profile | None = None
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -123,15 +127,22 @@ class PowerTransformResult(ColumnTransforms):
         return out
 
     def _json_value(self, name: str) -> Any:
-        if name == "stored" and self.stored is None and self.data is not None:
+        if name == "stored" and self.stored is None and self._live:
             return self._inference  # saved with the result, so a loaded one can report
         return getattr(self, name)
 
     def _stored(self, key: str) -> NDArray[np.float64]:
         return self._inference[key].to_numpy(dtype=np.float64)
 
+    @property
+    def _live(self) -> bool:
+        """Whether the result can evaluate its likelihood (it holds data or a profile)."""
+        return self.data is not None or self.profile_ is not None
+
     @cached_property
-    def _groups(self) -> dict[str, tuple[NDArray[np.intp], SampleProfile]]:
+    def _groups(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
+        if self.profile_ is not None:
+            return {self.families[0]: (np.zeros(1, dtype=np.intp), self.profile_)}
         if self.data is None:
             why = ("the result was fitted without pooling the data (federated or Dask); its 95% "
                    "interval, standard error and tests at 0 and 1 are stored, other levels, "
@@ -139,7 +150,7 @@ class PowerTransformResult(ColumnTransforms):
                    "the result holds no data (it was loaded from JSON); refit to compute new "
                    "intervals, tests, profiles or plots")
             self._not_available("this computation", why)
-        out = {}
+        out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
             out[f] = (idx, SampleProfile.from_array(self.data[:, idx], f))
@@ -288,6 +299,9 @@ class PowerTransformResult(ColumnTransforms):
                  "tests: likelihood ratio, chi-square with 1 df."]
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
+        if self.model is not None:
+            notes.append(f"The response of the linear model {self.model}: lambda maximises "
+                         "the profile likelihood given the predictors (as MASS::boxcox).")
         for j, n in enumerate(self.names):
             if self.lmbda_used[j] != self.lmbda_mle[j]:
                 notes.append(

@@ -41,12 +41,12 @@ def fits():
 def test_against_tight_r_values(fits, case):
     m, ref = fits[case], MODELS[case[0]][case[1]]["tight"]
     assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-9)
-    assert m.bse == pytest.approx(ref["se"], rel=1e-7)
-    lo, hi = m.conf_int()
+    assert m.power.bse.iloc[0] == pytest.approx(ref["se"], rel=1e-7)
+    lo, hi = m.power.conf_int().iloc[0]
     assert lo == pytest.approx(ref["ci_lower"], abs=1e-9)
     assert hi == pytest.approx(ref["ci_upper"], abs=1e-9)
-    assert m.test(0).statistic == pytest.approx(ref["lr0"], rel=1e-9, abs=1e-9)
-    assert m.test(1).statistic == pytest.approx(ref["lr1"], rel=1e-9, abs=1e-9)
+    assert m.power.test(0).statistic == pytest.approx(ref["lr0"], rel=1e-9, abs=1e-9)
+    assert m.power.test(1).statistic == pytest.approx(ref["lr1"], rel=1e-9, abs=1e-9)
     w = MODELS[case[0]]["weights"]
     shift = 0.0 if w is None else 0.5 * np.sum(np.log(MODELS[case[0]]["data"][w]))
     assert m.llf == pytest.approx(ref["llf"] + shift, rel=1e-12)
@@ -66,11 +66,11 @@ def test_against_mass_boxcox(fits, name):
         assert abs(m.lmbda - ref["lambda"]) > 0.05
         return
     assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-6)
-    lo, hi = m.conf_int()
+    lo, hi = m.power.conf_int().iloc[0]
     assert lo == pytest.approx(ref["ci_lower"], abs=1e-6)
     assert hi == pytest.approx(ref["ci_upper"], abs=1e-6)
     grid = np.asarray(ref["grid_lambda"])
-    prof = m.profile.set_index("lmbda")["llf"]
+    prof = m.profile().set_index("lmbda")["llf"]
     ours = prof.reindex(np.round(grid, 10)).to_numpy()
     theirs = np.asarray(ref["grid_loglik"])
     np.testing.assert_allclose(ours - ours[20], theirs - theirs[20], rtol=1e-8, atol=1e-7)
@@ -84,9 +84,9 @@ def test_against_car_power_transform(fits, case):
     """car's L-BFGS-B stops about 1e-6 short of the optimum: compare to its tolerance."""
     m, ref = fits[case], MODELS[case[0]][case[1]]["car"]
     assert m.lmbda == pytest.approx(ref["lambda"], abs=1e-5)
-    assert m.bse == pytest.approx(ref["se"], rel=2e-5)
-    assert m.test(0).statistic == pytest.approx(ref["lr0"], abs=1e-7)
-    assert m.test(1).statistic == pytest.approx(ref["lr1"], abs=1e-7)
+    assert m.power.bse.iloc[0] == pytest.approx(ref["se"], rel=2e-5)
+    assert m.power.test(0).statistic == pytest.approx(ref["lr0"], abs=1e-7)
+    assert m.power.test(1).statistic == pytest.approx(ref["lr1"], abs=1e-7)
 
 
 def test_aliased_column_is_named_and_dropped(fits):
@@ -168,4 +168,42 @@ def test_boxcox_response_power_is_scale_invariant_with_an_intercept(c):
     base = bcs.lm(m["py_formula"], df)
     scaled = bcs.lm(m["py_formula"], df.assign(weight=c * df["weight"]))
     assert scaled.lmbda == pytest.approx(base.lmbda, abs=1e-10)
-    np.testing.assert_allclose(scaled.conf_int(), base.conf_int(), atol=1e-10)
+    np.testing.assert_allclose(scaled.power.conf_int(), base.power.conf_int(), atol=1e-10)
+
+
+def _forced_cases():
+    from tests import mpref
+
+    out = [pytest.param(np.array(r["data"]), r["family"], id=f"table1-{r['data'][-1]}")
+           for r in mpref.table1()]
+    out.append(pytest.param(mpref.huge_lambda_case(), "boxcox", id="huge"))
+    out.append(pytest.param(mpref.huge_lambda_case(), "yeojohnson", id="huge-yj"))
+    out.append(pytest.param(-np.random.default_rng(1).lognormal(size=50), "yeojohnson",
+                            id="negative-side"))
+    rng = np.random.default_rng(5)
+    out.append(pytest.param(rng.normal(0.3, 2.0, 80), "yeojohnson", id="mixed-signs"))
+    out.append(pytest.param(np.round(rng.normal(0, 3, 60), 1), "yeojohnson", id="mixed-ties"))
+    return out
+
+
+@pytest.mark.parametrize(("x", "family"), _forced_cases())
+def test_intercept_only_design_equals_the_sample(x, family):
+    """The regression machinery itself (not the delegation of ``~ 1`` to the sample): with an
+    intercept-only design its lambda, interval and LR tests equal the sample's. Lambda and the
+    ends to 1e-10 relative; an LR statistic is a difference of two NLLs, so it carries their
+    absolute rounding (1e-12 of |NLL| as a floor)."""
+    from boxcoxstat.core import inference as inf
+    from boxcoxstat.core.profile import SampleProfile
+
+    reg = ResponseProfile.build(x, qr_design(np.ones((len(x), 1))), family)
+    smp = SampleProfile.from_array(x, family)
+    a, b = solve(reg), solve(smp)
+    assert a.converged[0] and b.converged[0]
+    assert a.lmbda[0] == pytest.approx(b.lmbda[0], rel=1e-10)
+    ia = inf.standard_inference(reg, a.lmbda, a.nll)
+    ib = inf.standard_inference(smp, b.lmbda, b.nll)
+    floor = 1e-12 * max(1.0, abs(b.nll[0]))
+    for key in ("lower", "upper"):
+        assert ia[key][0] == pytest.approx(ib[key][0], rel=1e-10)
+    for key in ("lr0", "lr1"):
+        assert ia[key][0] == pytest.approx(ib[key][0], rel=1e-10, abs=floor)

@@ -26,9 +26,9 @@ def _sim(n=200, lam=0.0, sigma=0.3, seed=0):
 def test_recovers_a_known_response_power():
     df = _sim(n=3000, lam=0.5, sigma=0.2, seed=1)
     m = bcs.lm("y ~ x + C(g)", df)
-    lo, hi = m.conf_int()
-    assert lo < 0.5 < hi and m.rounded == 0.5
-    assert m.test(0.5).pvalue > 0.01
+    lo, hi = m.power.conf_int().iloc[0]
+    assert lo < 0.5 < hi and m.power.rounded == 0.5
+    assert m.power.test(0.5).pvalue > 0.01
 
 
 def test_wrapped_response_chooses_the_family():
@@ -102,7 +102,7 @@ def test_mean_predictions_against_simulation_truth():
         df = pd.DataFrame({"x": x, "y": np.exp(1 + x + 0.8 * rng.standard_normal(3000))})
         m = bcs.lm("y ~ x", df)
         errs["smearing"].append(m.predict(new, kind="mean") / truth - 1)
-        errs["normal"].append(m.predict(new, kind="mean", method="normal") / truth - 1)
+        errs["normal"].append(m.predict(new, kind="mean", mean="normal") / truth - 1)
         errs["median"].append(m.predict(new) / truth - 1)
     assert np.all(np.abs(np.mean(errs["smearing"], axis=0)) < 0.04)
     assert np.all(np.abs(np.mean(errs["normal"], axis=0)) < 0.04)
@@ -161,12 +161,12 @@ def test_plots():
 
 def test_profile_grid_covers_mass_grid_and_interval():
     m = bcs.lm("y ~ x", _sim())
-    grid = m.profile["lmbda"]
-    lo, hi = m.conf_int()
+    grid = m.profile()["lmbda"]
+    lo, hi = m.power.conf_int().iloc[0]
     assert grid.min() <= min(-2, lo) and grid.max() >= max(2, hi)
     # lambda-hat is on the grid; evaluated there in a batch it may round differently from the
     # solver's own evaluation, by a few units in the last place (1e-13 relative seen)
-    assert m.profile["llf"].max() == pytest.approx(m.llf, rel=1e-12)
+    assert m.profile()["llf"].max() == pytest.approx(m.llf, rel=1e-12)
 
 
 def test_degenerate_responses_are_refused():

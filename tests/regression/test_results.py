@@ -1,0 +1,71 @@
+"""LmResult: the regression at the chosen power with statsmodels' names; ``m.power``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+
+import boxcoxstat as bcs
+from boxcoxstat.families import transform
+
+
+@pytest.fixture(scope="module")
+def trees_model():
+    return bcs.lm("Volume ~ np.log(Height) + np.log(Girth)", bcs.datasets.load("trees"))
+
+
+def test_regression_numbers_are_statsmodels_at_the_power(trees_model):
+    """params, bse, pvalues, conf_int, rsquared are smf.ols's on the transformed response."""
+    m = trees_model
+    trees = bcs.datasets.load("trees").assign(z=lambda d: transform(d["Volume"], m.lmbda))
+    ref = smf.ols("z ~ np.log(Height) + np.log(Girth)", trees).fit()
+    # two least-squares solutions of the same problem: agreement to rounding (1e-10)
+    pd.testing.assert_series_equal(m.params, ref.params, check_names=False, rtol=1e-10)
+    pd.testing.assert_series_equal(m.bse, ref.bse, check_names=False, rtol=1e-10)
+    pd.testing.assert_series_equal(m.pvalues, ref.pvalues, check_names=False, rtol=1e-8)
+    ci = m.conf_int(0.1)
+    np.testing.assert_allclose(ci.to_numpy(), ref.conf_int(0.1).to_numpy(), rtol=1e-10)
+    assert list(ci.columns) == ["lower", "upper"] and list(ci.index) == list(m.params.index)
+    assert m.rsquared == pytest.approx(ref.rsquared, rel=1e-12)
+    assert m.df_resid == 28 and m.nobs == 31
+
+
+def test_llf_includes_the_jacobian_and_aic_counts_lambda_and_sigma(trees_model):
+    """llf of Volume = statsmodels' llf of the transformed model + (lambda - 1) sum log y."""
+    m = trees_model
+    y = bcs.datasets.load("trees")["Volume"].to_numpy()
+    want = m.ols.llf + (m.lmbda - 1.0) * np.sum(np.log(y))
+    # two evaluations of the same Gaussian likelihood (profile vs OLS residuals): 1e-10
+    assert m.llf == pytest.approx(want, rel=1e-10)
+    assert m.aic == pytest.approx(-2 * want + 2 * 5, rel=1e-10)  # 3 coefficients, sigma, lambda
+    assert m.bic == pytest.approx(-2 * want + np.log(31) * 5, rel=1e-10)
+
+
+def test_power_has_the_fit_result_surface(trees_model):
+    p = trees_model.power
+    assert isinstance(p, bcs.PowerTransformResult)
+    assert p.lmbda == trees_model.lmbda
+    assert list(p.conf_int().index) == ["Volume"]
+    assert isinstance(p.test(0), bcs.HypothesisTest) and p.rounded == 0.0
+    assert "linear model Volume ~" in str(p.summary())
+    grid = p.profile(lmbda=[-0.5, 0.0, 0.5])
+    assert list(grid.columns) == ["lmbda", "llf"] and grid["llf"].max() < trees_model.llf
+
+
+def test_json_round_trip_reports_and_refuses_what_needs_data(trees_model, tmp_path):
+    m = trees_model
+    path = tmp_path / "m.json"
+    path.write_text(m.to_json())
+    for source in (m.to_json(), path, __import__("json").loads(m.to_json())):
+        back = bcs.LmResult.from_json(source)
+        assert str(back.summary()) == str(m.summary())
+        pd.testing.assert_series_equal(back.params, m.params)
+        assert back.power.lmbda == m.power.lmbda and back.aic == m.aic
+    with pytest.raises(bcs.BoxCoxError, match="LmResult.predict is not available"):
+        back.predict()
+    with pytest.raises(bcs.BoxCoxError, match="field 'coefficients'"):
+        doc = __import__("json").loads(m.to_json())
+        doc["coefficients"]["columns"] = ["a", "b", "c", "d"]
+        bcs.LmResult.from_json(doc)

@@ -206,41 +206,119 @@ def as_columns(
     n_missing = nan.sum(axis=0).astype(np.int64)
     cols = Columns(values, names, index, layout, n_missing)
     for j, name in enumerate(names):
-        col = values[:, j]
-        inf = np.flatnonzero(np.isinf(col))
-        if inf.size:
-            raise BoxCoxError(
-                f"column {name!r} has {inf.size} infinite value(s), first at row "
-                f"{cols.row_label(int(inf[0]))!r}; remove them or mark them missing (NaN)"
-            )
-        if n_missing[j] and missing == "raise":
-            first = int(np.flatnonzero(nan[:, j])[0])
-            raise BoxCoxError(
-                f"column {name!r} has {n_missing[j]} missing value(s), first at row "
-                f"{cols.row_label(first)!r}; use missing='drop' to leave them out"
-            )
-        finite = col[~nan[:, j]]
-        if finite.size < min_n:
-            raise BoxCoxError(
-                f"column {name!r} has {finite.size} finite value(s); at least {min_n} are needed"
-            )
-        if family == "boxcox":
-            check_positive(col, name, cols.row_label)
-        check_spread(finite, name, "boxcox" if family == "boxcox" else "yeojohnson")
+        check_column(ColumnReport.of(values[:, j], cols.row_label), name, family=family,
+                     missing=missing, min_n=min_n)
     return cols
+
+
+@dataclass(frozen=True)
+class ColumnReport:
+    """What the gate needs to know about a column, from an array, Dask partitions or sites.
+
+    Counts of missing, infinite and (for Box-Cox) non-positive values with the first such row
+    (its label, or ``None`` where rows have no labels, as across Dask partitions or federated
+    sites), and the number and range of the finite values. Reports of parts of a column merge
+    (:meth:`merge`), so a reduction or a server checks the whole column with the same rules
+    and messages as an in-memory fit.
+    """
+
+    n_finite: int
+    lo: float
+    hi: float
+    n_missing: int = 0
+    first_missing: Any = None
+    n_inf: int = 0
+    first_inf: Any = None
+    n_nonpositive: int = 0
+    first_nonpositive: Any = None
+    nonpositive_value: float = float("nan")
+
+    @classmethod
+    def of(cls, col: NDArray[np.float64], row_label: Any = None) -> ColumnReport:
+        """The report of one column (NaN = missing); ``row_label(i)`` names row i."""
+        def label(idx: NDArray) -> Any:
+            if not idx.size:
+                return None
+            return int(idx[0]) if row_label is None else row_label(int(idx[0]))
+
+        nan = np.isnan(col)
+        inf = np.isinf(col)
+        finite = col[~nan & ~inf]
+        nonpos = np.flatnonzero(~nan & (col <= 0))
+        return cls(
+            n_finite=int(finite.size),
+            lo=float(finite.min()) if finite.size else float("nan"),
+            hi=float(finite.max()) if finite.size else float("nan"),
+            n_missing=int(nan.sum()), first_missing=label(np.flatnonzero(nan)),
+            n_inf=int(inf.sum()), first_inf=label(np.flatnonzero(inf)),
+            n_nonpositive=int(nonpos.size), first_nonpositive=label(nonpos),
+            nonpositive_value=float(col[nonpos[0]]) if nonpos.size else float("nan"),
+        )
+
+    @staticmethod
+    def merge(a: ColumnReport, b: ColumnReport) -> ColumnReport:
+        """The report of two parts of one column (first rows kept only if both are labelled
+        the same way; across partitions the first bad row has no global label)."""
+        def first(x: Any, y: Any) -> Any:
+            return x if x is not None else y
+
+        return ColumnReport(
+            n_finite=a.n_finite + b.n_finite,
+            lo=float(np.fmin(a.lo, b.lo)), hi=float(np.fmax(a.hi, b.hi)),
+            n_missing=a.n_missing + b.n_missing, first_missing=first(a.first_missing,
+                                                                     b.first_missing),
+            n_inf=a.n_inf + b.n_inf, first_inf=first(a.first_inf, b.first_inf),
+            n_nonpositive=a.n_nonpositive + b.n_nonpositive,
+            first_nonpositive=first(a.first_nonpositive, b.first_nonpositive),
+            nonpositive_value=(a.nonpositive_value if a.n_nonpositive
+                               else b.nonpositive_value),
+        )
+
+
+def _at(row: Any) -> str:
+    return "" if row is None else f", first at row {row!r}"
+
+
+def check_column(report: ColumnReport, name: str, *, family: str, missing: str = "drop",
+                 min_n: int = 3, spread: bool = True, noun: str = "column") -> None:
+    """THE gate for one column: the package's errors, named by column (and row where known).
+
+    Refuses infinite values, missing values under ``missing="raise"``, fewer than ``min_n``
+    finite values, Box-Cox values <= 0, and (``spread=True``) constant columns or columns
+    float64 cannot resolve (:func:`check_spread`). ``noun`` says what ``name`` names (a
+    column, a federated client).
+    """
+    if report.n_inf:
+        raise BoxCoxError(
+            f"{noun} {name!r} has {report.n_inf} infinite value(s){_at(report.first_inf)}; "
+            "remove them or mark them missing (NaN)"
+        )
+    if report.n_missing and missing == "raise":
+        raise BoxCoxError(
+            f"{noun} {name!r} has {report.n_missing} missing value(s)"
+            f"{_at(report.first_missing)}; use missing='drop' to leave them out"
+        )
+    if report.n_finite < min_n:
+        raise BoxCoxError(
+            f"{noun} {name!r} has {report.n_finite} finite value(s); at least {min_n} are "
+            "needed"
+        )
+    if family == "boxcox" and report.n_nonpositive:
+        value = "" if np.isnan(report.nonpositive_value) else f" ({report.nonpositive_value!r})"
+        raise BoxCoxError(
+            f"Box-Cox requires strictly positive data, but {noun} {name!r} has "
+            f"{report.n_nonpositive} value(s) <= 0{_at(report.first_nonpositive)}{value}; use "
+            "family='yeojohnson' or shift the data"
+        )
+    if spread and report.n_finite:
+        check_spread(np.array([report.lo, report.hi]), name,
+                     "boxcox" if family == "boxcox" else "yeojohnson")
 
 
 def check_positive(col: NDArray[np.float64], name: str, row_label: Any = None) -> None:
     """Refuse values <= 0 in a Box-Cox column (NaN is ignored), naming the first bad row."""
-    bad = np.flatnonzero(col <= 0)
-    if bad.size:
-        first = int(bad[0])
-        label = first if row_label is None else row_label(first)
-        raise BoxCoxError(
-            f"Box-Cox requires strictly positive data, but column {name!r} has {bad.size} "
-            f"value(s) <= 0, first at row {label!r} ({float(col[first])!r}); use "
-            "family='yeojohnson' or shift the data"
-        )
+    check_column(ColumnReport.of(col, row_label), name, family="boxcox", min_n=0,
+                 spread=False)
 
 
 def new_columns(data: Any, names: tuple[str, ...] | list[str],
@@ -272,13 +350,10 @@ def new_columns(data: Any, names: tuple[str, ...] | list[str],
     def label(i: int) -> Any:
         return index[i] if index is not None else i
 
-    for j, name in enumerate(names):
-        inf = np.flatnonzero(np.isinf(x[:, j]))
-        if inf.size:
-            raise BoxCoxError(f"column {name!r} has {inf.size} infinite value(s), first at row "
-                              f"{label(int(inf[0]))!r}; remove them or mark them missing (NaN)")
-        if families is not None and families[j] == "boxcox":
-            check_positive(x[:, j], name, label)
+    for j, name in enumerate(names):  # missing values pass (they stay NaN)
+        family = "yeojohnson" if families is None else families[j]
+        check_column(ColumnReport.of(x[:, j], label), name, family=family, min_n=0,
+                     spread=False)
     return x
 
 

@@ -84,19 +84,13 @@ class ResponseProfile:
         cls, y: ArrayLike, design: Design, family: str = "boxcox",
         weights: ArrayLike | None = None,
     ) -> ResponseProfile:
-        """Prepare the response ``y`` (finite; positive for Box-Cox) for ``design``."""
+        """Prepare the response ``y`` for ``design``. The data are assumed to have passed the
+        validation gate (finite, not constant, positive for Box-Cox: ``_validation``)."""
         family = normalize_family(family, allow_auto=False)
         y = np.asarray(y, dtype=np.float64).reshape(-1)
         n = y.shape[0]
         if n != design.nobs:
             raise BoxCoxError(f"the response has {n} values but the design {design.nobs} rows")
-        if family == "boxcox" and np.any(y <= 0):
-            raise BoxCoxError(
-                f"Box-Cox requires a strictly positive response, but {int(np.sum(y <= 0))} "
-                "value(s) are <= 0; use family='yeojohnson' or shift the response"
-            )
-        if np.ptp(y) == 0:
-            raise BoxCoxError("the response is constant; there is no power to estimate")
         if n - design.rank < 1:
             raise BoxCoxError(
                 f"the model has {design.rank} coefficients for {n} observations; no residual "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError, normalize_family
+from .._validation import ColumnReport, check_column, normalize_family
 from ..core.sample import Side
 from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, local_moments, local_sides
@@ -54,13 +54,9 @@ class Client:
     def setup(self) -> SetupReport:
         """Counts and ranges per side (the only values the server sees before lambdas)."""
         x = self._x
-        if np.any(np.isinf(x)):
-            raise BoxCoxError(f"{self.name} holds infinite values; remove them or mark them NaN")
-        if self.family == "boxcox" and np.any(x <= 0):
-            raise BoxCoxError(
-                f"{self.name} holds values <= 0; Box-Cox needs positive data "
-                "(use family='yeojohnson')"
-            )
+        # the package's gate on the local part (the server checks the pooled counts and range)
+        check_column(ColumnReport.of(x), self.name, family=self.family, min_n=0, spread=False,
+                     noun="client")
         pos = x[x >= 0]
         neg = x[x < 0]
         return SetupReport(

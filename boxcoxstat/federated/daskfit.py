@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, check_option, check_spread, normalize_family
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
 from ..core.likelihood import SideMoments, side_moments
 from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
 from ..core.solve import OPTIMIZERS, Solution, solve
@@ -53,18 +53,13 @@ def _range(a: NDArray) -> tuple[float, float] | None:
 
 
 def _setup_chunk(block: NDArray, axis: Any = None, keepdims: bool = False) -> NDArray:
+    """A partition's column report (the validation gate's) and its per-side counts/ranges."""
     x = np.asarray(block, dtype=np.float64).reshape(-1)
-    nan = np.isnan(x)
-    x = x[~nan]
-    inf = np.isinf(x)
-    x = x[~inf]
-    pos, neg = x[x > 0], x[x < 0]
-    zero = int((x == 0).sum())
-    return _box({
-        "n_missing": int(nan.sum()), "n_inf": int(inf.sum()), "n_zero": zero,
-        "n_pos": int(pos.size) + zero, "n_neg": int(neg.size),
-        "pos": _range(x[x >= 0]), "neg": _range(neg),
-    })
+    report = ColumnReport.of(x)
+    x = x[np.isfinite(x)]
+    nonneg, neg = x[x >= 0], x[x < 0]
+    return _box({"report": report, "n_pos": int(nonneg.size), "n_neg": int(neg.size),
+                 "pos": _range(nonneg), "neg": _range(neg)})
 
 
 def _join(a: tuple[float, float] | None, b: tuple[float, float] | None):
@@ -77,7 +72,8 @@ def _setup_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDAr
     ps = _flat(parts)
     out = dict(ps[0])
     for p in ps[1:]:
-        for k in ("n_missing", "n_inf", "n_zero", "n_pos", "n_neg"):
+        out["report"] = ColumnReport.merge(out["report"], p["report"])
+        for k in ("n_pos", "n_neg"):
             out[k] += p[k]
         out["pos"] = _join(out["pos"], p["pos"])
         out["neg"] = _join(out["neg"], p["neg"])
@@ -153,22 +149,7 @@ def _setup(col: Any, name: str, family: str, missing: str, split_every: Any) -> 
     rep = da.reduction(col, _setup_chunk, _setup_aggregate, combine=_setup_combine,
                        concatenate=False, dtype=object, split_every=split_every,
                        meta=np.empty((0,), dtype=object)).compute()
-    if rep["n_inf"]:
-        raise BoxCoxError(f"column {name!r} has {rep['n_inf']} infinite value(s); remove them "
-                          "or mark them missing (NaN)")
-    if rep["n_missing"] and missing == "raise":
-        raise BoxCoxError(f"column {name!r} has {rep['n_missing']} missing value(s); use "
-                          "missing='drop' to leave them out")
-    n = rep["n_pos"] + rep["n_neg"]
-    if n < 3:
-        raise BoxCoxError(f"column {name!r} has {n} finite value(s); at least 3 are needed")
-    if family == "boxcox" and (rep["n_neg"] or rep["n_zero"]):
-        raise BoxCoxError(f"Box-Cox requires strictly positive data, but column {name!r} has "
-                          f"{rep['n_neg'] + rep['n_zero']} value(s) <= 0; use "
-                          "family='yeojohnson' or shift the data")
-    lo = rep["neg"][0] if rep["neg"] else rep["pos"][0]
-    hi = rep["pos"][1] if rep["pos"] else rep["neg"][1]
-    check_spread(np.array([lo, hi]), name, family)
+    check_column(rep["report"], name, family=family, missing=missing)
     return rep
 
 
@@ -265,7 +246,7 @@ def fit_dask(
         sols.append(sol)
         infs.append(infer(profile, sol))
         nobs.append(n)
-        n_missing.append(rep["n_missing"])
+        n_missing.append(rep["report"].n_missing)
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
     return build_result(names, kind, fam, sols, infs, nobs, n_missing, info)

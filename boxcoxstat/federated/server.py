@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, check_option, check_spread
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
 from .messages import Frame, MomentsReply, Request, SetupReport, SideStats, finite
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
@@ -151,16 +151,15 @@ class Server:
         self.active = [c for c, _ in reports]
         self.counts = {id(c): (r.n_pos, r.n_neg) for c, r in reports}
         self.n_missing = sum(r.n_missing for _, r in reports)
-        n = sum(r.n_pos + r.n_neg for _, r in reports)
-        if n < 3:
-            raise BoxCoxError(f"the clients hold {n} values in all; at least 3 are needed")
         pr = [r.pos_range for _, r in reports if r.pos_range is not None]
         nr = [r.neg_range for _, r in reports if r.neg_range is not None]
         prange = (min(a for a, _ in pr), max(b for _, b in pr)) if pr else None
         nrange = (min(a for a, _ in nr), max(b for _, b in nr)) if nr else None
         lo = nrange[0] if nrange else prange[0]  # type: ignore[index]
         hi = prange[1] if prange else nrange[1]  # type: ignore[index]
-        check_spread(np.array([lo, hi]), "x", self.family)
+        pooled = ColumnReport(n_finite=sum(r.n_pos + r.n_neg for _, r in reports), lo=lo,
+                              hi=hi, n_missing=self.n_missing)
+        check_column(pooled, "x", family=self.family)  # the pooled column, as in memory
         self.frame = GlobalFrame.from_ranges(self.family, prange, nrange)
         msg = self.frame.message()
         for c in self.active:

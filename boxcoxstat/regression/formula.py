@@ -29,7 +29,7 @@ import patsy
 from numpy.typing import NDArray
 
 from .. import families
-from .._validation import BoxCoxError, TransformOverflowError, check_spread
+from .._validation import BoxCoxError, ColumnReport, TransformOverflowError, check_column
 from ..core.profile import SampleProfile
 from ..core.solve import solve
 
@@ -69,16 +69,9 @@ class _PowerTerm:
             return
         x = np.concatenate(self._chunks) if self._chunks else np.empty(0)
         self._chunks = []
-        x = x[~np.isnan(x)]
         name = "bc()" if self.family == "boxcox" else "yj()"
-        if x.size < 3:
-            raise BoxCoxError(f"{name} needs at least 3 non-missing values to estimate a power")
-        if self.family == "boxcox" and np.any(x <= 0):
-            raise BoxCoxError(
-                f"{name}: Box-Cox requires strictly positive values, but {int(np.sum(x <= 0))} "
-                "are <= 0; use yj() or shift the variable"
-            )
-        check_spread(x, name, self.family)
+        check_column(ColumnReport.of(x), name, family=self.family, noun="the variable of")
+        x = x[~np.isnan(x)]
         sol = solve(SampleProfile.from_array(x, self.family))
         self.lmbda = float(sol.lmbda[0])
 
@@ -88,9 +81,9 @@ class _PowerTerm:
         values = np.asarray(x, dtype=np.float64)
         ok = ~np.isnan(values)
         out = np.full(values.shape, np.nan)
-        if self.family == "boxcox" and np.any(values[ok] <= 0):
-            raise BoxCoxError("bc(): Box-Cox requires strictly positive values (new data has "
-                              "values <= 0)")
+        check_column(ColumnReport.of(values.reshape(-1)), "bc()" if self.family == "boxcox"
+                     else "yj()", family=self.family, min_n=0, spread=False,
+                     noun="new data for")
         try:
             out[ok] = families.transform(values[ok], self.lmbda, self.family)
         except TransformOverflowError as err:

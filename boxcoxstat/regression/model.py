@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError, check_option, normalize_family
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
 from ..core.design import qr_design
 from ..core.response import ResponseProfile, response_profile
 from ..core.solve import solve
@@ -112,13 +112,9 @@ def lm(
             )
         fam = chosen
     fam = fam or "boxcox"
+    check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
+                 family=fam, missing="raise", min_n=3)
     design = qr_design(frame.x, w)
-    if fam == "boxcox" and np.any(frame.y <= 0):
-        bad = int(np.sum(frame.y <= 0))
-        raise BoxCoxError(
-            f"Box-Cox requires a strictly positive response, but {frame.response!r} has {bad} "
-            "value(s) <= 0; use family='yeojohnson' (or yj() on the left) or shift it"
-        )
     likelihood = response_profile(frame.y, design, fam, w)
     sol = solve(likelihood)
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(sol.lmbda[0]):

@@ -175,5 +175,7 @@ def test_degenerate_responses_are_refused():
         bcs.lm("y ~ x", df.assign(y=3.0))
     with pytest.raises(BoxCoxError, match="fits the transformed response exactly"):
         bcs.lm("y ~ x", df.assign(y=np.exp(df["x"])))
-    with pytest.raises(BoxCoxError, match="no residual degrees of freedom"):
+    with pytest.raises(BoxCoxError, match="at least 3"):
         bcs.lm("y ~ x", df.assign(y=np.exp(df["x"])).head(2))
+    with pytest.raises(BoxCoxError, match="no residual degrees of freedom"):
+        bcs.lm("y ~ x + I(x**2)", df.assign(y=np.exp(df["x"])).head(3))

@@ -40,8 +40,11 @@ def _float_in(v: Any) -> float:
     if v in ("Infinity", "-Infinity"):
         return float("inf") if v == "Infinity" else float("-inf")
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise _Bad(f"expected a number, got {v!r}")
-    return float(v)
+        raise _Bad(f"expected a number, got {v!r:.80}")
+    try:
+        return float(v)
+    except OverflowError:  # an integer literal beyond float64 (JSON allows any length)
+        raise _Bad(f"the number {v!r:.40} is beyond the float64 range") from None
 
 
 def _float_out(v: float) -> Any:
@@ -61,9 +64,13 @@ def _nested(v: Any, depth: int) -> Any:
 
 @dataclass(frozen=True)
 class Codec:
-    """How one field is written and read; ``optional`` allows ``null`` (``None``)."""
+    """How one field is written and read; ``optional`` allows ``null`` (``None``).
 
-    optional: bool = False
+    ``optional`` is keyword-only, so a codec's own first option can be given by position
+    (``Nested(Inner)``, ``Strs("names")``).
+    """
+
+    optional: bool = field(default=False, kw_only=True)
 
     def encode(self, value: Any) -> Any:
         return value
@@ -84,13 +91,18 @@ class Float(Codec):
         return _float_in(value)
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 @dataclass(frozen=True)
 class Int(Codec):
     minimum: int | None = None
 
     def decode(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(f"expected an integer, got {value!r}")
+            raise _Bad(f"expected an integer, got {value!r:.80}")
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise _Bad(f"the integer {value!r:.40} is beyond the 64-bit range")
         if self.minimum is not None and value < self.minimum:
             raise _Bad(f"expected an integer >= {self.minimum}, got {value!r}")
         return int(value)
@@ -172,10 +184,10 @@ class Floats(Codec):
             arr = np.array(rows, dtype=self._np_dtype())
         except ValueError:
             raise _Bad("rows of different lengths") from None
-        if arr.ndim != self.ndim and arr.size:
-            raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
-        if arr.size == 0:
-            arr = arr.reshape((0,) * self.ndim)
+        if arr.ndim != self.ndim:
+            if arr.size:
+                raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
+            arr = arr.reshape((0,) * self.ndim)  # ``[]``; ``[[], []]`` keeps its 2 rows
         return arr
 
     def _np_dtype(self) -> Any:
@@ -207,17 +219,40 @@ def Matrix(length_of: str | None = None, optional: bool = False) -> Floats:  # n
     return Floats(optional=optional, ndim=2, length_of=length_of)
 
 
+def _strict(v: Any) -> Any:
+    """``v`` with NumPy values made plain and non-finite floats written as the float codecs
+    write them (NaN as ``null``, infinities as ``"Infinity"`` / ``"-Infinity"``)."""
+    if isinstance(v, Mapping):
+        return {_plain(k): _strict(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_strict(x) for x in v]
+    v = _plain(v)
+    return _float_out(v) if isinstance(v, float) else v
+
+
+def _infinities(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _infinities(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_infinities(x) for x in v]
+    return _float_in(v) if v in ("Infinity", "-Infinity") else v
+
+
 @dataclass(frozen=True)
 class Mapping_(Codec):  # noqa: N801 - ``Mapping`` is taken by collections.abc
-    """A JSON object kept as a dict (numbers and strings inside, as written)."""
+    """A JSON object kept as a dict (numbers, strings, lists and objects inside, as written).
+
+    Infinities are written as ``"Infinity"`` / ``"-Infinity"`` and read back as floats; NaN is
+    written as ``null`` and reads back as ``None``.
+    """
 
     def decode(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise _Bad(f"expected an object, got {value!r:.80}")
-        return value
+        return _infinities(value)
 
     def encode(self, value: Any) -> Any:
-        return json.loads(json.dumps(value, default=_plain))
+        return json.loads(json.dumps(_strict(value), default=_plain, allow_nan=False))
 
 
 @dataclass(frozen=True)
@@ -237,16 +272,20 @@ class Frame(Codec):
         keys = {"columns", "index", "index_names", "data"}
         if not isinstance(value, dict) or set(value) != keys:
             raise _Bad(f"expected an object with {sorted(keys)}")
-        data = Floats(ndim=2).decode(value["data"]) if value["data"] else np.empty((0, 0))
+        data = Floats(ndim=2).decode(value["data"])
         cols = Strs().decode(value["columns"])
         if not isinstance(value["index"], list) or data.shape[0] != len(value["index"]):
             raise _Bad("index and data have different lengths")
-        if data.size and data.shape[1] != len(cols):
+        if data.shape[0] and data.shape[1] != len(cols):
             raise _Bad("columns and data have different widths")
         names = value["index_names"]
-        if not isinstance(names, list):
-            raise _Bad("index_names must be a list")
+        if not isinstance(names, list) or not all(n is None or isinstance(n, str)
+                                                  for n in names):
+            raise _Bad("index_names must be a list of strings or nulls")
         if len(names) > 1:
+            if not all(isinstance(i, list) and len(i) == len(names) for i in value["index"]):
+                raise _Bad(f"every index entry must be a list of {len(names)} labels (one per "
+                           "index name)")
             index: pd.Index = pd.MultiIndex.from_tuples([tuple(i) for i in value["index"]],
                                                          names=names)
         else:
@@ -258,12 +297,14 @@ class Frame(Codec):
 class Nested(Codec):
     """A result of another class, written as its own document (see :func:`dump`)."""
 
-    cls: Any = None
+    cls: Any
 
     def encode(self, value: Any) -> Any:
         return document(value)
 
     def decode(self, value: Any) -> Any:
+        if not isinstance(value, dict):  # not a string: that would be read as a file path
+            raise _Bad(f"expected an object, got {value!r:.80}")
         return load(self.cls, value)
 
 
@@ -326,6 +367,9 @@ def _parse(source: Any, what: str) -> dict[str, Any]:
     try:
         doc = json.loads(source)
     except (ValueError, RecursionError) as err:
+        if not source.lstrip().startswith(("{", "[")) and len(source) < 4096:
+            raise BoxCoxError(f"{what}.from_json: {source!r:.200} is neither JSON text nor the "
+                              "path of an existing file") from None
         raise BoxCoxError(f"not a valid {what} JSON document ({err})") from None
     if not isinstance(doc, dict):
         raise BoxCoxError(f"not a {what} JSON document: expected an object, got "
@@ -342,8 +386,8 @@ def load(cls: type, source: Any) -> Any:
     what = cls.__name__
     doc = _parse(source, what)
     if doc.get("format") != _format(cls):
-        raise BoxCoxError(f"not a {what} JSON document (format {doc.get('format')!r}, expected "
-                          f"{_format(cls)!r})")
+        raise BoxCoxError(f"not a {what} JSON document: field 'format' is "
+                          f"{doc.get('format')!r:.80}, expected {_format(cls)!r}")
     version = doc.get("version")
     newest = getattr(cls, "json_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= newest:
@@ -364,6 +408,8 @@ def load(cls: type, source: Any) -> Any:
             raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
         except BoxCoxError as err:
             raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
+        except RecursionError:  # a dict built in Python can nest deeper than JSON text
+            raise BoxCoxError(f"{what} JSON field {name!r} is nested too deeply") from None
     for name, codec in codecs.items():
         ref = getattr(codec, "length_of", None)
         if ref is None or values.get(name) is None or values.get(ref) is None:

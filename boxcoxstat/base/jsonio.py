@@ -26,7 +26,7 @@ from .._validation import BoxCoxError
 
 __all__ = [
     "Codec", "Float", "Int", "Bool", "Str", "Strs", "Floats", "Ints", "Bools", "Matrix",
-    "Mapping_", "Frame", "Nested", "saved", "dump", "load", "document",
+    "Mapping_", "Frame", "Nested", "Nesteds", "saved", "dump", "load", "document",
 ]
 
 
@@ -84,11 +84,18 @@ class Codec:
 
 @dataclass(frozen=True)
 class Float(Codec):
+    """A float; ``finite=True`` refuses NaN and infinities when reading."""
+
+    finite: bool = False
+
     def encode(self, value: Any) -> Any:
         return _float_out(value)
 
     def decode(self, value: Any) -> float:
-        return _float_in(value)
+        v = _float_in(value)
+        if self.finite and not np.isfinite(v):
+            raise _Bad(f"expected a finite number, got {value!r}")
+        return v
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -159,11 +166,13 @@ class Strs(Codec):
 
 @dataclass(frozen=True)
 class Floats(Codec):
-    """A float array with ``ndim`` dimensions; ``length_of`` ties its first axis to a field."""
+    """A float array with ``ndim`` dimensions; ``length_of`` ties its first axis to a field;
+    ``finite=True`` refuses NaN and infinities when reading."""
 
     ndim: int = 1
     length_of: str | None = None
     dtype: str = "float"
+    finite: bool = False
 
     def encode(self, value: Any) -> Any:
         arr = np.asarray(value)
@@ -188,6 +197,10 @@ class Floats(Codec):
             if arr.size:
                 raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
             arr = arr.reshape((0,) * self.ndim)  # ``[]``; ``[[], []]`` keeps its 2 rows
+        if self.finite and not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise _Bad(f"expected finite numbers, got {arr[tuple(bad)]} at position "
+                       f"{bad.tolist()}")
         return arr
 
     def _np_dtype(self) -> Any:
@@ -214,9 +227,10 @@ def Bools(length_of: str | None = None, optional: bool = False) -> Floats:  # no
     return Floats(optional=optional, length_of=length_of, dtype="bool")
 
 
-def Matrix(length_of: str | None = None, optional: bool = False) -> Floats:  # noqa: N802
+def Matrix(length_of: str | None = None, optional: bool = False,  # noqa: N802
+           finite: bool = False) -> Floats:
     """A 2-D float array whose first axis may be tied to a field (see :class:`Floats`)."""
-    return Floats(optional=optional, ndim=2, length_of=length_of)
+    return Floats(optional=optional, ndim=2, length_of=length_of, finite=finite)
 
 
 def _strict(v: Any) -> Any:
@@ -308,6 +322,33 @@ class Nested(Codec):
         return load(self.cls, value)
 
 
+@dataclass(frozen=True)
+class Nesteds(Codec):
+    """A tuple of results of one class, each written as its own document (a JSON list);
+    ``length_of`` ties their number to a field."""
+
+    cls: Any
+    length_of: str | None = None
+
+    def encode(self, value: Any) -> Any:
+        return [document(v) for v in value]
+
+    def decode(self, value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise _Bad(f"expected a list of objects, got {value!r:.80}")
+        one = Nested(self.cls)
+        out = []
+        for k, item in enumerate(value):
+            try:
+                out.append(one.decode(item))
+            except (_Bad, BoxCoxError) as err:
+                raise _Bad(f"item {k}: {err}") from None
+        return tuple(out)
+
+    def length(self, value: Any) -> int | None:
+        return len(value)
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, np.generic):
         return v.item()
@@ -332,11 +373,17 @@ def _format(cls: type) -> str:
 
 
 def document(result: Any) -> dict[str, Any]:
-    """The JSON document of ``result`` as a dict."""
+    """The JSON document of ``result`` as a dict.
+
+    ``result`` is a dataclass whose saved fields are declared with :func:`saved`: a
+    :class:`~boxcoxstat.base.results.ResultBase`, or a plain record saved inside one
+    (:class:`Nested`, :class:`Nesteds`).
+    """
     cls = type(result)
     doc: dict[str, Any] = {"format": _format(cls), "version": getattr(cls, "json_version", 1)}
+    value_of = getattr(result, "_json_value", lambda name: getattr(result, name))
     for name, codec in _codecs(cls).items():
-        value = result._json_value(name)
+        value = value_of(name)
         doc[name] = None if value is None else codec.encode(value)
     return doc
 

@@ -134,6 +134,18 @@ class TuningResult(ColumnTransforms):
         ------
         BoxCoxError
             For data that do not match the tuned features, or infinite values.
+
+        Examples
+        --------
+        Training range [0, 10] and lambda 2: 5 scales to 1.5, so (1.5**2 - 1) / 2 = 0.625;
+        12 is clipped to 2, so (2**2 - 1) / 2 = 1.5.
+
+        >>> import numpy as np
+        >>> from boxcoxstat.classify import tune
+        >>> X = np.array([[0.0], [2.0], [8.0], [10.0]])
+        >>> res = tune(X, [0, 0, 1, 1], criterion="fisher", search="grid", grid=[2.0])
+        >>> res.transform(np.array([[5.0], [12.0]])).ravel().tolist()
+        [0.625, 1.5]
         """
         x = new_columns(data, self.names, None)
         return self._wrap(self._transform_matrix(x), data)

@@ -26,7 +26,7 @@ from .._validation import BoxCoxError
 
 __all__ = [
     "Codec", "Float", "Int", "Bool", "Str", "Strs", "Floats", "Ints", "Bools", "Matrix",
-    "Mapping_", "Frame", "Nested", "saved", "dump", "load", "document",
+    "Mapping_", "Frame", "Nested", "Nesteds", "saved", "dump", "load", "document",
 ]
 
 
@@ -40,8 +40,11 @@ def _float_in(v: Any) -> float:
     if v in ("Infinity", "-Infinity"):
         return float("inf") if v == "Infinity" else float("-inf")
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise _Bad(f"expected a number, got {v!r}")
-    return float(v)
+        raise _Bad(f"expected a number, got {v!r:.80}")
+    try:
+        return float(v)
+    except OverflowError:  # an integer literal beyond float64 (JSON allows any length)
+        raise _Bad(f"the number {v!r:.40} is beyond the float64 range") from None
 
 
 def _float_out(v: float) -> Any:
@@ -61,9 +64,13 @@ def _nested(v: Any, depth: int) -> Any:
 
 @dataclass(frozen=True)
 class Codec:
-    """How one field is written and read; ``optional`` allows ``null`` (``None``)."""
+    """How one field is written and read; ``optional`` allows ``null`` (``None``).
 
-    optional: bool = False
+    ``optional`` is keyword-only, so a codec's own first option can be given by position
+    (``Nested(Inner)``, ``Strs("names")``).
+    """
+
+    optional: bool = field(default=False, kw_only=True)
 
     def encode(self, value: Any) -> Any:
         return value
@@ -77,11 +84,21 @@ class Codec:
 
 @dataclass(frozen=True)
 class Float(Codec):
+    """A float; ``finite=True`` refuses NaN and infinities when reading."""
+
+    finite: bool = False
+
     def encode(self, value: Any) -> Any:
         return _float_out(value)
 
     def decode(self, value: Any) -> float:
-        return _float_in(value)
+        v = _float_in(value)
+        if self.finite and not np.isfinite(v):
+            raise _Bad(f"expected a finite number, got {value!r}")
+        return v
+
+
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True)
@@ -90,7 +107,9 @@ class Int(Codec):
 
     def decode(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(f"expected an integer, got {value!r}")
+            raise _Bad(f"expected an integer, got {value!r:.80}")
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise _Bad(f"the integer {value!r:.40} is beyond the 64-bit range")
         if self.minimum is not None and value < self.minimum:
             raise _Bad(f"expected an integer >= {self.minimum}, got {value!r}")
         return int(value)
@@ -147,11 +166,13 @@ class Strs(Codec):
 
 @dataclass(frozen=True)
 class Floats(Codec):
-    """A float array with ``ndim`` dimensions; ``length_of`` ties its first axis to a field."""
+    """A float array with ``ndim`` dimensions; ``length_of`` ties its first axis to a field;
+    ``finite=True`` refuses NaN and infinities when reading."""
 
     ndim: int = 1
     length_of: str | None = None
     dtype: str = "float"
+    finite: bool = False
 
     def encode(self, value: Any) -> Any:
         arr = np.asarray(value)
@@ -172,10 +193,14 @@ class Floats(Codec):
             arr = np.array(rows, dtype=self._np_dtype())
         except ValueError:
             raise _Bad("rows of different lengths") from None
-        if arr.ndim != self.ndim and arr.size:
-            raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
-        if arr.size == 0:
-            arr = arr.reshape((0,) * self.ndim)
+        if arr.ndim != self.ndim:
+            if arr.size:
+                raise _Bad(f"expected {self.ndim} dimensions, got {arr.ndim}")
+            arr = arr.reshape((0,) * self.ndim)  # ``[]``; ``[[], []]`` keeps its 2 rows
+        if self.finite and not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise _Bad(f"expected finite numbers, got {arr[tuple(bad)]} at position "
+                       f"{bad.tolist()}")
         return arr
 
     def _np_dtype(self) -> Any:
@@ -202,22 +227,46 @@ def Bools(length_of: str | None = None, optional: bool = False) -> Floats:  # no
     return Floats(optional=optional, length_of=length_of, dtype="bool")
 
 
-def Matrix(length_of: str | None = None, optional: bool = False) -> Floats:  # noqa: N802
+def Matrix(length_of: str | None = None, optional: bool = False,  # noqa: N802
+           finite: bool = False) -> Floats:
     """A 2-D float array whose first axis may be tied to a field (see :class:`Floats`)."""
-    return Floats(optional=optional, ndim=2, length_of=length_of)
+    return Floats(optional=optional, ndim=2, length_of=length_of, finite=finite)
+
+
+def _strict(v: Any) -> Any:
+    """``v`` with NumPy values made plain and non-finite floats written as the float codecs
+    write them (NaN as ``null``, infinities as ``"Infinity"`` / ``"-Infinity"``)."""
+    if isinstance(v, Mapping):
+        return {_plain(k): _strict(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_strict(x) for x in v]
+    v = _plain(v)
+    return _float_out(v) if isinstance(v, float) else v
+
+
+def _infinities(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _infinities(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_infinities(x) for x in v]
+    return _float_in(v) if v in ("Infinity", "-Infinity") else v
 
 
 @dataclass(frozen=True)
 class Mapping_(Codec):  # noqa: N801 - ``Mapping`` is taken by collections.abc
-    """A JSON object kept as a dict (numbers and strings inside, as written)."""
+    """A JSON object kept as a dict (numbers, strings, lists and objects inside, as written).
+
+    Infinities are written as ``"Infinity"`` / ``"-Infinity"`` and read back as floats; NaN is
+    written as ``null`` and reads back as ``None``.
+    """
 
     def decode(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise _Bad(f"expected an object, got {value!r:.80}")
-        return value
+        return _infinities(value)
 
     def encode(self, value: Any) -> Any:
-        return json.loads(json.dumps(value, default=_plain))
+        return json.loads(json.dumps(_strict(value), default=_plain, allow_nan=False))
 
 
 @dataclass(frozen=True)
@@ -237,16 +286,20 @@ class Frame(Codec):
         keys = {"columns", "index", "index_names", "data"}
         if not isinstance(value, dict) or set(value) != keys:
             raise _Bad(f"expected an object with {sorted(keys)}")
-        data = Floats(ndim=2).decode(value["data"]) if value["data"] else np.empty((0, 0))
+        data = Floats(ndim=2).decode(value["data"])
         cols = Strs().decode(value["columns"])
         if not isinstance(value["index"], list) or data.shape[0] != len(value["index"]):
             raise _Bad("index and data have different lengths")
-        if data.size and data.shape[1] != len(cols):
+        if data.shape[0] and data.shape[1] != len(cols):
             raise _Bad("columns and data have different widths")
         names = value["index_names"]
-        if not isinstance(names, list):
-            raise _Bad("index_names must be a list")
+        if not isinstance(names, list) or not all(n is None or isinstance(n, str)
+                                                  for n in names):
+            raise _Bad("index_names must be a list of strings or nulls")
         if len(names) > 1:
+            if not all(isinstance(i, list) and len(i) == len(names) for i in value["index"]):
+                raise _Bad(f"every index entry must be a list of {len(names)} labels (one per "
+                           "index name)")
             index: pd.Index = pd.MultiIndex.from_tuples([tuple(i) for i in value["index"]],
                                                          names=names)
         else:
@@ -258,13 +311,42 @@ class Frame(Codec):
 class Nested(Codec):
     """A result of another class, written as its own document (see :func:`dump`)."""
 
-    cls: Any = None
+    cls: Any
 
     def encode(self, value: Any) -> Any:
         return document(value)
 
     def decode(self, value: Any) -> Any:
+        if not isinstance(value, dict):  # not a string: that would be read as a file path
+            raise _Bad(f"expected an object, got {value!r:.80}")
         return load(self.cls, value)
+
+
+@dataclass(frozen=True)
+class Nesteds(Codec):
+    """A tuple of results of one class, each written as its own document (a JSON list);
+    ``length_of`` ties their number to a field."""
+
+    cls: Any
+    length_of: str | None = None
+
+    def encode(self, value: Any) -> Any:
+        return [document(v) for v in value]
+
+    def decode(self, value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise _Bad(f"expected a list of objects, got {value!r:.80}")
+        one = Nested(self.cls)
+        out = []
+        for k, item in enumerate(value):
+            try:
+                out.append(one.decode(item))
+            except (_Bad, BoxCoxError) as err:
+                raise _Bad(f"item {k}: {err}") from None
+        return tuple(out)
+
+    def length(self, value: Any) -> int | None:
+        return len(value)
 
 
 def _plain(v: Any) -> Any:
@@ -291,11 +373,17 @@ def _format(cls: type) -> str:
 
 
 def document(result: Any) -> dict[str, Any]:
-    """The JSON document of ``result`` as a dict."""
+    """The JSON document of ``result`` as a dict.
+
+    ``result`` is a dataclass whose saved fields are declared with :func:`saved`: a
+    :class:`~boxcoxstat.base.results.ResultBase`, or a plain record saved inside one
+    (:class:`Nested`, :class:`Nesteds`).
+    """
     cls = type(result)
     doc: dict[str, Any] = {"format": _format(cls), "version": getattr(cls, "json_version", 1)}
+    value_of = getattr(result, "_json_value", lambda name: getattr(result, name))
     for name, codec in _codecs(cls).items():
-        value = result._json_value(name)
+        value = value_of(name)
         doc[name] = None if value is None else codec.encode(value)
     return doc
 
@@ -326,6 +414,9 @@ def _parse(source: Any, what: str) -> dict[str, Any]:
     try:
         doc = json.loads(source)
     except (ValueError, RecursionError) as err:
+        if not source.lstrip().startswith(("{", "[")) and len(source) < 4096:
+            raise BoxCoxError(f"{what}.from_json: {source!r:.200} is neither JSON text nor the "
+                              "path of an existing file") from None
         raise BoxCoxError(f"not a valid {what} JSON document ({err})") from None
     if not isinstance(doc, dict):
         raise BoxCoxError(f"not a {what} JSON document: expected an object, got "
@@ -342,8 +433,8 @@ def load(cls: type, source: Any) -> Any:
     what = cls.__name__
     doc = _parse(source, what)
     if doc.get("format") != _format(cls):
-        raise BoxCoxError(f"not a {what} JSON document (format {doc.get('format')!r}, expected "
-                          f"{_format(cls)!r})")
+        raise BoxCoxError(f"not a {what} JSON document: field 'format' is "
+                          f"{doc.get('format')!r:.80}, expected {_format(cls)!r}")
     version = doc.get("version")
     newest = getattr(cls, "json_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= newest:
@@ -364,6 +455,8 @@ def load(cls: type, source: Any) -> Any:
             raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
         except BoxCoxError as err:
             raise BoxCoxError(f"{what} JSON field {name!r}: {err}") from None
+        except RecursionError:  # a dict built in Python can nest deeper than JSON text
+            raise BoxCoxError(f"{what} JSON field {name!r} is nested too deeply") from None
     for name, codec in codecs.items():
         ref = getattr(codec, "length_of", None)
         if ref is None or values.get(name) is None or values.get(ref) is None:

@@ -133,13 +133,29 @@ class HypothesisTest(ResultBase):
         object.__setattr__(self, "names", tuple(str(n) for n in self.names))
         object.__setattr__(self, "statistic_values",
                            np.asarray(self.statistic_values, dtype=np.float64).reshape(-1))
+        if self.statistic_values.size != len(self.names):
+            raise BoxCoxError(f"HypothesisTest: {self.statistic_values.size} statistic(s) for "
+                              f"{len(self.names)} row name(s) {list(self.names)}")
+        if isinstance(self.df, bool) or not isinstance(self.df, (int, np.integer)) \
+                or self.df < 1:
+            raise BoxCoxError(f"HypothesisTest: df must be an integer >= 1, got {self.df!r}")
+        object.__setattr__(self, "df", int(self.df))
+        if self.scalar and len(self.names) != 1:
+            raise BoxCoxError(f"HypothesisTest: scalar=True needs exactly one row, got "
+                              f"{len(self.names)}")
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        if values["scalar"] and len(values["names"]) != 1:
+            raise jsonio._Bad(f"field 'scalar' is true but 'names' has {len(values['names'])} "
+                              "rows")
 
     @property
     def pvalue_values(self) -> NDArray[np.float64]:
         return np.asarray(stats.chi2.sf(self.statistic_values, self.df), dtype=np.float64)
 
     def _shaped(self, values: NDArray[np.float64], name: str) -> Any:
-        if self.scalar and len(self.names) == 1:
+        if self.scalar:
             return float(values[0])
         return pd.Series(values, index=list(self.names), name=name)
 

@@ -2,7 +2,7 @@
 
 Layer 6 (``classify``). The pipeline of Blum, Menon & Elgendi (Algorithms 2-3) and Bicego &
 Baldo (2016) as a scikit-learn estimator: min-max scaling into ``[1, 2]``, the Box-Cox
-transform with lambdas chosen by :func:`boxcoxstat.classify.model` on the training data only,
+transform with lambdas chosen by :func:`boxcoxstat.classify.tune` on the training data only,
 standard scaling, the classifier.
 """
 
@@ -18,8 +18,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..families import transform
-from .model import scale_unit_range, tune
+from .model import tune
 
 __all__ = ["BoxCoxTunedClassifier"]
 
@@ -42,7 +41,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
     """Classifier on Box-Cox transformed features, lambdas tuned for that classifier.
 
     ``fit`` scales each feature into ``[1, 2]`` with the training minimum and maximum,
-    chooses lambdas with :func:`boxcoxstat.classify.model` (by default the inner
+    chooses lambdas with :func:`boxcoxstat.classify.tune` (by default the inner
     cross-validated score of ``classifier``, so only the data passed to ``fit`` decide them),
     transforms, standard-scales and fits a clone of ``classifier``. ``predict`` applies the
     same fitted steps. New values outside the training range are clipped to its ends (1 or
@@ -55,7 +54,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         ``None`` means ``LogisticRegression()``.
     mode : {"spherical", "diagonal", "full"}, default="full"
     criterion : str or callable, default="cv"
-        See :func:`boxcoxstat.classify.model`. ``"train"`` (training accuracy, as in Blum et
+        See :func:`boxcoxstat.classify.tune`. ``"train"`` (training accuracy, as in Blum et
         al.) is available but optimistic.
     search : {"iterative", "grid", "continuous"}, default="iterative"
     cv : int or splitter, default=5
@@ -64,7 +63,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         Inner scorer (``None``: the classifier's ``score``, i.e. accuracy).
     grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, random_state, n_jobs,
     progress :
-        Passed to :func:`boxcoxstat.classify.model`.
+        Passed to :func:`boxcoxstat.classify.tune`.
 
     Attributes
     ----------
@@ -130,8 +129,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
         return self.classifier
 
     def _boxcox(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        Xs = scale_unit_range(X, self.data_min_, self.data_max_)
-        return transform(Xs, self.lmbda_, "boxcox")
+        return np.asarray(self.tuning_.transform(X), dtype=np.float64)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedClassifier:
         """Tune lambdas on ``(X, y)``, then fit the scaler and the classifier."""
@@ -145,7 +143,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
             shift_epoch=self.shift_epoch, shuffle_epoch=self.shuffle_epoch,
             finer_epoch=self.finer_epoch, start=self.start, random_state=self.random_state,
             n_jobs=self.n_jobs, progress=self.progress)
-        self.lmbda_ = self.tuning_.lmbda.copy()
+        self.lmbda_ = self.tuning_.lmbda_used.copy()
         self.data_min_ = self.tuning_.data_min.copy()
         self.data_max_ = self.tuning_.data_max.copy()
         Z = self._boxcox(X)

@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError, check_option
+from .._validation import BoxCoxError, check_option, to_matrix
 from .criteria import Criterion, get_criterion, ml_lambdas
 from .results import TuningResult
 from .search import (
+    MODES,
+    SEARCHES,
     SearchOutcome,
     coordinate_search,
     default_grid,
@@ -32,15 +34,15 @@ from .search import (
 
 __all__ = ["tune", "scale_unit_range", "criterion_curves", "linf_distance"]
 
-MODES = ("spherical", "diagonal", "full")
-SEARCHES = ("iterative", "grid", "continuous")
 
-
-def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]]:
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    Xa = np.asarray(X, dtype=np.float64)
-    if Xa.ndim != 2:
-        raise BoxCoxError(f"X must be a 2-D array (n_samples, n_features), got {Xa.ndim}-D")
+def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str], str]:
+    """Features as a float matrix, labels, feature names and the layout of ``X``."""
+    Xa, names, _, layout = to_matrix(X)
+    if layout not in ("frame", "array2d"):
+        raise BoxCoxError("X must be 2-D (n_samples, n_features): a DataFrame or a 2-D array, "
+                          "got 1-D data")
+    if Xa.shape[1] == 0:
+        raise BoxCoxError("X has no features (columns)")
     ya = np.asarray(y).reshape(-1)
     if ya.shape[0] != Xa.shape[0]:
         raise BoxCoxError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} labels")
@@ -49,7 +51,7 @@ def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]
     if np.unique(ya).size < 2:
         raise BoxCoxError("y has only one class; tuning lambda for classification needs at "
                           "least two classes")
-    return Xa, ya, names or [f"x{j}" for j in range(Xa.shape[1])]
+    return Xa, ya, names, layout
 
 
 def scale_unit_range(
@@ -164,7 +166,7 @@ def tune(
     >>> res.lmbda.shape, res.score >= res.baseline
     ((2,), True)
     """
-    Xa, ya, names = _as_xy(X, y)
+    Xa, ya, names, layout = _as_xy(X, y)
     mode = check_option("mode", mode, MODES)
     search = check_option("search", search, SEARCHES)
     crit = get_criterion(criterion, classifier=classifier, cv=cv, scoring=scoring,
@@ -206,10 +208,10 @@ def tune(
             lam[j] = out.lmbda[0]
             outcomes.append(out)
     return TuningResult(
-        lmbda=lam, feature_names=tuple(names), criterion=crit.name, mode=mode,
-        search=search, baseline=crit(Xs, ya, np.ones(p)), score=crit(Xs, ya, lam),
-        ml_lmbda=ml, outcomes=tuple(outcomes), data_min=low, data_max=high,
-        grid=g, nobs=Xs.shape[0])
+        names=tuple(names), layout=layout, families=("boxcox",) * p, lmbda_used=lam,
+        criterion=crit.name, mode=mode, search=search, baseline=crit(Xs, ya, np.ones(p)),
+        score=crit(Xs, ya, lam), ml_lmbda=ml, outcomes=tuple(outcomes), data_min=low,
+        data_max=high, grid=g, nobs=Xs.shape[0])
 
 
 def criterion_curves(
@@ -237,7 +239,7 @@ def criterion_curves(
     >>> criterion_curves(X, y, lmbda=[-1, 0, 1]).shape
     (3, 3)
     """
-    Xa, ya, _ = _as_xy(X, y)
+    Xa, ya, _, _ = _as_xy(X, y)
     Xs = scale_unit_range(Xa, Xa.min(axis=0), Xa.max(axis=0))
     grid = np.round(np.arange(-5.0, 5.0 + 1e-9, 0.1), 10) if lmbda is None else (
         np.asarray(lmbda, dtype=np.float64).reshape(-1))

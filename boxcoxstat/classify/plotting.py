@@ -51,7 +51,8 @@ def plot_heatmap(result: Any, *, ax: Any = None) -> Any:
     im = ax.imshow(table.to_numpy(), origin="lower", aspect="auto", cmap="viridis",
                    extent=(cols[0] - hc, cols[-1] + hc, rows[0] - hr, rows[-1] + hr))
     ax.figure.colorbar(im, ax=ax, label=result.criterion)
-    ax.plot([result.lmbda[1]], [result.lmbda[0]], marker="*", color="red", markersize=12)
+    lam = result.lmbda_used
+    ax.plot([lam[1]], [lam[0]], marker="*", color="red", markersize=12)
     ax.set_xlabel(f"lambda of {b}")
     ax.set_ylabel(f"lambda of {a}")
     return ax
@@ -64,7 +65,7 @@ def plot_curve(result: Any, *, ax: Any = None) -> Any:
     ev = result.evaluations.sort_values("lmbda")
     ax = _axes(ax)
     ax.plot(ev["lmbda"], ev["score"], marker=".")
-    ax.axvline(float(result.lmbda[0]), color="red", linestyle="--")
+    ax.axvline(float(result.lmbda_used[0]), color="red", linestyle="--")
     ax.axvline(1.0, color="green", linestyle=":")
     ax.set_xlabel("lambda")
     ax.set_ylabel(result.criterion)
@@ -73,7 +74,7 @@ def plot_curve(result: Any, *, ax: Any = None) -> Any:
 
 def plot_criterion_curves(curves: pd.DataFrame, *, normalize: bool = True,
                           ax: Any = None) -> Any:
-    """Curves from :func:`.tune.criterion_curves`, each scaled to ``[0, 1]`` by default.
+    """Curves from :func:`.model.criterion_curves`, each scaled to ``[0, 1]`` by default.
 
     As in Bicego & Baldo (2016), Figures 4-6; the green line marks lambda = 1.
     """

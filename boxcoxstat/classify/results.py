@@ -1,72 +1,161 @@
-"""``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.model` and how.
+"""``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.tune` and how.
 
-Layer 6 (``classify``). Immutable; tables are labelled with pandas when asked for; text and
-HTML rendering goes through :class:`boxcoxstat.base.summary.Summary`, figures through
+Layer 6 (``classify``). A sibling of :class:`~boxcoxstat.PowerTransformResult` and
+:class:`~boxcoxstat.RobustTransformResult` on the shared per-column transform surface
+(:class:`~boxcoxstat.base.transform.ColumnTransforms`, itself a
+:class:`~boxcoxstat.base.results.ResultBase`): the same ``lmbda``, ``params``, ``transform``,
+``inverse_transform``, JSON (its fields declared once with ``jsonio.saved``, the searches'
+records on :class:`~boxcoxstat.classify.search.SearchOutcome`), ``str()`` and notebook
+display. What is its own: the min-max scaling into ``[1, 2]`` that ``transform`` applies
+first, the criterion, the searches, ``summary()`` and the figures of
 :mod:`boxcoxstat.classify.plotting`.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
+from .._validation import new_columns
+from ..base import jsonio
+from ..base.jsonio import saved
 from ..base.summary import Summary
-from ..families import transform
-from .search import SearchOutcome
+from ..base.transform import ColumnTransforms
+from .search import MODES, SEARCHES, SearchOutcome
 
 __all__ = ["TuningResult"]
 
 
 @dataclass(frozen=True, repr=False)
-class TuningResult:
-    """Lambdas tuned for classification, with the criterion's baseline and tuned values.
+class TuningResult(ColumnTransforms):
+    """Box-Cox lambdas tuned for classification, with the criterion's baseline and tuned values.
+
+    Build with :func:`boxcoxstat.classify.tune`. ``lmbda`` is shaped like the input (a Series
+    by feature for a DataFrame, an ndarray for an array), ``params`` is always a Series.
+    Every field is saved by :meth:`to_json`, so a loaded result transforms, reports and plots
+    as the original.
 
     Attributes
     ----------
-    lmbda : ndarray of shape (p,)
-        The chosen lambda of every feature.
+    names : tuple of str
+        The features: DataFrame column names, else ``x0, x1, ...``.
+    lmbda_used : ndarray of shape (p,)
+        The chosen lambda of every feature (``lmbda``, ``params`` label it).
     criterion, mode, search : str
         What was maximised, and how.
     baseline, score : float
         The criterion at ``lmbda = 1`` (no transform) and at the chosen lambdas.
-    ml_lmbda : ndarray
+    ml_lmbda : ndarray of shape (p,)
         Per-feature ML lambdas of the scaled data (the default start of the search).
     outcomes : tuple of SearchOutcome
         One search (full, spherical) or one per feature (diagonal).
-    data_min, data_max : ndarray
+    data_min, data_max : ndarray of shape (p,)
         Range of the training data, used by :meth:`transform` to scale into ``[1, 2]``.
+    grid : ndarray
+        The candidate lambdas of one direction.
+    nobs : int
+        Number of training rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.classify import TuningResult, tune
+    >>> X = np.array([[1.0], [1.2], [1.9], [2.0]])
+    >>> res = tune(X, [0, 0, 1, 1], mode="spherical", criterion="fisher", search="grid")
+    >>> res
+    <TuningResult spherical, criterion fisher, 1 feature: score 40.17 (baseline 28.9)>
+    >>> back = TuningResult.from_json(res.to_json())
+    >>> bool(np.array_equal(back.transform(X), res.transform(X)))
+    True
     """
 
-    lmbda: NDArray[np.float64]
-    feature_names: tuple[str, ...]
-    criterion: str
-    mode: str
-    search: str
-    baseline: float
-    score: float
-    ml_lmbda: NDArray[np.float64]
-    outcomes: tuple[SearchOutcome, ...]
-    data_min: NDArray[np.float64]
-    data_max: NDArray[np.float64]
-    grid: NDArray[np.float64]
-    nobs: int
+    criterion: str = saved(jsonio.Str())
+    mode: str = saved(jsonio.Str(choices=MODES))
+    search: str = saved(jsonio.Str(choices=SEARCHES))
+    baseline: float = saved(jsonio.Float(finite=True))
+    score: float = saved(jsonio.Float(finite=True))
+    ml_lmbda: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    outcomes: tuple[SearchOutcome, ...] = saved(jsonio.Nesteds(SearchOutcome))
+    data_min: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    data_max: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    grid: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
+    nobs: int = saved(jsonio.Int(minimum=2))
 
-    @property
-    def params(self) -> pd.Series:
-        """The chosen lambdas labelled by feature."""
-        return pd.Series(self.lmbda, index=list(self.feature_names), name="lmbda")
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        """The searches match the mode and the features; lambdas are finite Box-Cox powers;
+        the training range is a range."""
+        p, mode = len(values["names"]), values["mode"]
+        if p == 0:
+            raise jsonio._Bad("field 'names' must name at least one feature")
+        if values["layout"] not in ("frame", "array2d"):
+            raise jsonio._Bad(f"field 'layout' must be 'frame' or 'array2d' (tune takes 2-D "
+                              f"data), got {values['layout']!r}")
+        if any(f != "boxcox" for f in values["families"]):
+            raise jsonio._Bad("field 'families' must be 'boxcox' for every feature")
+        if not np.all(np.isfinite(values["lmbda_used"])):
+            raise jsonio._Bad("field 'lmbda_used' must be finite")
+        searches = p if mode == "diagonal" else 1
+        if len(values["outcomes"]) != searches:
+            raise jsonio._Bad(f"field 'outcomes' must hold {searches} search(es) for mode "
+                              f"{mode!r} with {p} feature(s), got {len(values['outcomes'])}")
+        width = p if mode == "full" else 1
+        for k, outcome in enumerate(values["outcomes"]):
+            if outcome.lmbda.size != width:
+                raise jsonio._Bad(f"field 'outcomes': item {k} searched {outcome.lmbda.size} "
+                                  f"lambda(s), mode {mode!r} searches {width}")
+        if np.any(values["data_min"] > values["data_max"]):
+            raise jsonio._Bad("field 'data_min' exceeds 'data_max' for some feature")
+        if values["grid"].size == 0:
+            raise jsonio._Bad("field 'grid' must hold at least one lambda")
+
+    # ------------------------------------------------------------------ transforms
+    def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        """Column ``j`` scaled into ``[1, 2]`` by the training range, clipped to it."""
+        from .model import scale_unit_range
+
+        return scale_unit_range(x, self.data_min[j], self.data_max[j])
+
+    def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        return self.data_min[j] + (u - 1.0) * (self.data_max[j] - self.data_min[j])
+
+    def transform(self, data: Any) -> Any:
+        """Scale ``data`` into ``[1, 2]`` with the training range (values beyond it clipped
+        to its ends) and Box-Cox transform it with the tuned lambdas.
+
+        Any real values are accepted (no positivity check: the scaling comes first); the
+        layout is kept (a DataFrame is matched by column name) and NaN stays NaN.
+
+        Raises
+        ------
+        BoxCoxError
+            For data that do not match the tuned features, or infinite values.
+
+        Examples
+        --------
+        Training range [0, 10] and lambda 2: 5 scales to 1.5, so (1.5**2 - 1) / 2 = 0.625;
+        12 is clipped to 2, so (2**2 - 1) / 2 = 1.5.
+
+        >>> import numpy as np
+        >>> from boxcoxstat.classify import tune
+        >>> X = np.array([[0.0], [2.0], [8.0], [10.0]])
+        >>> res = tune(X, [0, 0, 1, 1], criterion="fisher", search="grid", grid=[2.0])
+        >>> res.transform(np.array([[5.0], [12.0]])).ravel().tolist()
+        [0.625, 1.5]
+        """
+        x = new_columns(data, self.names, None)
+        return self._wrap(self._transform_matrix(x), data)
 
     @property
     def trace(self) -> pd.DataFrame:
         """Best criterion value after every epoch (one column per search in diagonal mode)."""
         cols = {}
         for k, o in enumerate(self.outcomes):
-            name = "score" if len(self.outcomes) == 1 else self.feature_names[k]
+            name = "score" if len(self.outcomes) == 1 else self.names[k]
             cols[name] = pd.Series(o.trace_scores, index=np.arange(1, o.trace_scores.size + 1))
         frame = pd.DataFrame(cols)
         frame.index.name = "epoch"
@@ -79,22 +168,15 @@ class TuningResult:
         Full mode: one column per feature; spherical and diagonal (first feature): ``lmbda``.
         """
         o = self.outcomes[0]
-        names = list(self.feature_names) if self.mode == "full" else ["lmbda"]
+        names = list(self.names) if self.mode == "full" else ["lmbda"]
         frame = pd.DataFrame(o.evaluated, columns=names)
         frame["score"] = o.evaluated_scores
         return frame
 
-    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Scale ``X`` into ``[1, 2]`` with the training range (clipped) and transform it."""
-        from .model import scale_unit_range
-
-        Xs = scale_unit_range(X, self.data_min, self.data_max)
-        return transform(Xs, self.lmbda, "boxcox")
-
     def summary(self) -> Summary:
         """Chosen lambdas, criterion, baseline vs tuned value and the per-epoch trace."""
-        lam = pd.DataFrame({"lmbda": self.lmbda, "ML lambda": self.ml_lmbda},
-                           index=list(self.feature_names))
+        lam = pd.DataFrame({"lmbda": self.lmbda_used, "ML lambda": self.ml_lmbda},
+                           index=list(self.names))
         overview = pd.DataFrame(
             {"value": [self.criterion, self.mode, self.search, self.nobs, self.baseline,
                        self.score, self.score - self.baseline]},
@@ -110,50 +192,10 @@ class TuningResult:
                                                           self.trace)], notes)
 
     def __repr__(self) -> str:
-        return (f"TuningResult(mode={self.mode!r}, criterion={self.criterion!r}, "
-                f"p={self.lmbda.size}, baseline={self.baseline:.4g}, score={self.score:.4g})")
-
-    def to_json(self) -> str:
-        """Everything in the result as JSON (deploy the transform without pickle).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from boxcoxstat.classify import TuningResult, tune
-        >>> X = np.array([[1.0], [1.2], [1.9], [2.0]])
-        >>> res = tune(X, [0, 0, 1, 1], mode="spherical", criterion="fisher", search="grid")
-        >>> back = TuningResult.from_json(res.to_json())
-        >>> bool(np.array_equal(back.transform(X), res.transform(X)))
-        True
-        """
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "outcomes":
-                v = [{k.name: np.asarray(getattr(o, k.name)).tolist() for k in fields(o)}
-                     for o in v]
-            elif isinstance(v, np.ndarray):
-                v = v.tolist()
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[f.name] = v
-        return json.dumps(out)
-
-    @classmethod
-    def from_json(cls, text: str) -> TuningResult:
-        """Rebuild a result written by :meth:`to_json`."""
-        d = json.loads(text)
-        arrays = ("lmbda", "ml_lmbda", "data_min", "data_max", "grid")
-        kw: dict[str, Any] = {k: (np.asarray(v, dtype=np.float64) if k in arrays else v)
-                              for k, v in d.items()}
-        kw["feature_names"] = tuple(d["feature_names"])
-        outs = []
-        for o in d["outcomes"]:
-            ok: dict[str, Any] = {k: np.asarray(v, dtype=np.float64) for k, v in o.items()}
-            ok["score"] = float(o["score"])
-            outs.append(SearchOutcome(**ok))
-        kw["outcomes"] = tuple(outs)
-        return cls(**kw)
+        p = len(self.names)
+        return (f"<TuningResult {self.mode}, criterion {self.criterion}, {p} "
+                f"feature{'s' if p != 1 else ''}: score {self.score:.4g} "
+                f"(baseline {self.baseline:.4g})>")
 
     def plot_trace(self, *, ax: Any = None) -> Any:
         """Best criterion value per epoch (see :func:`.plotting.plot_trace`)."""

@@ -29,11 +29,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
+from ..base import jsonio
+from ..base.jsonio import saved
 
 __all__ = ["SearchOutcome", "grid_search", "coordinate_search", "scalar_search",
            "default_grid"]
 
 Evaluate = Callable[[NDArray[np.float64]], float]
+
+#: How the lambda vector is parametrised (see :func:`boxcoxstat.classify.tune`).
+MODES = ("spherical", "diagonal", "full")
+#: The searches of this module, by the name ``tune(search=...)`` gives them.
+SEARCHES = ("iterative", "grid", "continuous")
 
 
 def default_grid(size: int = 11, low: float = -5.0, high: float = 5.0) -> NDArray[np.float64]:
@@ -45,14 +52,33 @@ def default_grid(size: int = 11, low: float = -5.0, high: float = 5.0) -> NDArra
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """Best lambda vector, its score, the per-epoch trace and every evaluation."""
+    """Best lambda vector, its score, the per-epoch trace and every evaluation.
 
-    lmbda: NDArray[np.float64]
-    score: float
-    trace_scores: NDArray[np.float64]
-    trace_lmbda: NDArray[np.float64]
-    evaluated: NDArray[np.float64]
-    evaluated_scores: NDArray[np.float64]
+    A record saved inside :class:`~boxcoxstat.classify.TuningResult`'s JSON document: its
+    fields are declared here, once (``jsonio.saved``). Every score is finite (a criterion
+    that is not raises while searching).
+    """
+
+    lmbda: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
+    score: float = saved(jsonio.Float(finite=True))
+    trace_scores: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
+    trace_lmbda: NDArray[np.float64] = saved(
+        jsonio.Matrix(length_of="trace_scores", finite=True))
+    evaluated: NDArray[np.float64] = saved(jsonio.Matrix(finite=True))
+    evaluated_scores: NDArray[np.float64] = saved(
+        jsonio.Floats(length_of="evaluated", finite=True))
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        """Every lambda vector in a loaded document has the length of ``lmbda``."""
+        p = values["lmbda"].size
+        if p == 0:
+            raise jsonio._Bad("field 'lmbda' must hold at least one value")
+        for name in ("trace_lmbda", "evaluated"):
+            rows = values[name]
+            if rows.shape[0] and rows.shape[1] != p:
+                raise jsonio._Bad(f"field {name!r} must have {p} columns (the length of "
+                                  f"'lmbda'), got {rows.shape[1]}")
 
 
 class _Cache:

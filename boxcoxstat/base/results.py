@@ -110,7 +110,7 @@ class HypothesisTest(ResultBase):
         The null hypothesis in words, e.g. ``"lambda = 0"``.
     df : int
         Degrees of freedom of the chi-square reference distribution.
-    method : str
+    test_name : str
         ``"likelihood ratio"`` for every test in the package so far.
 
     Examples
@@ -127,7 +127,7 @@ class HypothesisTest(ResultBase):
     df: int = field(metadata={"json": jsonio.Int(minimum=1)})
     null: str = field(metadata={"json": jsonio.Str()})
     scalar: bool = field(default=False, metadata={"json": jsonio.Bool()})
-    method: str = field(default="likelihood ratio", metadata={"json": jsonio.Str()})
+    test_name: str = field(default="likelihood ratio", metadata={"json": jsonio.Str()})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", tuple(str(n) for n in self.names))
@@ -175,7 +175,7 @@ class HypothesisTest(ResultBase):
                              "pvalue": self.pvalue_values}, index=list(self.names))
 
     def summary(self) -> Summary:
-        title = f"{self.method[:1].upper()}{self.method[1:]} test"
+        title = f"{self.test_name[:1].upper()}{self.test_name[1:]} test"
         notes = [f"Reference distribution: chi-square with {self.df} df."]
         return Summary(title, [(f"H0: {self.null}", self.frame())], notes,
                        {"pvalue": format_pvalue})

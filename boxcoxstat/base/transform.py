@@ -40,7 +40,7 @@ class ColumnTransforms(ResultBase):
     names: tuple[str, ...] = saved(jsonio.Strs())
     layout: str = saved(jsonio.Str(choices=LAYOUTS))
     families: tuple[str, ...] = saved(jsonio.Strs(length_of="names", choices=FAMILIES))
-    lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
 
     # ------------------------------------------------------------------ shapes
     def _shape(self, values: Any, name: str = "") -> Any:

@@ -97,8 +97,6 @@ class TuningResult(ColumnTransforms):
                               f"data), got {values['layout']!r}")
         if any(f != "boxcox" for f in values["families"]):
             raise jsonio._Bad("field 'families' must be 'boxcox' for every feature")
-        if not np.all(np.isfinite(values["lmbda_used"])):
-            raise jsonio._Bad("field 'lmbda_used' must be finite")
         searches = p if mode == "diagonal" else 1
         if len(values["outcomes"]) != searches:
             raise jsonio._Bad(f"field 'outcomes' must hold {searches} search(es) for mode "

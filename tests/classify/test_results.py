@@ -262,7 +262,7 @@ def test_documents_that_disagree_with_themselves_are_refused(diagonal):
     doc = _doc(res)
     doc["outcomes"][0]["evaluated"] = [[1.0, 2.0]] * len(doc["outcomes"][0]["evaluated"])
     _refused(doc, "item 0: SearchOutcome JSON document: field 'evaluated' must have 1 columns")
-    _refused({**_doc(res), "lmbda_used": [None, 1.0]}, "field 'lmbda_used' must be finite")
+    _refused({**_doc(res), "lmbda_used": [None, 1.0]}, "field 'lmbda_used'", "finite numbers")
     _refused({**_doc(res), "ml_lmbda": ["Infinity", 1.0]}, "field 'ml_lmbda'", "finite")
     _refused({**_doc(res), "data_min": [100.0, 100.0]}, "'data_min' exceeds 'data_max'")
     _refused({**_doc(res), "families": ["boxcox", "yeojohnson"]}, "field 'families'")

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import optimize
 
 import boxcoxstat as bcs
 from boxcoxstat.core import inference as inf
 from boxcoxstat.core.design import qr_design
 from boxcoxstat.core.joint import ColumnProfiles, JointProfile, fit_joint_lambda
+from tests.joint.carref import direct_nll
 
 
 def _mp_joint_nll(y, lam, family, x_design):
@@ -100,16 +101,6 @@ def test_absurd_lambdas_give_inf_not_warnings():
     assert np.isfinite(val) and np.all(np.isfinite(grad))
 
 
-def _direct_nll(y, x, lam):
-    """Box-Cox joint NLL straight from the definition: scipy's transform, least-squares
-    residuals on the design, log det of their covariance (divisor n), Jacobian."""
-    n = y.shape[0]
-    z = np.column_stack([stats.boxcox(y[:, j], lmbda=lam[j]) for j in range(y.shape[1])])
-    resid = z - x @ np.linalg.lstsq(x, z, rcond=None)[0]
-    _, logdet = np.linalg.slogdet(resid.T @ resid / n)
-    return 0.5 * n * logdet - np.sum((np.asarray(lam) - 1.0) * np.log(y).sum(axis=0))
-
-
 @pytest.fixture(scope="module")
 def three_columns():
     hw = bcs.datasets.load("highway1")
@@ -132,7 +123,7 @@ def test_column_profile_is_the_minimum_over_the_other_powers(three_columns):
         def direct(o, j=j, t=t, others=others):
             lam = np.empty(3)
             lam[j], lam[others] = t, o
-            return _direct_nll(y, x, lam)
+            return direct_nll(y, x, lam)
 
         best = optimize.minimize(direct, np.ones(2), method="Nelder-Mead",
                                  options={"xatol": 1e-12, "fatol": 1e-13, "maxiter": 20000})

@@ -18,7 +18,7 @@ import boxcoxstat as bcs
 from boxcoxstat import families
 from boxcoxstat.base.transform import ColumnTransforms
 
-from .carref import CASES, highway
+from .carref import CASES, direct_nll, highway
 
 MASS = json.loads(
     (Path(__file__).parent.parent / "reference" / "mass_lm_reference.json").read_text()
@@ -52,15 +52,6 @@ def test_wald_interval_at_any_level(fits, case):
                                atol=1e-7)
 
 
-def _direct_nll(y, x, lam):
-    """Box-Cox joint NLL from the definition (scipy's transform, least squares, slogdet)."""
-    n = y.shape[0]
-    z = np.column_stack([stats.boxcox(y[:, j], lmbda=lam[j]) for j in range(y.shape[1])])
-    resid = z - x @ np.linalg.lstsq(x, z, rcond=None)[0]
-    _, logdet = np.linalg.slogdet(resid.T @ resid / n)
-    return 0.5 * n * logdet - np.sum((np.asarray(lam) - 1.0) * np.log(y).sum(axis=0))
-
-
 def test_two_column_profile_interval_against_brute_force():
     """p = 2 (a 1-D inner minimisation; R's cases have p = 3, 4): Brent's bounded minimiser
     (xatol 1e-11, so the inner minimum is exact to ~1e-20) on the direct NLL, endpoints by
@@ -74,7 +65,7 @@ def test_two_column_profile_interval_against_brute_force():
         def inner(o):
             lam = np.empty(2)
             lam[j], lam[1 - j] = t, o
-            return _direct_nll(y, x, lam)
+            return direct_nll(y, x, lam)
 
         return optimize.minimize_scalar(inner, bounds=(-4, 4), method="bounded",
                                         options={"xatol": 1e-11}).fun

@@ -12,7 +12,7 @@ from .base.results import HypothesisTest
 from .base.summary import Summary
 from .core import likelihood
 from .joint.model import fit_joint
-from .joint.results import JointLambdaTest, JointTransformResult
+from .joint.results import JointTransformResult
 from .robust.results import RobustTransformResult
 from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
@@ -40,7 +40,6 @@ __all__ = [
     "likelihood",
     "fit_joint",
     "JointTransformResult",
-    "JointLambdaTest",
     "RobustTransformResult",
     "sensitivity_curve",
     "SensitivityCurve",

@@ -31,6 +31,12 @@ and a one-column joint fit is solved by the one solver on it (``fit_joint`` of o
 information) is a Richardson-extrapolated central difference of the gradient
 (``solve.richardson_slope``).
 
+Inference on one power at a time profiles the others out: :class:`ColumnProfiles` presents
+``t -> min over the other powers of NLL(lambda_j = t, others)`` as a
+:class:`~boxcoxstat.core.profile.Profile` with one column per power, so the one inference
+module (``inference.profile_interval``) gives the joint fit's profile-likelihood intervals. With
+one column it is the column's own profile (``JointProfile.single``).
+
 References
 ----------
 Andrews, D. F., Gnanadesikan, R. and Warner, J. L. (1971). Transformations of multivariate
@@ -42,7 +48,8 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. S
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -51,11 +58,12 @@ from scipy import optimize
 from .._validation import BoxCoxError
 from .design import Design, qr_design
 from .likelihood import llf_constant
-from .profile import Profile
+from .profile import Profile, as_pairs
 from .response import ResponseProfile, response_profile, spans_constant_only
-from .solve import richardson_slope, solve
+from .solve import curvature, richardson_slope, solve
 
-__all__ = ["JointProfile", "JointFit", "design_with_intercept", "fit_joint_lambda", "hessian"]
+__all__ = ["JointProfile", "ColumnProfiles", "JointFit", "design_with_intercept",
+           "fit_joint_lambda", "hessian"]
 
 
 def design_with_intercept(x: ArrayLike) -> Design:
@@ -166,6 +174,140 @@ class JointProfile:
         """Gradient of :meth:`nll`."""
         return self.nll(lmbda, grad=True)[1]
 
+    def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike) -> Profile:
+        """The NLL profiled to one power at a time, around the joint MLE ``lmbda`` with
+        inverse Hessian ``cov``: the column's own profile for one column, else
+        :class:`ColumnProfiles`."""
+        if self.single is not None:
+            return self.single
+        return ColumnProfiles(self, np.asarray(lmbda, dtype=np.float64).copy(),
+                              np.asarray(cov, dtype=np.float64).copy())
+
+
+VALUE_TOL = 1e-13  # profile NLL within this of the inner minimum (LR statistics to 2e-13)
+
+
+@dataclass(frozen=True)
+class ColumnProfiles:
+    """The joint NLL profiled to each power in turn: a Profile with one column per power.
+
+    ``evaluate(t, j)`` is ``min over lambda_{-j} of NLL(lambda_j = t, lambda_{-j})`` and its
+    derivative in ``t``, which by the envelope theorem is the ``j``-th entry of the analytic
+    gradient at the inner minimum. The inner (p-1)-dimensional minimisation is BFGS with the
+    analytic gradient, started from the nearest point already solved for column ``j`` moved
+    along the regression of the other powers on ``lambda_j`` (``cov[-j, j] / cov[j, j]``),
+    with the inverse of the other powers' block of the Hessian (the Schur complement of
+    ``cov``) as its first inverse-Hessian estimate. Its curvature at the MLE is
+    ``1 / cov[j, j]``, so the profile interval and the standard error describe one likelihood.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.design import qr_design
+    >>> from boxcoxstat.core.joint import JointProfile, fit_joint_lambda
+    >>> y = np.random.default_rng(0).lognormal(size=(50, 2))
+    >>> prob = JointProfile.build(y, qr_design(np.ones((50, 1))), "boxcox")
+    >>> fit = fit_joint_lambda(prob)
+    >>> prof = prob.column_profiles(fit.lmbda, np.linalg.inv(fit.hessian))
+    >>> val, _ = prof.evaluate(fit.lmbda, [0, 1], score=False)
+    >>> bool(np.allclose(val, fit.nll, rtol=1e-13))
+    True
+    """
+
+    joint: JointProfile
+    lmbda: NDArray[np.float64]
+    cov: NDArray[np.float64]
+    # per column: the values t solved so far and the other powers' minimiser at each
+    _seen: dict[int, tuple[list[float], list[NDArray[np.float64]]]] = field(
+        default_factory=dict, repr=False, compare=False)
+
+    @property
+    def ncols(self) -> int:
+        return self.joint.ncols
+
+    def nobs(self) -> NDArray[np.float64]:
+        return np.full(self.ncols, float(self.joint.nobs))
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        return np.full(self.ncols, self.joint.llf_constant())
+
+    def subsample(self) -> None:
+        return None
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        lam, idx = as_pairs(lmbda, cols)
+        val = np.empty(lam.shape)
+        sc = np.full(lam.shape, np.nan)
+        for k in range(lam.shape[0]):
+            val[k], g = self._minimise(int(idx[k]), float(lam[k]))
+            if score:
+                sc[k] = g
+        return val, sc
+
+    def _start(self, j: int, t: float, others: NDArray[np.bool_]):
+        """Warm start and initial inverse Hessian of the inner minimisation."""
+        cjj, coj = self.cov[j, j], self.cov[others, j]
+        usable = bool(np.isfinite(cjj) and cjj > 0 and np.all(np.isfinite(self.cov)))
+        slope = coj / cjj if usable else np.zeros(int(others.sum()))
+        ts, mins = self._seen.get(j, ([], []))
+        if ts:
+            k = int(np.argmin(np.abs(np.asarray(ts) - t)))
+            start = mins[k] + slope * (t - ts[k])
+        else:
+            start = self.lmbda[others] + slope * (t - self.lmbda[j])
+        hinv = None
+        if usable:
+            hinv = self.cov[np.ix_(others, others)] - np.outer(coj, coj) / cjj
+            hinv = 0.5 * (hinv + hinv.T)  # exactly symmetric, as BFGS requires
+            try:
+                np.linalg.cholesky(hinv)
+            except np.linalg.LinAlgError:
+                hinv = None
+        return start, hinv
+
+    def _minimise(self, j: int, t: float) -> tuple[float, float]:
+        """Profile value at ``lambda_j = t`` and its derivative (inf, NaN where undefined).
+
+        BFGS stops when the gradient ``g`` of the other powers is so small that the value is
+        within ``g' H^-1 g / 2 <= VALUE_TOL`` of the minimum (``H^-1`` taken as the Schur
+        complement); a looser gradient costs nothing in the value, which is all an interval
+        endpoint needs.
+        """
+        if not np.isfinite(t):
+            return np.inf, np.nan
+        p = self.ncols
+        others = np.arange(p) != j
+        full = np.empty(p)
+        full[j] = t
+        seen: dict[bytes, tuple[float, NDArray[np.float64]]] = {}
+
+        def fun(o: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+            full[others] = o
+            v, g = self.joint.nll(full, grad=True)
+            seen[np.asarray(o, dtype=np.float64).tobytes()] = (v, g)
+            return v, (g[others] if np.isfinite(v) else np.zeros(p - 1))
+
+        start, hinv = self._start(j, t, others)
+        opts: dict = {"gtol": 1e-9, "maxiter": 500}
+        if hinv is not None:
+            opts["hess_inv0"] = hinv
+            opts["gtol"] = float(np.sqrt(2.0 * VALUE_TOL / np.max(np.diag(hinv))))
+        # a line search that stops short only ends the inner minimisation early (its value
+        # is then slightly high); nothing for the user to act on, so no warning
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = optimize.minimize(fun, start, jac=True, method="BFGS", options=opts)
+        best = np.asarray(res.x, dtype=np.float64)
+        val, g = seen.get(best.tobytes()) or fun(best)
+        if not np.isfinite(val):
+            return np.inf, np.nan
+        ts, mins = self._seen.setdefault(j, ([], []))
+        ts.append(t)
+        mins.append(best.copy())
+        return float(val), float(g[j])
+
 
 def hessian(problem: JointProfile, lmbda: NDArray[np.float64], h: float = 0.02,
             levels: int = 5) -> NDArray[np.float64]:
@@ -197,12 +339,13 @@ class JointFit:
 
 
 def _one_column(problem: JointProfile) -> JointFit:
-    """One column: the one solver on the column's own profile (exact to rounding)."""
+    """One column: the one solver on the column's own profile (exact to rounding), and its
+    curvature as ``bcs.fit`` / ``bcs.lm`` compute it (``solve.curvature``)."""
     assert problem.single is not None
     sol = solve(problem.single)
     lam = sol.lmbda.copy()
     val, g = problem.nll(lam, grad=True)
-    hmat = hessian(problem, lam, h=1e-2 * max(1.0, float(abs(lam[0]))), levels=2)
+    hmat = curvature(problem.single, lam).reshape(1, 1)
     ok = bool(sol.converged[0]) and np.isfinite(val) and bool(hmat[0, 0] > 0)
     return JointFit(lam, float(sol.nll[0]), hmat, lam.copy(), ok, np.atleast_1d(g))
 

@@ -85,7 +85,12 @@ def fit_joint(
     sum_i log J_ij`` is evaluated on scaled columns with a QR log-determinant and minimised
     with its analytic gradient (BFGS from the per-column MLEs, then Newton steps), so the
     estimate is exact to about 1e-10. Standard errors come from the observed information
-    (Richardson-extrapolated differences of the gradient). See :mod:`boxcoxstat.core.joint`.
+    (Richardson-extrapolated differences of the gradient). ``conf_int()`` is the
+    profile-likelihood interval of each power with the other powers maximised out (the core's
+    ``inference.profile_interval`` on ``core.joint.ColumnProfiles``); ``interval="wald"`` and
+    the summary give car's Wald bounds too. With one column every number is the one
+    ``bcs.fit`` (``~ 1``) or ``bcs.lm`` (another design) gives. See
+    :mod:`boxcoxstat.core.joint`.
 
     References
     ----------
@@ -175,7 +180,7 @@ def fit_joint(
                       "unbounded); treat the estimates with caution", RuntimeWarning,
                       stacklevel=2)
     return JointTransformResult(
-        names=tuple(cols), family=fam, design=text, lmbda_values=sol.lmbda,
-        cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing, design_rank=rank,
-        converged=sol.converged, start_values=sol.start, problem=problem,
+        names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
+        design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
+        design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
     )

@@ -10,7 +10,7 @@ neither raises from a method the other defines.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,9 @@ class ColumnTransforms(ResultBase):
     layout: str = saved(jsonio.Str(choices=LAYOUTS))
     families: tuple[str, ...] = saved(jsonio.Strs(length_of="names", choices=FAMILIES))
     lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+
+    # what to do about transformed values beyond float64 (``fit`` can bound lambda)
+    _overflow_hint: ClassVar[str] = "rescale the data or choose a smaller power"
 
     # ------------------------------------------------------------------ shapes
     def _shape(self, values: Any, name: str = "") -> Any:
@@ -89,6 +92,28 @@ class ColumnTransforms(ResultBase):
             raise BoxCoxError(f"unknown column {column!r}; the result has {list(self.names)}")
         return self.names.index(str(column))
 
+    def _null_values(self, lmbda0: Any) -> NDArray[np.float64]:
+        """A null value of lambda per column: a number, one number per column, or a Series by
+        column name (for ``test``)."""
+        p = len(self.names)
+        if isinstance(lmbda0, pd.Series):
+            absent = [n for n in self.names if n not in lmbda0.index]
+            if absent:
+                raise BoxCoxError(f"lmbda0 has no value for column(s) {absent}")
+            lmbda0 = lmbda0[list(self.names)].to_numpy()
+        try:
+            arr = np.asarray(lmbda0, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise BoxCoxError(f"lmbda0 must be a number or {p} numbers, got {lmbda0!r}") from None
+        if arr.ndim == 0:
+            arr = np.full(p, float(arr))
+        if arr.shape != (p,):
+            raise BoxCoxError(f"lmbda0 must be a number or {p} numbers (one per column "
+                              f"{list(self.names)}), got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise BoxCoxError("lmbda0 must be finite")
+        return arr
+
     # ------------------------------------------------------------------ transforms
     def _wrap(self, out: NDArray[np.float64], like: Any) -> Any:
         if isinstance(like, pd.DataFrame):
@@ -115,8 +140,7 @@ class ColumnTransforms(ResultBase):
             except TransformOverflowError:
                 raise TransformOverflowError(
                     f"column {name!r}: transformed values at lambda = {lam:.6g} exceed the "
-                    "float64 range (about 1.8e308); refit with ymax= (for example ymax=1e300) "
-                    "to bound lambda, or rescale the data"
+                    f"float64 range (about 1.8e308); {self._overflow_hint}"
                 ) from None
             except BoxCoxError as err:
                 raise type(err)(f"column {name!r}: {err}") from None
@@ -131,7 +155,7 @@ class ColumnTransforms(ResultBase):
             For data that do not match the fitted columns, or Box-Cox values <= 0 (the column
             and the first bad row are named).
         TransformOverflowError
-            If a transformed value would exceed float64's range; refit with ``ymax=``.
+            If a transformed value would exceed float64's range (the message says what to do).
         """
         x = new_columns(data, self.names, self.families)
         return self._wrap(self._transform_matrix(x), data)

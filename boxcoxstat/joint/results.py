@@ -32,7 +32,6 @@ from ..core import inference as inf
 from ..core.joint import JointProfile
 from ..core.likelihood import llf_constant
 from ..core.profile import Profile
-from ..univariate.results import parse_lmbda0
 
 __all__ = ["JointTransformResult"]
 
@@ -243,7 +242,7 @@ class JointTransformResult(ColumnTransforms):
         >>> round(t.statistic, 4), t.df, t.null
         (1.717, 2, 'lambda(len, adt) = (0, 0)')
         """
-        lam0 = parse_lmbda0(lmbda0, self.names)
+        lam0 = self._null_values(lmbda0)
         if self.problem is None:
             stat = self._stored_test(lam0)
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -25,41 +25,17 @@ from ..base.transform import ColumnTransforms
 from ..core import inference as inf
 from ..core.profile import Profile, SampleProfile
 
-__all__ = ["PowerTransformResult", "lambda_test"]
+__all__ = ["PowerTransformResult"]
 
 _STORED = ("bse", "lower", "upper", "lr0", "lr1")
 _KINDS = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
 
-def lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
+def _lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
                 scalar: bool) -> HypothesisTest:
     """The likelihood-ratio test of ``lambda = lmbda0`` per column (1 df each)."""
     null = "lambda = " + ", ".join(sorted({format_number(float(v)) for v in lmbda0}))
     return HypothesisTest(names, statistic, 1, null, scalar=scalar)
-
-
-def parse_lmbda0(lmbda0: Any, names: tuple[str, ...]) -> NDArray[np.float64]:
-    """A null value per column: a number, one number per column, or a Series by name."""
-    from .._validation import BoxCoxError
-
-    p = len(names)
-    if isinstance(lmbda0, pd.Series):
-        absent = [n for n in names if n not in lmbda0.index]
-        if absent:
-            raise BoxCoxError(f"lmbda0 has no value for column(s) {absent}")
-        lmbda0 = lmbda0[list(names)].to_numpy()
-    try:
-        arr = np.asarray(lmbda0, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise BoxCoxError(f"lmbda0 must be a number or {p} numbers, got {lmbda0!r}") from None
-    if arr.ndim == 0:
-        arr = np.full(p, float(arr))
-    if arr.shape != (p,):
-        raise BoxCoxError(f"lmbda0 must be a number or {p} numbers (one per column "
-                          f"{list(names)}), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise BoxCoxError("lmbda0 must be finite")
-    return arr
 
 
 @dataclass(frozen=True, repr=False)
@@ -82,6 +58,9 @@ class PowerTransformResult(ColumnTransforms):
     >>> str(back.summary()) == str(r.summary())
     True
     """
+
+    _overflow_hint: ClassVar[str] = ("refit with ymax= (for example ymax=1e300) to bound "
+                                     "lambda, or rescale the data")
 
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
@@ -236,7 +215,7 @@ class PowerTransformResult(ColumnTransforms):
         >>> t.df, round(t.statistic, 1), t.pvalue < 1e-10
         (1, 311.9, True)
         """
-        lam0 = parse_lmbda0(lmbda0, self.names)
+        lam0 = self._null_values(lmbda0)
         if np.all(lam0 == 0):
             stat = self._stored("lr0")
         elif np.all(lam0 == 1):
@@ -245,7 +224,7 @@ class PowerTransformResult(ColumnTransforms):
             stat = np.empty(len(self.names))
             for idx, profile in self._profiles().values():
                 stat[idx] = inf.lr_statistic(profile, self.nll_mle[idx], lam0[idx])
-        return lambda_test(self.names, stat, lam0, self.layout in ("series", "array1d"))
+        return _lambda_test(self.names, stat, lam0, self.layout in ("series", "array1d"))
 
     def profile(self, column: str | int | None = None,
                 lmbda: ArrayLike | None = None) -> pd.DataFrame:

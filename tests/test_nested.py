@@ -1,0 +1,128 @@
+"""Models that are special cases of each other give the same numbers (issue: one core).
+
+A sample is a regression on ``~ 1``, a one-column joint fit, a federated fit split across
+sites and a Dask fit split across partitions: ``bcs.fit(x)``, ``bcs.lm("y ~ 1")``,
+``bcs.fit_joint(one column)``, ``bcs.federated.fit(split)`` and ``bcs.fit(dask array)`` must
+give the same lambda, 95% profile interval and likelihood-ratio tests at 0 and 1. And a
+regression with a real design is the joint fit of one column with that design.
+
+Cases: the 12 adversarial rows of Xu & Cormode (2025, Table 1), the unstable real features of
+that paper (Table 3), 500 x 2.0 + 3 x 2.0000001 (lambda* = -3.35e9), the paper's Figure 5
+data, and hypothesis-generated samples. When a path is added to the package, add it here.
+
+Tolerance. Lambda and the interval's ends agree to 1e-10 relative. An LR statistic is a
+difference of two log-likelihoods and carries their absolute rounding (a few units in the
+last place of |llf|), so a statistic near 0 is compared with that absolute floor
+(``1e-12 * max(1, |llf|)``) next to the 1e-10 relative bound.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import boxcoxstat as bcs
+from tests import mpref
+
+REL = 1e-10
+
+
+def _cases():
+    out = []
+    for r in mpref.table1():
+        out.append(pytest.param(np.array(r["data"]), r["family"],
+                                id=f"table1-{r['family']}-{r['data'][-1]}"))
+    for name, col, arr, fams in mpref.unstable_features():
+        for f in fams:
+            out.append(pytest.param(arr, f, id=f"{name}-{col}-{f}"))
+    out.append(pytest.param(mpref.huge_lambda_case(), "boxcox", id="500x2.0+3x2.0000001"))
+    out.append(pytest.param(mpref.tight_gaussian_case(), "boxcox", id="figure5-tight"))
+    return out
+
+
+def _numbers(lmbda, ci, t0, t1, llf):
+    return {"lmbda": float(lmbda), "lower": float(ci["lower"].iloc[0]),
+            "upper": float(ci["upper"].iloc[0]), "lr0": float(t0.statistic),
+            "lr1": float(t1.statistic), "llf": float(llf)}
+
+
+def _of_fit(r):
+    return _numbers(np.ravel(r.lmbda)[0], r.conf_int(), r.test(0), r.test(1),
+                    np.ravel(r.llf)[0])
+
+
+def _paths(x, family):
+    """The same numbers along every path that reduces to the sample."""
+    frame = pd.DataFrame({"y": x})
+    m = bcs.lm("y ~ 1", frame, family=family)
+    j = bcs.fit_joint(frame, ["y"], family=family)
+    sites = np.array_split(x, min(7, max(2, len(x) // 2)))
+    with dask.config.set(scheduler="synchronous"):
+        dk = bcs.fit(da.from_array(x, chunks=max(2, len(x) // 5)), family=family)
+    return {
+        "lm ~ 1": _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1),
+                           m.llf),
+        "fit_joint one column": _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"),
+                                         j.test(0), j.test(1), j.llf),
+        "federated": _of_fit(bcs.federated.fit(sites, family=family)),
+        "dask": _of_fit(dk),
+    }
+
+
+def _assert_same(path, got, want):
+    floor = 1e-12 * max(1.0, abs(want["llf"]))
+    for key in ("lmbda", "lower", "upper", "llf"):
+        assert got[key] == pytest.approx(want[key], rel=REL), f"{path}: {key}"
+    for key in ("lr0", "lr1"):
+        assert got[key] == pytest.approx(want[key], rel=REL, abs=floor), f"{path}: {key}"
+
+
+@pytest.mark.parametrize(("x", "family"), _cases())
+def test_sample_paths_agree_on_hard_data(x, family):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        want = _of_fit(bcs.fit(x, family=family))
+        for path, got in _paths(x, family).items():
+            _assert_same(path, got, want)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.lists(st.floats(-50.0, 50.0, allow_nan=False, allow_infinity=False).filter(
+        lambda v: abs(v) > 1e-6), min_size=4, max_size=40),
+    family=st.sampled_from(["boxcox", "yeojohnson"]),
+    positive=st.booleans(),
+)
+def test_sample_paths_agree_on_generated_samples(data, family, positive):
+    x = np.abs(np.array(data)) if positive or family == "boxcox" else np.array(data)
+    try:
+        want = _of_fit(bcs.fit(x, family=family))
+    except bcs.BoxCoxError:  # too few distinct values, constant data: refused alike below
+        with pytest.raises(bcs.BoxCoxError):
+            bcs.lm("y ~ 1", pd.DataFrame({"y": x}), family=family)
+        return
+    for path, got in _paths(x, family).items():
+        _assert_same(path, got, want)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_regression_is_the_one_column_joint_fit_with_its_design(family):
+    """``lm("y ~ x + C(g)")`` and ``fit_joint(df, ["y"], design="~ x + C(g)")``."""
+    rng = np.random.default_rng(8)
+    n = 120
+    df = pd.DataFrame({"x": rng.uniform(0, 2, n), "g": rng.choice(["a", "b", "c"], n)})
+    df["y"] = np.exp(0.5 + 0.7 * df["x"] + 0.3 * (df["g"] == "b")
+                     + 0.25 * rng.standard_normal(n))
+    m = bcs.lm("y ~ x + C(g)", df, family=family)
+    j = bcs.fit_joint(df, ["y"], family=family, design="~ x + C(g)")
+    want = _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1), m.llf)
+    got = _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"), j.test(0), j.test(1),
+                   j.llf)
+    _assert_same("fit_joint with the design", got, want)

@@ -66,7 +66,8 @@ def _flag(y: NDArray, cutoff: float) -> tuple[NDArray[np.bool_], NDArray, NDArra
     return keep, mu, sigma
 
 
-def _rewml(xs, family, lo, hi, opt):
+def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
+           hi: NDArray[np.float64], opt: Mapping[str, Any]) -> dict[str, NDArray]:
     """RewML (Raymaekers & Rousseeuw 2021, section 2.4) on sorted prestandardized columns.
 
     Step 1 minimises the robust criterion of the rectified transform; each reweighting step
@@ -97,7 +98,8 @@ def _rewml(xs, family, lo, hi, opt):
             "scale": sigma}
 
 
-def _carroll(xs, family, lo, hi, opt):
+def _carroll(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
+             hi: NDArray[np.float64], opt: Mapping[str, Any]) -> dict[str, NDArray]:
     """Carroll (1980): ``n log sigma_H(psi) - sum log J`` with the Huber scale of the
     transformed data, computed on the core's scale (:class:`.stable.LogScale`)."""
     n = xs.shape[0]
@@ -113,7 +115,8 @@ def _carroll(xs, family, lo, hi, opt):
             "scale": sigma}
 
 
-def _mtl(xs, family, lo, hi, opt):
+def _mtl(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
+         hi: NDArray[np.float64], opt: Mapping[str, Any]) -> dict[str, NDArray]:
     """Maximum trimmed likelihood (Van der Veeken 2010): the best window of ``h`` consecutive
     order statistics, by the core's NLL of each window (:class:`.stable.WindowNLL`).
 
@@ -174,7 +177,8 @@ class RobustSolution:
     converged: NDArray[np.bool_]
 
 
-def _fit_sorted(xs, family, method, opt, names):
+def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[str, Any],
+                names: list[str]) -> dict[str, Any]:
     """One estimator with cellWise's interval expansion, on sorted complete columns."""
     n, p = xs.shape
     if opt["prestandardize"] != "none" or family == "yeojohnson":

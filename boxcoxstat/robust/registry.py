@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,8 +32,8 @@ from . import estimators as est
 from .blocks import PRESTANDARDIZE, RECTIFY
 from .rfmin import TOL_R
 
-__all__ = ["Option", "Method", "Spec", "METHODS", "ROBUST_METHODS", "get_method", "parse_spec",
-           "parse_specs", "lambdas"]
+__all__ = ["Option", "Method", "Spec", "EstimatorLike", "METHODS", "ROBUST_METHODS",
+           "get_method", "parse_spec", "parse_specs", "lambdas"]
 
 
 # --------------------------------------------------------------------------- option checks
@@ -190,6 +190,10 @@ class Spec:
             return self
         return Spec(self.method, self.given,
                     METHODS[self.method].resolve({**extra, **self.given}))
+
+
+# what users pass for an estimator: "rewml", ("mtl", {"h": 0.9}) or a parsed Spec
+EstimatorLike = Union[str, tuple[str, Mapping[str, Any]], "Spec"]
 
 
 def parse_spec(spec: Any, **options: Any) -> Spec:

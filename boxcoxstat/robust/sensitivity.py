@@ -9,6 +9,7 @@ grid are fitted at once, as the columns of one matrix. Estimators are those of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase
 from ..base.summary import Summary, format_number
-from .registry import Spec, lambdas, parse_specs
+from .registry import EstimatorLike, Spec, lambdas, parse_specs
 
 __all__ = ["SensitivityCurve", "sensitivity_curve", "describe_specs", "check_specs"]
 
@@ -145,7 +146,7 @@ class SensitivityCurve(ResultBase):
 
 
 def sensitivity_curve(
-    method: Any = "rewml",
+    method: EstimatorLike | Sequence[EstimatorLike] = "rewml",
     family: str = "yeojohnson",
     *,
     n: int = 100,

@@ -26,7 +26,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase
 from ..base.summary import Summary
-from .registry import Spec, lambdas, parse_specs
+from .registry import EstimatorLike, Spec, lambdas, parse_specs
 from .sensitivity import check_specs, describe_specs
 
 __all__ = ["SimulationResult", "simulate", "PAPER_ESTIMATORS"]
@@ -135,7 +135,7 @@ def simulate(
     lmbda: float | Sequence[float] = (0.5, 1.0, 1.5),
     epsilon: float | Sequence[float] = (0.0, 0.05, 0.1, 0.15),
     k: float | Sequence[float] = 10,
-    estimators: Sequence[Any] = PAPER_ESTIMATORS,
+    estimators: Sequence[EstimatorLike] = PAPER_ESTIMATORS,
     n: int = 100,
     m: int = 100,
     random_state: int | None = None,

@@ -25,6 +25,7 @@ import pytest
 import boxcoxstat as bcs
 from boxcoxstat.core.likelihood import llf_constant
 from boxcoxstat.datasets import load
+from boxcoxstat.robust import blocks
 from boxcoxstat.robust.estimators import robust_lambda
 from boxcoxstat.robust.registry import parse_spec
 
@@ -66,6 +67,12 @@ def test_rewml_reproduces_cellwise_transfo(case):
     first = _solve(x, FAMILY[case["type"]], expand=False)  # lambda0 is on [-4, 6]
     assert first.lmbda0[0] == pytest.approx(case["step1_first_interval"]["lambdahat_raw"],
                                             rel=0, abs=TOL)
+    # the whole estimator rerun on the interval transfo() accepted (after expansions)
+    final = case["step1_final_interval"]
+    last = _solve(x, FAMILY[case["type"]], lmbda_range=tuple(final["lambdarange"]),
+                  expand=False)
+    assert [last.lmbda0[0], last.lmbda[0]] == pytest.approx(
+        [final["lambdahat_raw"], final["lambdahat_rew"]], rel=0, abs=TOL)
     # cellWise's Y (transformed, standardized by the weight-1 mean and sd) and
     # transfo_newdata(x, fit): here the same numbers, by both of our routes
     np.testing.assert_allclose(r.standardized, case["Y"], rtol=0, atol=TOL)
@@ -79,7 +86,11 @@ def test_mle_matches_cellwise_nonrobust_fit(case):
     # (1.2e-4), so the exact MLE agrees with its lambda to that tolerance (3e-4).
     x = np.array(case["x"])
     family = FAMILY[case["type"]]
-    xt = x / np.median(x) if family == "boxcox" else (x - x.mean()) / x.std(ddof=1)
+    # cellWise's non-robust prestandardization, as blocks.prestandardize(robust=False) has it
+    loc, scale = blocks.prestandardize(np.sort(x)[:, None], family, robust=False)
+    assert [loc[0], scale[0]] == pytest.approx([case["locx"], case["scalex"]], rel=1e-13,
+                                               abs=1e-13)  # a mean and an sd: rounding
+    xt = (x - loc[0]) / scale[0]
     r = bcs.fit(xt, family=family)
     assert r.lmbda == pytest.approx(case["lambdahats"], abs=3e-4)
     # cellWise's objective is the log-likelihood at its lambda; its Box-Cox version omits

@@ -134,7 +134,8 @@ class SensitivityCurve(ResultBase):
             f"{label} model at lambda = {format_number(self.lmbda)} (Raymaekers & Rousseeuw "
             "2021, section 2.6).",
             f"n = {self.n}; {x.size} values of {axis.strip('|')} from {format_number(x.min())} "
-            f"to {format_number(x.max())}; an empty last column: SC is not 0 at the far end.",
+            f"to {format_number(x.max())}; the last column is empty where SC is not 0 at the "
+            "ends of the grid.",
             "Robust estimators run without prestandardization unless their options say so.",
         ]
         return Summary(f"Sensitivity curves of lambda estimators ({label})", [("", table)],

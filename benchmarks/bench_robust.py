@@ -28,6 +28,7 @@ from scipy import stats
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
 from boxcoxstat.robust.estimators import robust_lambda
+from boxcoxstat.robust.registry import parse_spec
 
 CELLWISE_SECONDS = 2.1  # cellWise 2.5.3 transfo() on glass 180 x 500, reference machine
 
@@ -55,8 +56,9 @@ def main() -> None:
     t_ml, _ = best_of(lambda: bcs.fit(glass, family="yeojohnson"), args.repeat)
     t_sp, _ = best_of(lambda: [stats.yeojohnson_normmax(x[:, j]) for j in range(x.shape[1])],
                       max(1, args.repeat // 2))
+    rewml = parse_spec("rewml").options
     t_one, lam_one = best_of(
-        lambda: np.array([robust_lambda(x[:, j], "yeojohnson").lmbda[0]
+        lambda: np.array([robust_lambda(x[:, j], "yeojohnson", "rewml", rewml).lmbda[0]
                           for j in range(x.shape[1])]), 1)
     diff = float(np.max(np.abs(lam_one - r.lmbda_used)))
     rows = [

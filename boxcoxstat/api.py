@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ._validation import BoxCoxError, as_columns, check_option, normalize_family
-from .robust.estimators import METHODS as ROBUST_METHODS
+from ._validation import BoxCoxError, as_columns, normalize_family
 from .robust.model import fit_robust_columns
+from .robust.registry import get_method, parse_spec
 from .robust.results import RobustTransformResult
 from .univariate.model import fit_columns
 from .univariate.results import PowerTransformResult
@@ -24,7 +24,7 @@ def fit(
     method: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
     ymax: float | None = None,
     missing: Literal["drop", "raise"] = "drop",
-    **tuning: Any,
+    **options: Any,
 ) -> PowerTransformResult | RobustTransformResult:
     """Estimate the power transformation of each column.
 
@@ -53,10 +53,14 @@ def fit(
         its transformed values overflow float64, and ``transform`` then refuses.
     missing : {"drop", "raise"}, default="drop"
         Missing values (NaN/None) are dropped per column and counted, or refused.
-    **tuning
-        Robust methods only: tuning constants ``c``, ``quant``, ``nbsteps``, ``interval``,
-        ``tol``, ``prestandardize``, ``rectify``, ``rectified``, ``h`` (see
-        :func:`boxcoxstat.robust.estimators.robust_lambda`).
+    **options
+        The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
+        and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
+        :func:`boxcoxstat.simulate`: every robust method takes ``lmbda_range`` (the lambda
+        search range, default (-4, 6), expanded as cellWise does unless ``expand=False``),
+        ``tol``, ``prestandardize``, ``quant`` and ``c``; ``"rewml"`` also ``nbsteps``,
+        ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h`` (fraction kept,
+        0.95) and ``mtl_grid``. ``method="mle"`` takes none (it has ``ymax``).
 
     Returns
     -------
@@ -109,17 +113,15 @@ def fit(
     if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
         from .federated.daskfit import fit_dask
 
-        if method != "mle" or tuning:
+        if method != "mle" or options:
             raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
-    check_option("method", method, ("mle", *ROBUST_METHODS))
-    if method != "mle":
+    spec = parse_spec(get_method(method).name, **options)
+    if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")
         cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
-        return fit_robust_columns(cols, fam, method, **tuning)
-    if tuning:
-        raise BoxCoxError(f"tuning option(s) {sorted(tuning)} apply to robust methods only")
+        return fit_robust_columns(cols, fam, spec)
     cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
     return fit_columns(cols, fam, ymax)

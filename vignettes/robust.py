@@ -137,12 +137,13 @@ save(fig, "robust_dposs_area.png")
 #
 # n = 100; Yeo-Johnson with true lambda 1 (standard normal data) and Box-Cox with lambda 0
 # (lognormal, plotted against log z). ML and Carroll are unbounded, RewML redescends to
-# exactly zero, MTL95 jumps.
+# exactly zero, MTL95 (`("mtl", {"h": 0.95})`, labelled `mtl(h=0.95)`) jumps. Estimators are
+# given as for `bcs.fit`: a method name, or a method with its options.
 
 # %%
 fig, axes = plt.subplots(2, 1, figsize=(7, 8))
 for ax, family in zip(axes, ("yeojohnson", "boxcox"), strict=True):
-    sc = bcs.sensitivity_curve(["mle", "carroll", "rewml", "mtl95"], family)
+    sc = bcs.sensitivity_curve(["mle", "carroll", "rewml", ("mtl", {"h": 0.95})], family)
     sc.plot(ax=ax)
     ax.set_ylim(-60, 60)
     far = np.abs(sc.x_axis) >= 4
@@ -150,6 +151,7 @@ for ax, family in zip(axes, ("yeojohnson", "boxcox"), strict=True):
           f"{bool((sc.values['rewml'][far] == 0).all())}; ML max |SC| = "
           f"{sc.values['mle'].abs().max():.1f}")
 save(fig, "robust_sensitivity.png")
+print(sc.summary())
 
 # %% [markdown]
 # ## A reduced simulation (section 3, Figures 6-8)
@@ -159,19 +161,20 @@ save(fig, "robust_sensitivity.png")
 # Box-Cox with lambda 0 against k at 10%.
 
 # %%
-EST = ["mle", "carroll", "mtl90", "rewml", "rewmlnr"]
-LABEL = {"mle": "ML", "carroll": "Carroll", "mtl90": "MTL90", "rewml": "RewML",
-         "rewmlnr": "RewMLnr"}
+EST = ["mle", "carroll", ("mtl", {"h": 0.9}), "rewml", ("rewml", {"rectified": False})]
+LABEL = {"mle": "ML", "carroll": "Carroll", "mtl(h=0.9)": "MTL90", "rewml": "RewML",
+         "rewml(rectified=False)": "RewMLnr"}  # the paper's names for the table labels
 
 
 def panel(sim, by, title, fname):
-    lams = sorted(sim.table["lmbda"].unique())
+    table = sim.table.reset_index()  # one row per (lmbda, epsilon, k, estimator)
+    lams = sorted(table["lmbda"].unique())
     fig, axes = plt.subplots(len(lams), 2, figsize=(9, 3 * len(lams)), squeeze=False)
     for i, lam in enumerate(lams):
-        t = sim.table[sim.table["lmbda"] == lam]
+        t = table[table["lmbda"] == lam]
         for j, stat in enumerate(("bias", "mse")):
             ax = axes[i, j]
-            for e in EST:
+            for e in LABEL:
                 s = t[t["estimator"] == e].sort_values(by)
                 ax.plot(s[by], s[stat], marker="o", ms=3, label=LABEL[e])
             ax.set_ylim((-1.5, 1.5) if stat == "bias" else (0, 1.5))

@@ -1,44 +1,45 @@
 """What users call for a robust fit: validated columns to a ``RobustTransformResult``.
 
-Layer 6. ``bcs.fit(..., method="rewml" | "carroll" | "mtl")`` lands here after validation:
-each column is estimated by ``robust.robust_lambda`` (Raymaekers & Rousseeuw 2021; cellWise
-2.5.3 ``transfo()``) and the result is labelled.
+Layer 6. ``bcs.fit(..., method="rewml" | "carroll" | "mtl")`` lands here after validation,
+with the estimator's options checked by :mod:`.registry`: each column is estimated by
+``estimators.robust_lambda`` (Raymaekers & Rousseeuw 2021; cellWise 2.5.3 ``transfo()``) and
+the result is labelled.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from .._validation import Columns
 from . import estimators as rb
+from .blocks import rejection_cutoff
+from .registry import Spec
 from .results import RobustTransformResult
 
 __all__ = ["fit_robust_columns"]
 
 
-def fit_robust_columns(cols: Columns, family: str, method: str, **tuning: Any
-                       ) -> RobustTransformResult:
-    """Fit every column of validated data robustly and build the result.
+def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransformResult:
+    """Fit every column of validated data by the robust estimator ``spec`` and build the
+    result.
 
     ``family="auto"``: Yeo-Johnson for columns with values <= 0; for positive columns the
     family with the smaller robust criterion (cellWise's ``"bestObj"``).
     """
     x = cols.values
     p = x.shape[1]
-    opt = rb.default_options(**tuning)
+    method, opt = spec.method, spec.options
     fams = [family] * p
     reasons = [""] * p
     if family == "auto":
-        yj = rb.robust_lambda(x, "yeojohnson", method, cols.names, **tuning)
+        yj = rb.robust_lambda(x, "yeojohnson", method, opt, cols.names)
         sol = {k: np.array(v, copy=True) for k, v in vars(yj).items()}
         positive = [j for j in range(p) if np.nanmin(x[:, j]) > 0]
         fams = ["yeojohnson"] * p
         reasons = ["Yeo-Johnson: the column has values <= 0"] * p
         if positive:
-            bc = rb.robust_lambda(x[:, positive], "boxcox", method,
-                                  [cols.names[j] for j in positive], **tuning)
+            bc = rb.robust_lambda(x[:, positive], "boxcox", method, opt,
+                                  [cols.names[j] for j in positive])
             for k, j in enumerate(positive):
                 o_bc, o_yj = bc.objective[k], yj.objective[j]
                 if o_bc < o_yj:
@@ -54,15 +55,16 @@ def fit_robust_columns(cols: Columns, family: str, method: str, **tuning: Any
                                   f"{o_bc:.5f}")
         s = rb.RobustSolution(**sol)
     else:
-        s = rb.robust_lambda(x, family, method, cols.names, **tuning)
+        s = rb.robust_lambda(x, family, method, opt, cols.names)
     return RobustTransformResult(
         names=tuple(cols.names), layout=cols.layout, families=tuple(fams),
         lmbda_used=s.lmbda, family_reasons=tuple(reasons), requested_family=family,
         method=method, nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
-        n_missing=cols.n_missing, converged_values=s.converged, lambda_limits=s.interval,
+        n_missing=cols.n_missing, converged_values=s.converged, lambda_limits=s.lmbda_range,
         lmbda_initial=s.lmbda0, objective_values=s.objective, location_values=s.location,
         scale_values=s.scale, muhat_values=s.muhat, sigmahat_values=s.sigmahat,
         locx_values=s.locx, scalex_values=s.scalex, prestandardize=opt["prestandardize"],
-        cutoff=opt["cutoff"], tuning=dict(tuning), weights_matrix=s.weights,
+        cutoff=rejection_cutoff(opt["quant"]), tuning=dict(spec.given),
+        weights_matrix=s.weights,
         index=cols.index, data=x,
     )

@@ -24,12 +24,12 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary, format_number
 from ..base.transform import ColumnTransforms
-from . import estimators as rb
+from . import blocks as rb
+from .registry import METHODS, ROBUST_METHODS
 
 __all__ = ["RobustTransformResult"]
 
-_METHOD_LABEL = {"rewml": "reweighted ML (RewML)", "carroll": "Carroll's robustified ML",
-                 "mtl": "maximum trimmed likelihood (MTL)"}
+_NBSTEPS = METHODS["rewml"].options["nbsteps"].default
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 _NO_LIKELIHOOD = ("likelihood inference (standard errors, intervals, tests, profiles) belongs "
                   "to maximum likelihood; fit with method='mle' for it")
@@ -57,7 +57,7 @@ class RobustTransformResult(ColumnTransforms):
 
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
-    method: str = saved(jsonio.Str(choices=tuple(_METHOD_LABEL)))
+    method: str = saved(jsonio.Str(choices=ROBUST_METHODS))
     nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     n_missing: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
@@ -264,7 +264,7 @@ class RobustTransformResult(ColumnTransforms):
         ]
         if self.method == "rewml":
             notes.append("step 1: Tukey bisquare criterion on the rectified transform; then "
-                         f"{self.tuning.get('nbsteps', 2) if self.tuning else 2} reweighted "
+                         f"{self.tuning.get('nbsteps', _NBSTEPS)} reweighted "
                          "ML steps (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).")
         if self.data is None:
             notes.append("Loaded from JSON: the flagged rows are not stored (shown as -1).")
@@ -279,7 +279,7 @@ class RobustTransformResult(ColumnTransforms):
             if not self.converged_values[j]:
                 notes.append(f"{n}: the lambda interval kept growing; treat lambda with caution")
         fams = " and ".join(_FAMILY_LABEL[f] for f in sorted(set(self.families)))
-        title = f"{fams} power transformation, {_METHOD_LABEL[self.method]}"
+        title = f"{fams} power transformation, {METHODS[self.method].title}"
         return Summary(title, [("", est), ("", info)], notes, {})
 
     def __repr__(self) -> str:

@@ -22,43 +22,111 @@ import pandas as pd
 
 from .. import families as fam
 from .._validation import BoxCoxError, normalize_family
-from .sensitivity import estimate_columns
+from ..base import jsonio
+from ..base.jsonio import saved
+from ..base.results import ResultBase
+from ..base.summary import Summary
+from .registry import EstimatorLike, Spec, lambdas, parse_specs
+from .sensitivity import check_specs, describe_specs
 
-__all__ = ["SimulationResult", "simulate"]
+__all__ = ["SimulationResult", "simulate", "PAPER_ESTIMATORS"]
+
+SETTING = ["lmbda", "epsilon", "k"]
+# the estimators of the paper's section 3.1 (MTL95/90/85 and RewMLnr as registry specs)
+PAPER_ESTIMATORS = ("mle", "carroll", ("mtl", {"h": 0.95}), ("mtl", {"h": 0.9}),
+                    ("mtl", {"h": 0.85}), "rewml", ("rewml", {"rectified": False}))
 
 
-@dataclass(frozen=True)
-class SimulationResult:
-    """Bias and MSE by setting and estimator.
+@dataclass(frozen=True, repr=False, eq=False)
+class SimulationResult(ResultBase):
+    """Bias and MSE by setting and estimator (build with :func:`boxcoxstat.simulate`).
 
-    ``table`` has one row per (lmbda, epsilon, k, estimator) with ``bias`` and ``mse``;
-    ``estimates`` holds every replication's lambda (same keys plus ``replication``).
+    Attributes
+    ----------
+    table : DataFrame
+        ``bias`` and ``mse``, indexed by (``lmbda``, ``epsilon``, ``k``, ``estimator``).
+    estimates : DataFrame
+        Every replication's lambda (column ``estimate``), indexed by (``lmbda``,
+        ``epsilon``, ``k``, ``estimator``, ``replication``).
+    estimators : dict
+        Each estimator's label, method and the options given (others at their defaults).
+
+    Examples
+    --------
+    >>> import boxcoxstat as bcs
+    >>> sim = bcs.simulate("yeojohnson", lmbda=1.0, epsilon=0.1, k=10,
+    ...                    estimators=["mle", "rewml"], m=5, random_state=1, progress=False)
+    >>> back = bcs.SimulationResult.from_json(sim.to_json())
+    >>> back.table.equals(sim.table), back.bias().columns.tolist()
+    (True, ['mle', 'rewml'])
     """
 
-    table: pd.DataFrame
-    estimates: pd.DataFrame
-    family: str
-    n: int
-    m: int
+    table: pd.DataFrame = saved(jsonio.Frame())
+    estimates: pd.DataFrame = saved(jsonio.Frame())
+    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson")))
+    n: int = saved(jsonio.Int(minimum=10))
+    m: int = saved(jsonio.Int(minimum=1))
+    estimators: dict[str, Any] = saved(jsonio.Mapping_())
+    random_state: int | None = saved(jsonio.Int(optional=True), default=None)
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        for name, index, columns in (("table", SETTING + ["estimator"], ["bias", "mse"]),
+                                     ("estimates", SETTING + ["estimator", "replication"],
+                                      ["estimate"])):
+            frame = values[name]
+            if list(frame.index.names) != index or list(frame.columns) != columns:
+                raise jsonio._Bad(f"field {name!r} must be indexed by {index} with columns "
+                                  f"{columns}")
+        labels = list(dict.fromkeys(values["table"].index.get_level_values("estimator")))
+        check_specs(values["estimators"], labels)
+
+    def _wide(self, stat: str) -> pd.DataFrame:
+        long = self.table[stat].reset_index()
+        out = long.pivot_table(index=SETTING, columns="estimator", values=stat, sort=False)
+        out.columns.name = "estimator"
+        return out[list(self.estimators)]
 
     def bias(self) -> pd.DataFrame:
         """Bias in wide form: rows (lmbda, epsilon, k), one column per estimator."""
-        return self.table.pivot_table(index=["lmbda", "epsilon", "k"], columns="estimator",
-                                      values="bias", sort=False)
+        return self._wide("bias")
 
     def mse(self) -> pd.DataFrame:
         """MSE in wide form: rows (lmbda, epsilon, k), one column per estimator."""
-        return self.table.pivot_table(index=["lmbda", "epsilon", "k"], columns="estimator",
-                                      values="mse", sort=False)
+        return self._wide("mse")
+
+    def summary(self) -> Summary:
+        """Bias and MSE of every estimator in every setting."""
+        label = "Box-Cox" if self.family == "boxcox" else "Yeo-Johnson"
+        notes = [
+            f"{self.m} samples of n = {self.n} per setting: standard normal draws, a fraction "
+            "epsilon of them replaced by k (by -k when lambda > 1), then the inverse "
+            f"{label} transform at lambda (Raymaekers & Rousseeuw 2021, section 3).",
+            "Robust estimators run without prestandardization unless their options say so.",
+        ]
+        if self.random_state is not None:
+            notes.append(f"random_state = {self.random_state}")
+        bias, mse = self.bias(), self.mse()
+        for frame in (bias, mse):
+            frame.index = [", ".join(f"{k}={v:g}" for k, v in zip(SETTING, i, strict=True))
+                           for i in frame.index]
+        return Summary(f"Simulation: bias and MSE of lambda estimators ({label})",
+                       [("Bias", bias), ("MSE", mse)], notes, {})
+
+    def __repr__(self) -> str:
+        settings = self.table.index.droplevel("estimator").unique().size
+        return (f"<SimulationResult {self.family}: {settings} settings x {self.m} samples of "
+                f"n {self.n}; {', '.join(self.estimators)}>")
 
 
-def _one_setting(family, lam, eps, k, n, m, estimators, seed):
+def _one_setting(family: str, lam: float, eps: float, k: float, n: int, m: int,
+                 specs: list[Spec], seed: Any) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     y = rng.standard_normal((n, m))
     n_out = int(round(eps * n))
     y[:n_out] = k if lam <= 1 else -k
     x = fam.inverse_transform(y, lam, family)
-    return {e: estimate_columns(x, family, e) for e in estimators}
+    return {s.label: lambdas(x, family, s.with_defaults(prestandardize="none")) for s in specs}
 
 
 def simulate(
@@ -67,8 +135,7 @@ def simulate(
     lmbda: float | Sequence[float] = (0.5, 1.0, 1.5),
     epsilon: float | Sequence[float] = (0.0, 0.05, 0.1, 0.15),
     k: float | Sequence[float] = 10,
-    estimators: Sequence[str] = ("mle", "carroll", "mtl95", "mtl90", "mtl85", "rewml",
-                                 "rewmlnr"),
+    estimators: Sequence[EstimatorLike] = PAPER_ESTIMATORS,
     n: int = 100,
     m: int = 100,
     random_state: int | None = None,
@@ -85,10 +152,13 @@ def simulate(
         implemented.
     lmbda, epsilon, k : float or sequence
         True lambdas, contamination fractions and outlier positions (all combinations).
-    estimators : sequence of str
-        Names understood by :func:`boxcoxstat.robust.sensitivity.estimate_columns`. Robust
-        estimators run without prestandardization, so their lambda refers to the data as
-        generated.
+    estimators : sequence of str or (str, dict)
+        Estimators of :mod:`boxcoxstat.robust.registry`, each a method name or a
+        ``(method, {options})`` pair; default: the paper's ML, Carroll, MTL95/90/85 (``("mtl",
+        {"h": 0.95})``...), RewML and RewMLnr (``("rewml", {"rectified": False})``). Their
+        labels (``"mtl(h=0.95)"``) name them in the tables. Robust estimators run without
+        prestandardization unless their options say otherwise, so their lambda refers to the
+        data as generated.
     n, m : int
         Sample size and number of replications (the paper: 100 and 100).
     random_state : int, optional
@@ -124,11 +194,10 @@ def simulate(
                           "has an inverse (as in the paper)")
     if family == "boxcox" and any(v != 0 for v in lams):
         raise BoxCoxError("Box-Cox simulation supports lambda = 0 (lognormal data) only")
-    for e in estimators:
-        estimate_columns(np.exp(np.linspace(-1, 1, 12))[:, None], family, e)  # validate names
+    specs = parse_specs(estimators)
     settings = list(itertools.product(lams, epss, ks))
     seeds = np.random.SeedSequence(random_state).spawn(len(settings))
-    jobs = [(family, lam, eps, kk, int(n), int(m), list(estimators), seed)
+    jobs = [(family, lam, eps, kk, int(n), int(m), specs, seed)
             for (lam, eps, kk), seed in zip(settings, seeds, strict=True)]
     bar: Any = None
     if progress:
@@ -159,14 +228,18 @@ def simulate(
                 bar.update()
     if bar is not None:
         bar.close()
-    rows, reps = [], []
+    keys, rows, reps = [], [], []
     for (lam, eps, kk), res in zip(settings, results, strict=True):
-        for e in estimators:
-            d = res[e] - lam
-            rows.append({"lmbda": lam, "epsilon": eps, "k": kk, "estimator": e,
-                         "bias": float(d.mean()), "mse": float((d * d).mean())})
-            reps.append(pd.DataFrame({"lmbda": lam, "epsilon": eps, "k": kk, "estimator": e,
-                                      "replication": np.arange(d.size), "estimate": res[e]}))
-    return SimulationResult(pd.DataFrame(rows), pd.concat(reps, ignore_index=True), family,
-                            int(n), int(m))
-
+        for s in specs:
+            d = res[s.label] - lam
+            keys.append((lam, eps, kk, s.label))
+            rows.append((float(d.mean()), float((d * d).mean())))
+            reps.append(res[s.label])
+    table = pd.DataFrame(rows, columns=["bias", "mse"],
+                         index=pd.MultiIndex.from_tuples(keys, names=SETTING + ["estimator"]))
+    reps_index = pd.MultiIndex.from_tuples(
+        [(*key, r) for key, est in zip(keys, reps, strict=True) for r in range(est.size)],
+        names=SETTING + ["estimator", "replication"])
+    estimates = pd.DataFrame({"estimate": np.concatenate(reps)}, index=reps_index)
+    return SimulationResult(table, estimates, family, int(n), int(m), describe_specs(specs),
+                            None if random_state is None else int(random_state))

@@ -122,8 +122,17 @@ def test_paper_prestandardization_option_for_boxcox():
 
 def test_bad_robust_arguments():
     x = np.exp(np.linspace(-2, 2, 60))
-    with pytest.raises(bcs.BoxCoxError, match="robust methods only"):
+    with pytest.raises(bcs.BoxCoxError, match=r"method='mle' takes no options, got \['c'\]"):
         bcs.fit(x, c=0.4)
+    # the lambda search range is lmbda_range (interval= is the interval type everywhere)
+    with pytest.raises(bcs.BoxCoxError, match=r"\['interval'\].*'lmbda_range'"):
+        bcs.fit(x, method="rewml", interval=(-4, 6))
+    with pytest.raises(bcs.BoxCoxError, match="lmbda_range must be finite and contain 1"):
+        bcs.fit(x, method="rewml", lmbda_range=(2, 6))
+    with pytest.raises(bcs.BoxCoxError, match=r"method='carroll' does not take .*\['h'\]"):
+        bcs.fit(x, method="carroll", h=0.9)
+    with pytest.raises(bcs.BoxCoxError, match="unknown method"):  # options go as keywords
+        bcs.fit(x, method=("mtl", {"h": 0.9}))
     with pytest.raises(bcs.BoxCoxError, match="ymax"):
         bcs.fit(x, method="rewml", ymax=1e10)
     with pytest.raises(bcs.BoxCoxError, match="method"):

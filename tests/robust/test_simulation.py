@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pandas as pd
 import pytest
 
 import boxcoxstat as bcs
@@ -40,6 +43,59 @@ def test_reproducible_and_independent_of_n_jobs(yj):
     assert yj.estimates.shape[0] == 3 * 3 * 20
 
 
+def test_tables_by_setting_and_estimator(yj):
+    assert yj.table.index.names == ["lmbda", "epsilon", "k", "estimator"]
+    assert list(yj.bias().columns) == ["mle", "carroll", "rewml"]
+    # bias and MSE are the mean and mean square of the replications' errors
+    est = yj.estimates["estimate"]
+    err = est - est.index.get_level_values("lmbda")
+    by = err.groupby(level=["lmbda", "epsilon", "k", "estimator"], sort=False)
+    # a mean of 20 values: rounding only
+    np.testing.assert_allclose(by.mean().to_numpy(), yj.table["bias"].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose((err**2).groupby(level=[0, 1, 2, 3], sort=False).mean(),
+                               yj.table["mse"].to_numpy(), rtol=1e-12)
+
+
+def test_estimators_come_from_the_registry():
+    sim = bcs.simulate("yeojohnson", lmbda=1.0, epsilon=0.1, k=10,
+                       estimators=[("mtl", {"h": 0.9}), ("rewml", {"rectified": False})],
+                       m=3, random_state=1, progress=False)
+    assert list(sim.bias().columns) == ["mtl(h=0.9)", "rewml(rectified=False)"]
+    assert sim.estimators["rewml(rectified=False)"] == {"method": "rewml",
+                                                        "options": {"rectified": False}}
+    labels = set(sim.estimates.index.get_level_values("estimator"))
+    assert labels == {"mtl(h=0.9)", "rewml(rectified=False)"}
+
+
+def test_summary_and_json_round_trip(yj, tmp_path):
+    text = str(yj.summary())
+    assert "Bias" in text and "MSE" in text and "lmbda=0.5, epsilon=0.1, k=10" in text
+    assert "<table" in yj.summary().as_html() and "tabular" in yj.summary().as_latex()
+    doc = yj.to_json()
+    path = tmp_path / "sim.json"
+    path.write_text(doc)
+    for source in (doc, json.loads(doc), path, str(path)):
+        back = bcs.SimulationResult.from_json(source)
+        pd.testing.assert_frame_equal(back.table, yj.table)
+        pd.testing.assert_frame_equal(back.estimates, yj.estimates)
+        pd.testing.assert_frame_equal(back.bias(), yj.bias())
+        assert (back.family, back.n, back.m, back.random_state) == ("yeojohnson", 100, 20, 7)
+        assert str(back.summary()) == text
+
+
+def test_malformed_json_names_the_field(yj):
+    doc = json.loads(yj.to_json())
+    with pytest.raises(bcs.BoxCoxError, match="'m'"):
+        bcs.SimulationResult.from_json(dict(doc, m=0))
+    table = dict(doc["table"], columns=["bias", "variance"])
+    with pytest.raises(bcs.BoxCoxError, match="'table'"):
+        bcs.SimulationResult.from_json(dict(doc, table=table))
+    with pytest.raises(bcs.BoxCoxError, match="estimators"):
+        bcs.SimulationResult.from_json(dict(doc, estimators={"mle": {}}))
+    with pytest.raises(bcs.BoxCoxError, match="not a SimulationResult JSON document"):
+        bcs.SimulationResult.from_json(dict(doc, format="boxcoxstat.SensitivityCurve"))
+
+
 def test_clean_data_ml_is_nearly_unbiased():
     sim = bcs.simulate("yeojohnson", lmbda=1.0, epsilon=0.0, k=10, estimators=["mle"],
                        m=40, random_state=3, progress=False)
@@ -52,5 +108,7 @@ def test_bad_arguments():
         bcs.simulate(epsilon=0.7, progress=False)
     with pytest.raises(bcs.BoxCoxError, match="lambda = 0"):
         bcs.simulate("boxcox", lmbda=1.0, progress=False)
-    with pytest.raises(bcs.BoxCoxError, match="unknown estimator"):
+    with pytest.raises(bcs.BoxCoxError, match=r"unknown method 'nope'.*'carroll', 'mtl'"):
         bcs.simulate(estimators=["nope"], progress=False)
+    with pytest.raises(bcs.BoxCoxError, match=r"method='mle' takes no options"):
+        bcs.simulate(estimators=[("mle", {"h": 0.9})], progress=False)

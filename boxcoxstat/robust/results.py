@@ -35,6 +35,13 @@ _NO_LIKELIHOOD = ("likelihood inference (standard errors, intervals, tests, prof
                   "to maximum likelihood; fit with method='mle' for it")
 
 
+def _plain_label(v: Any) -> Any:
+    """A row label as JSON writes it: numbers and strings as they are, anything else as text."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else str(v)
+
+
 @dataclass(frozen=True, repr=False)
 class RobustTransformResult(ColumnTransforms):
     """Robust power transformation of one or more columns (build with ``bcs.fit(method=...)``).
@@ -73,6 +80,10 @@ class RobustTransformResult(ColumnTransforms):
     prestandardize: str = saved(jsonio.Str(choices=rb.PRESTANDARDIZE))
     cutoff: float = saved(jsonio.Float())
     tuning: dict[str, Any] = saved(jsonio.Mapping_(), compare=False)
+    # the flagged rows by column (labels, or positions for NumPy input): computed from the
+    # weights, saved so that a loaded result still names its outliers
+    flagged: dict[str, list[Any]] | None = saved(jsonio.Mapping_(optional=True), default=None,
+                                                  compare=False)
     weights_matrix: NDArray[np.float64] | None = None
     index: Any = None
     data: NDArray[np.float64] | None = None
@@ -125,10 +136,25 @@ class RobustTransformResult(ColumnTransforms):
         return self._rows(self._need_data("weights"))
 
     def _labels(self, j: int) -> list:
+        if self.weights_matrix is None and self.flagged is not None:
+            return list(self.flagged[self.names[j]])
         rows = np.flatnonzero(self._need_data("outliers")[:, j] == 0)
         if self.index is None:
             return [int(i) for i in rows]
         return list(self.index[rows])
+
+    def _json_value(self, name: str) -> Any:
+        if name == "flagged" and self.flagged is None and self.weights_matrix is not None:
+            return {n: [_plain_label(v) for v in self._labels(j)]
+                    for j, n in enumerate(self.names)}
+        return getattr(self, name)
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        flagged = values.get("flagged")
+        if flagged is not None and (sorted(flagged) != sorted(values["names"]) or not all(
+                isinstance(v, list) for v in flagged.values())):
+            raise jsonio._Bad("field 'flagged' must map every column name to a list of rows")
 
     @property
     def outliers(self) -> Any:
@@ -227,10 +253,8 @@ class RobustTransformResult(ColumnTransforms):
         ``alpha`` is accepted for a uniform interface; robust fits report no intervals.
         """
         cut = self.cutoffs
-        if self.weights_matrix is None:  # loaded from JSON: weights are not stored
-            nflag = np.full(len(self.names), -1)
-        else:
-            nflag = np.nansum(self.weights_matrix == 0, axis=0).astype(np.int64)
+        nflag = np.array([len(self._labels(j)) for j in range(len(self.names))],
+                         dtype=np.int64)
         est = pd.DataFrame(
             {
                 "lambda": self.lmbda_used,
@@ -266,12 +290,10 @@ class RobustTransformResult(ColumnTransforms):
             notes.append("step 1: Tukey bisquare criterion on the rectified transform; then "
                          f"{self.tuning.get('nbsteps', _NBSTEPS)} reweighted "
                          "ML steps (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).")
-        if self.data is None:
-            notes.append("Loaded from JSON: the flagged rows are not stored (shown as -1).")
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
         for j, n in enumerate(self.names):
-            labels = self._labels(j) if self.data is not None else []
+            labels = self._labels(j)
             if labels:
                 shown = ", ".join(str(v) for v in labels[:20])
                 more = f" ... ({len(labels)} in all)" if len(labels) > 20 else ""
@@ -286,7 +308,7 @@ class RobustTransformResult(ColumnTransforms):
         pairs = ", ".join(
             f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
         )
-        nflag = -1 if self.weights_matrix is None else int(np.nansum(self.weights_matrix == 0))
+        nflag = sum(len(self._labels(j)) for j in range(len(self.names)))
         return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
                 f"lmbda {pairs}; {nflag} flagged>")
 

@@ -1,0 +1,199 @@
+"""Every result class speaks the one vocabulary (issue: one result surface).
+
+For each result the package returns -- fit (ML), federated and Dask fits, robust fits, joint
+fits, linear models and their ``power``, classifier tuning, sensitivity curves, simulations,
+and the test statistic itself -- this module checks the shared surface:
+
+* it is a ``ResultBase``; ``summary()`` is a ``Summary`` with text, HTML and LaTeX, and the
+  result shows that HTML in a notebook; ``repr`` is one line;
+* ``to_json()`` is strict JSON; ``from_json`` takes a string, a dict and a path and gives back
+  the same report; a document without any one of its fields, of another format or not an
+  object raises ``BoxCoxError`` naming what is wrong;
+* ``params``, ``bse`` are Series with one index, ``conf_int()`` a DataFrame ``lower``,
+  ``upper`` with that index, ``test()`` a ``HypothesisTest`` -- or, where a method does not
+  apply, ``BoxCoxError`` saying "not available" and why.
+
+When a result class is added, add a builder to ``RESULTS``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import boxcoxstat as bcs
+from boxcoxstat.base.results import HypothesisTest, ResultBase
+from boxcoxstat.base.summary import Summary
+
+
+def _fit():
+    return bcs.fit(bcs.datasets.load("topgear")[["MPG", "Weight"]])
+
+
+def _federated():
+    x = np.random.default_rng(3).lognormal(size=300)
+    return bcs.federated.fit(np.array_split(x, 5))
+
+
+def _dask():
+    import dask
+    import dask.array as da
+
+    with dask.config.set(scheduler="synchronous"):
+        return bcs.fit(da.from_array(np.random.default_rng(4).lognormal(size=400), chunks=100))
+
+
+def _robust():
+    return bcs.fit(bcs.datasets.load("topgear")["MPG"], method="rewml")
+
+
+def _joint():
+    return bcs.fit_joint(bcs.datasets.load("highway1"), ["len", "adt", "trks"],
+                         design="~ htype")
+
+
+def _lm():
+    return bcs.lm("Volume ~ np.log(Height) + np.log(Girth)", bcs.datasets.load("trees"))
+
+
+def _power():
+    return _lm().power
+
+
+def _tuning():
+    from boxcoxstat.classify import tune
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.lognormal(0, 0.5, (30, 2)), rng.lognormal(0.7, 0.5, (30, 2))])
+    return tune(X, np.repeat([0, 1], 30), mode="spherical", criterion="fisher", search="grid")
+
+
+def _sensitivity():
+    return bcs.sensitivity_curve(["mle", "rewml"], "yeojohnson", z=[-8.0, 0.5, 8.0])
+
+
+def _simulation():
+    return bcs.simulate("yeojohnson", lmbda=1.0, epsilon=0.1, k=10, estimators=["mle"], m=3,
+                        random_state=1, progress=False)
+
+
+def _hypothesis_test():
+    return _fit().test(0)
+
+
+RESULTS = {
+    "PowerTransformResult": _fit,
+    "PowerTransformResult (federated)": _federated,
+    "PowerTransformResult (Dask)": _dask,
+    "RobustTransformResult": _robust,
+    "JointTransformResult": _joint,
+    "LmResult": _lm,
+    "LmResult.power": _power,
+    "TuningResult": _tuning,
+    "SensitivityCurve": _sensitivity,
+    "SimulationResult": _simulation,
+    "HypothesisTest": _hypothesis_test,
+}
+
+
+@pytest.fixture(scope="module", params=list(RESULTS))
+def result(request):
+    return RESULTS[request.param]()
+
+
+def _no_nan_tokens(text: str) -> None:
+    def refuse(token: str) -> None:
+        raise AssertionError(f"non-standard JSON token {token}")
+
+    json.loads(text, parse_constant=refuse)
+
+
+def test_every_result_has_the_shared_base_and_report(result):
+    assert isinstance(result, ResultBase)
+    s = result.summary()
+    assert isinstance(s, Summary)
+    for text in (s.as_text(), s.as_html(), s.as_latex()):
+        assert isinstance(text, str) and len(text) > 40
+    assert result._repr_html_() == s.as_html()
+    assert "\n" not in repr(result)
+
+
+def test_json_round_trip_from_text_dict_and_path(result, tmp_path):
+    text = result.to_json()
+    _no_nan_tokens(text)
+    path = tmp_path / "result.json"
+    path.write_text(text)
+    cls = type(result)
+    want = str(result.summary())
+    for source in (text, json.loads(text), path, str(path)):
+        back = cls.from_json(source)
+        assert type(back) is cls
+        assert str(back.summary()) == want
+
+
+def test_malformed_documents_name_the_field(result):
+    cls = type(result)
+    doc = json.loads(result.to_json())
+    for name in [k for k in doc if k not in ("format", "version")]:
+        broken = {k: v for k, v in doc.items() if k != name}
+        with pytest.raises(bcs.BoxCoxError, match=f"field '{name}' is missing"):
+            cls.from_json(broken)
+    with pytest.raises(bcs.BoxCoxError, match="format"):
+        cls.from_json({**doc, "format": "boxcoxstat.Something"})
+    with pytest.raises(bcs.BoxCoxError, match="version"):
+        cls.from_json({**doc, "version": 99})
+    for bad in ("[]", "[1, 2]", '{"format": ', "not json at all {", "3"):
+        with pytest.raises(bcs.BoxCoxError):
+            cls.from_json(bad)
+
+
+def _available(call):
+    """The method's value, or None when it raises the package's 'not available' error."""
+    try:
+        return call()
+    except bcs.BoxCoxError as err:
+        assert "not available" in str(err), str(err)
+        return None
+
+
+def test_estimates_intervals_and_tests_share_one_vocabulary(result):
+    cls = type(result)
+    if not hasattr(cls, "params"):
+        return  # a sensitivity curve, a simulation, a test: no parameters
+    params = result.params
+    assert isinstance(params, pd.Series) and params.index.is_unique
+    if hasattr(cls, "bse"):
+        bse = _available(lambda: result.bse)
+        if bse is not None:
+            assert isinstance(bse, pd.Series) and list(bse.index) == list(params.index)
+            assert np.all(np.isfinite(bse.to_numpy()))
+    if hasattr(cls, "pvalues"):
+        assert list(result.pvalues.index) == list(params.index)
+    if hasattr(cls, "conf_int"):
+        ci = _available(result.conf_int)
+        if ci is not None:
+            assert isinstance(ci, pd.DataFrame) and list(ci.columns) == ["lower", "upper"]
+            assert list(ci.index) == list(params.index)
+            assert np.all(ci["lower"].to_numpy() <= ci["upper"].to_numpy())
+    if hasattr(cls, "test"):
+        t = _available(lambda: result.test(0))
+        if t is not None:
+            assert isinstance(t, HypothesisTest)
+            assert np.all(np.asarray(t.pvalue) >= 0) and t.df >= 1 and "lambda" in t.null
+
+
+def test_a_loaded_result_refuses_what_needs_data_the_same_way(result):
+    """A result rebuilt from JSON holds no data: what needs the data raises the package's
+    error saying it is not available and why, never an internal exception."""
+    back = type(result).from_json(result.to_json())
+    for name in ("conf_int", "test", "profile"):
+        if not hasattr(type(back), name):
+            continue
+        call = getattr(back, name)
+        try:
+            call(0.1) if name == "conf_int" else call(0.5) if name == "test" else call()
+        except bcs.BoxCoxError as err:
+            assert "not available" in str(err) or "pass column=" in str(err), str(err)

@@ -132,11 +132,13 @@ class SampleProfile:
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         lam, idx = as_pairs(lmbda, cols)
+        distinct = set(idx.tolist())
+        if len(distinct) == idx.size:  # each column at most once: one pass
+            return nll_score(self.sample.columns(idx), lam, score=score)
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
-        uniq = np.unique(idx)
-        if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
-            val[:], sc[:] = nll_score(self.sample.columns(uniq), lam, score=score)
+        if len(distinct) == 1:  # many lambdas of one column: broadcast
+            val[:], sc[:] = nll_score(self.sample.columns(idx[:1]), lam, score=score)
             return val, sc
         for layer in _layers(idx):  # each column at most once per call
             val[layer], sc[layer] = nll_score(self.sample.columns(idx[layer]), lam[layer],

@@ -215,7 +215,7 @@ class _Recorder:
 
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
-        np.add.at(self.nfev, np.unique(idx), 1)
+        self.nfev[list(set(idx.tolist()))] += 1
         for j, x, v in zip(idx.tolist(), lam.tolist(), val.tolist(), strict=True):
             self.seen[(j, x)] = v
         return val, sc

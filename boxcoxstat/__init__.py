@@ -64,3 +64,7 @@ from .timeseries.model import guerrero, inv_boxcox  # noqa: E402
 from .timeseries.results import GuerreroResult  # noqa: E402
 
 __all__ += ["guerrero", "inv_boxcox", "GuerreroResult"]
+from .linearity.model import box_tidwell, inverse_response  # noqa: E402
+from .linearity.results import BoxTidwellResult, InverseResponseResult  # noqa: E402
+
+__all__ += ["box_tidwell", "inverse_response", "BoxTidwellResult", "InverseResponseResult"]

@@ -68,3 +68,8 @@ from .linearity.model import box_tidwell, inverse_response  # noqa: E402
 from .linearity.results import BoxTidwellResult, InverseResponseResult  # noqa: E402
 
 __all__ += ["box_tidwell", "inverse_response", "BoxTidwellResult", "InverseResponseResult"]
+from .graphics.model import spread_level  # noqa: E402
+from .graphics.plotting import qqplot, symbox  # noqa: E402
+from .graphics.results import SpreadLevelResult  # noqa: E402
+
+__all__ += ["spread_level", "SpreadLevelResult", "symbox", "qqplot"]

@@ -269,13 +269,34 @@ ir <- list(
                         "invTranEstimate(lwg + 3, fitted(lm(I(lwg + 3) ~ k5 + age + hc + wc, Mroz)))")
 )
 
+# ---------------------------------------------------------------------------
+# diagnostic plots: spreadLevelPlot (least-squares and car's rlm line), qqPlot's labels
+# ---------------------------------------------------------------------------
+pdf(NULL)
+orn <- carData::Ornstein
+sl_ls <- spreadLevelPlot(interlocks + 1 ~ nation, data = orn, robust.line = FALSE)
+sl_rlm <- spreadLevelPlot(interlocks + 1 ~ nation, data = orn)
+sl_lm <- spreadLevelPlot(lm(interlocks + 1 ~ log(assets) + nation, data = orn),
+                         robust.line = FALSE)
+qq_ids <- qqPlot(prestige$income, id = list(n = 3))
+spread <- list(
+  x = orn$interlocks + 1, by = as.character(orn$nation),
+  assets = orn$assets,
+  groups = rownames(sl_ls$Statistics),
+  statistics = lapply(as.list(sl_ls$Statistics), unname),
+  power_ls = unname(sl_ls$PowerTransformation),
+  power_rlm = unname(sl_rlm$PowerTransformation),
+  power_lm_fitted = unname(sl_lm$PowerTransformation)
+)
+qq <- list(x = prestige$income, labelled = as.integer(unname(qq_ids)))
+
 out <- list(
   generated_by = "tests/reference/car_toolbox_reference.R",
   r_version = R.version.string,
   car_version = as.character(packageVersion("car")),
   gamma_min = GAMMA_MIN,
   bcnpower = bcn, bcpower_shift = bc_shift, bcnpower_transform = bcn_transform,
-  box_tidwell = bt, inverse_response = ir
+  box_tidwell = bt, inverse_response = ir, spread_level = spread, qqplot = qq
 )
 writeLines(to_json(out), file.path(HERE, "car_toolbox_reference.json"))
 cat("wrote", file.path(HERE, "car_toolbox_reference.json"), "\n")

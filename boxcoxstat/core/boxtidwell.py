@@ -41,7 +41,7 @@ from scipy import stats
 
 from .._special import dexprel, exprel
 from .likelihood import llf_constant
-from .profile import as_pairs
+from .profile import evaluate_pairs
 
 __all__ = ["BoxTidwellProfile", "score_tests"]
 
@@ -179,13 +179,8 @@ class _OnePredictor:
 
     def evaluate(self, lmbda: ArrayLike, cols: ArrayLike = 0, *,
                  score: bool = True) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        lam, _ = as_pairs(lmbda, cols)
-        val = np.empty(lam.shape)
-        sc = np.full(lam.shape, np.nan)
-        for k, t in enumerate(lam):
-            if score:
-                val[k], g = self.problem.nll([t], grad=True)
-                sc[k] = g[0]
-            else:
-                val[k] = self.problem.nll([t])
-        return val, sc
+        def one(j: int, lam: float) -> tuple[float, float]:
+            val, g = self.problem.nll([lam], grad=True)
+            return val, g[0]
+
+        return evaluate_pairs(lmbda, cols, one, score)

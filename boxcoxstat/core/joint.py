@@ -59,7 +59,7 @@ from scipy import optimize
 from .._validation import BoxCoxError
 from .design import Design, qr_design
 from .likelihood import llf_constant
-from .profile import Profile, as_pairs
+from .profile import Profile, evaluate_pairs
 from .response import ResponseProfile, response_profile, spans_constant_only
 from .solve import curvature, richardson_slope, solve
 
@@ -259,14 +259,7 @@ class ColumnProfiles:
     def evaluate(
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        lam, idx = as_pairs(lmbda, cols)
-        val = np.empty(lam.shape)
-        sc = np.full(lam.shape, np.nan)
-        for k in range(lam.shape[0]):
-            val[k], g = self._minimise(int(idx[k]), float(lam[k]))
-            if score:
-                sc[k] = g
-        return val, sc
+        return evaluate_pairs(lmbda, cols, self._minimise, score)
 
     def _start(self, j: int, t: float, others: NDArray[np.bool_]):
         """Warm start and initial inverse Hessian of the inner minimisation."""

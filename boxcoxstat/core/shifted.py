@@ -53,7 +53,7 @@ from ..families import bcnpower_log_base
 from .design import Design
 from .joint import JointProfile
 from .likelihood import choose_shift, llf_constant
-from .profile import as_pairs
+from .profile import evaluate_pairs
 from .response import ResponseProfile
 from .solve import find_root, richardson_slope
 
@@ -255,17 +255,10 @@ class ShiftedProfile:
     def evaluate(
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        lam, idx = as_pairs(lmbda, cols)
-        val = np.empty(lam.shape)
-        sc = np.full(lam.shape, np.nan)
-        for k in range(lam.shape[0]):
-            if not np.isfinite(lam[k]):
-                val[k] = np.inf
-                continue
-            _, val[k], dl = self.columns[int(idx[k])].gamma_hat(float(lam[k]))
-            if score:
-                sc[k] = dl
-        return val, sc
+        def one(j: int, lam: float) -> tuple[float, float]:
+            return self.columns[j].gamma_hat(lam)[1:]
+
+        return evaluate_pairs(lmbda, cols, one, score)
 
     def gamma_at(self, lmbda: ArrayLike) -> list[float]:
         """The profiled-out gamma of each column at its ``lmbda``."""

@@ -128,6 +128,9 @@ def fit(
 
         if method != "mle" or tuning:
             raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
+        if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
+            raise BoxCoxError("family='bcnpower' and gamma= are not available for Dask input "
+                              "yet; fit a pandas or NumPy column")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     check_option("method", method, ("mle", *ROBUST_METHODS))

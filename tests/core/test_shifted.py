@@ -170,3 +170,12 @@ def test_bad_input_names_the_problem():
     r = bcs.fit(pd.Series([1.0, 2.0, 5.0, 3.0, 9.0], name="x"), gamma=0.5)
     with pytest.raises(bcs.BoxCoxError, match=r"first at row 1 \(-2.0 \+ 0.5\)"):
         r.transform(np.array([1.0, -2.0]))
+
+
+def test_dask_input_refuses_bcnpower_rather_than_ignoring_it():
+    da = pytest.importorskip("dask.array")
+    x = da.from_array(np.array(BCN["mroz_lwg"]["y"]), chunks=200)
+    with pytest.raises(bcs.BoxCoxError, match="not available for Dask input"):
+        bcs.fit(x, family="bcnpower")
+    with pytest.raises(bcs.BoxCoxError, match="not available for Dask input"):
+        bcs.fit(x + 3.0, gamma=1.0)

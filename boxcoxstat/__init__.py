@@ -57,3 +57,19 @@ from .regression.model import lm  # noqa: E402
 from .regression.results import LmResult  # noqa: E402
 
 __all__ += ["lm", "LmResult", "bc", "yj"]
+
+# R's power-transformation toolbox: bcnPower lives in fit/lm/fit_joint; Box-Tidwell, the
+# inverse response plot, Guerrero's lambda and car's diagnostic plots (issue 13).
+from .timeseries.model import guerrero, inv_boxcox  # noqa: E402
+from .timeseries.results import GuerreroResult  # noqa: E402
+
+__all__ += ["guerrero", "inv_boxcox", "GuerreroResult"]
+from .linearity.model import box_tidwell, inverse_response  # noqa: E402
+from .linearity.results import BoxTidwellResult, InverseResponseResult  # noqa: E402
+
+__all__ += ["box_tidwell", "inverse_response", "BoxTidwellResult", "InverseResponseResult"]
+from .graphics.model import spread_level  # noqa: E402
+from .graphics.plotting import qqplot, symbox  # noqa: E402
+from .graphics.results import SpreadLevelResult  # noqa: E402
+
+__all__ += ["spread_level", "SpreadLevelResult", "symbox", "qqplot"]

@@ -27,6 +27,8 @@ _FAMILY_ALIASES = {
     "yj": "yeojohnson",
     "yjpower": "yeojohnson",
     "auto": "auto",
+    "bcnpower": "bcnpower",
+    "bcn": "bcnpower",
 }
 
 # Relative spread below which float64 cannot resolve a power (values equal to ~12 digits).
@@ -41,13 +43,17 @@ class TransformOverflowError(BoxCoxError):
     """The transformed values at the requested lambda do not fit in float64."""
 
 
-def normalize_family(family: str, *, allow_auto: bool = True) -> str:
-    """Return the canonical family name (``"boxcox"``, ``"yeojohnson"`` or ``"auto"``)."""
+def normalize_family(family: str, *, allow_auto: bool = True,
+                     allow_shifted: bool = False) -> str:
+    """Return the canonical family name (``"boxcox"``, ``"yeojohnson"``, ``"auto"`` or, where
+    ``allow_shifted``, ``"bcnpower"``)."""
     key = str(family).strip().lower()
     canonical = _FAMILY_ALIASES.get(key)
-    if canonical is None or (canonical == "auto" and not allow_auto):
-        allowed = "'boxcox', 'yeojohnson'" + (" or 'auto'" if allow_auto else "")
-        raise BoxCoxError(f"unknown family {family!r}; use {allowed}")
+    if canonical is None or (canonical == "auto" and not allow_auto) or (
+            canonical == "bcnpower" and not allow_shifted):
+        allowed = ["'boxcox'", "'yeojohnson'"] + (["'bcnpower'"] if allow_shifted else []) + (
+            ["'auto'"] if allow_auto else [])
+        raise BoxCoxError(f"unknown family {family!r}; use {', '.join(allowed)}")
     return canonical
 
 

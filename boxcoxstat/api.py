@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
+
 from ._validation import BoxCoxError, as_columns, normalize_family
+from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
 from .robust.results import RobustTransformResult
-from .univariate.model import fit_columns
+from .univariate.model import fit_columns, fit_shifted_columns
 from .univariate.results import PowerTransformResult
 
 __all__ = ["fit"]
@@ -20,10 +23,12 @@ __all__ = ["fit"]
 def fit(
     data: Any,
     *,
-    family: Literal["boxcox", "yeojohnson", "auto"] = "boxcox",
+    family: Literal["boxcox", "yeojohnson", "bcnpower", "auto"] = "boxcox",
     method: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
     ymax: float | None = None,
     missing: Literal["drop", "raise"] = "drop",
+    gamma: float | None = None,
+    gamma_min: float = GAMMA_MIN,
     **options: Any,
 ) -> PowerTransformResult | RobustTransformResult:
     """Estimate the power transformation of each column.
@@ -36,9 +41,14 @@ def fit(
         collection is fitted partition by partition and never gathered (see
         :mod:`boxcoxstat.federated.daskfit`; ``family="auto"`` and ``ymax`` are not available
         for it).
-    family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
+    family : {"boxcox", "yeojohnson", "bcnpower", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.
+        ``"bcnpower"`` is car's Box-Cox with a shift (Hawkins & Weisberg 2017): the power of
+        ``(x + sqrt(x^2 + gamma^2))/2``, for data of any sign, with ``gamma`` estimated
+        jointly with lambda (``gamma >= gamma_min``); ``params``, ``bse`` and ``conf_int``
+        then have a ``"<column>:gamma"`` row, and lambda's SE, profile interval and tests
+        have gamma maximised out.
     method : {"mle", "rewml", "carroll", "mtl"}, default="mle"
         Maximum likelihood, or a robust estimator of Raymaekers & Rousseeuw (2021):
         reweighted ML (``"rewml"``, computed as cellWise 2.5.3 ``transfo()``), Carroll's
@@ -53,6 +63,13 @@ def fit(
         its transformed values overflow float64, and ``transform`` then refuses.
     missing : {"drop", "raise"}, default="drop"
         Missing values (NaN/None) are dropped per column and counted, or refused.
+    gamma : float, optional
+        A known shift. With ``family="boxcox"``: Box-Cox of ``x + gamma`` (car's
+        ``bcPower(gamma=)``; every ``x + gamma`` must be > 0). With ``family="bcnpower"``:
+        gamma fixed instead of estimated (> 0).
+    gamma_min : float, default=0.1
+        bcnPower's lower bound for gamma (car's default); at the bound gamma is reported as
+        such and held fixed.
     **options
         The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
@@ -115,9 +132,25 @@ def fit(
 
         if method != "mle" or options:
             raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
+        if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
+            raise BoxCoxError("family='bcnpower' and gamma= are not available for Dask input "
+                              "yet; fit a pandas or NumPy column")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
-    fam = normalize_family(family)
+    fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
+    if fam == "bcnpower" or gamma is not None:
+        if spec.method != "mle" or options or ymax is not None:
+            raise BoxCoxError("family='bcnpower' and gamma= are available for method='mle' "
+                              "without ymax= only")
+        if fam not in ("boxcox", "bcnpower"):
+            raise BoxCoxError(f"gamma= applies to family='boxcox' (a fixed shift) or "
+                              f"'bcnpower', not {family!r}")
+        if gamma is not None and (not np.isfinite(gamma) or (fam == "bcnpower" and gamma <= 0)):
+            raise BoxCoxError(f"gamma must be a finite number (> 0 for bcnpower), got {gamma!r}")
+        if not (np.isfinite(gamma_min) and gamma_min > 0):
+            raise BoxCoxError(f"gamma_min must be a positive number, got {gamma_min!r}")
+        cols = as_columns(data, family="yeojohnson", missing=missing)
+        return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min))
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")

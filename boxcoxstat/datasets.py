@@ -91,6 +91,18 @@ _CATALOGUE: dict[str, _Dataset] = {
         31, 3, "Black cherry trees (R datasets::trees; Ryan, Joiner & Ryan 1976): Girth, "
         "Height, Volume"
     ),
+    "mroz": _Dataset(
+        753, 8, "U.S. women's labour-force participation, 1975 (carData::Mroz; Mroz 1987): "
+        "lwg (log wage, 22 values <= 0) for bcnPower"
+    ),
+    "prestige": _Dataset(
+        102, 7, "Prestige of Canadian occupations, 1971 (carData::Prestige): car's Box-Tidwell "
+        "example"
+    ),
+    "airpassengers": _Dataset(
+        144, 2, "Monthly airline passengers 1949-1960 (R datasets::AirPassengers; Box & "
+        "Jenkins 1976): month, passengers"
+    ),
     "glass_spectra": _Dataset(
         180, 750, "Spectra of 180 archeological glass samples, V1..V750 (cellWise data_glass)"
     ),

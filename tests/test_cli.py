@@ -17,6 +17,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 DATASET_NAMES = ["topgear", "blood_transfusion", "wdbc", "ecoli", "house_prices_train",
                  "highway1", "trees", "glass_spectra", "dposs_j"]
 DATASET_NAMES += ["sonar", "pima", "glass_identification", "wine", "liver_bupa"]  # classify
+DATASET_NAMES += ["mroz", "prestige", "airpassengers"]  # the toolbox vignette
 
 
 def _one_error_line(capsys) -> str:

@@ -1,8 +1,9 @@
 """Every result class speaks the one vocabulary (issue: one result surface).
 
 For each result the package returns -- fit (ML), federated and Dask fits, robust fits, joint
-fits, linear models and their ``power``, classifier tuning, sensitivity curves, simulations,
-and the test statistic itself -- this module checks the shared surface:
+fits, linear models and their ``power``, bcnPower and fixed-shift fits, Box-Tidwell, the
+inverse response, Guerrero, the spread-level result, classifier tuning, sensitivity curves,
+simulations, and the test statistic itself -- this module checks the shared surface:
 
 * it is a ``ResultBase``; ``summary()`` is a ``Summary`` with text, HTML and LaTeX, and the
   result shows that HTML in a notebook; ``repr`` is one line;
@@ -84,6 +85,14 @@ def _hypothesis_test():
     return _fit().test(0)
 
 
+def _toolbox_data():
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"x": rng.uniform(1, 5, 80), "g": rng.choice(["a", "b"], 80)})
+    df["y"] = np.exp(0.2 + 0.3 * df["x"] + 0.2 * rng.standard_normal(80))
+    df["u"] = df["y"] - 1.5
+    return df
+
+
 RESULTS = {
     "PowerTransformResult": _fit,
     "PowerTransformResult (federated)": _federated,
@@ -96,6 +105,16 @@ RESULTS = {
     "SensitivityCurve": _sensitivity,
     "SimulationResult": _simulation,
     "HypothesisTest": _hypothesis_test,
+    "PowerTransformResult (bcnpower)": lambda: bcs.fit(_toolbox_data()["u"],
+                                                       family="bcnpower"),
+    "PowerTransformResult (fixed shift)": lambda: bcs.fit(_toolbox_data()["u"], gamma=2.0),
+    "LmResult (bcnpower)": lambda: bcs.lm("u ~ x", _toolbox_data(), family="bcnpower"),
+    "BoxTidwellResult": lambda: bcs.box_tidwell("y ~ x", _toolbox_data(), other="~ g"),
+    "InverseResponseResult": lambda: bcs.inverse_response(
+        _toolbox_data()["y"] * 0.9 + 0.1, _toolbox_data()["y"]),
+    "GuerreroResult": lambda: bcs.guerrero(_toolbox_data()["y"], 4),
+    "SpreadLevelResult": lambda: bcs.spread_level(_toolbox_data()["y"],
+                                                  np.repeat(np.arange(8), 10)),
 }
 
 

@@ -14,6 +14,9 @@ from tests import mpref
 
 # Shapes as the shared data README states them (checked there against the papers).
 EXPECTED_SHAPES = {
+    "mroz": (753, 8),
+    "prestige": (102, 7),
+    "airpassengers": (144, 2),
     "topgear": (297, 32),
     "blood_transfusion": (748, 5),
     "wdbc": (569, 32),

@@ -18,7 +18,9 @@ last place of |llf|), so a statistic near 0 is compared with that absolute floor
 
 from __future__ import annotations
 
+import json
 import warnings
+from pathlib import Path
 
 import dask
 import dask.array as da
@@ -126,3 +128,32 @@ def test_regression_is_the_one_column_joint_fit_with_its_design(family):
     got = _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"), j.test(0), j.test(1),
                    j.llf)
     _assert_same("fit_joint with the design", got, want)
+
+
+def test_bcnpower_paths_agree():
+    """bcnPower: ``fit``, ``lm("y ~ 1")`` and a one-column ``fit_joint`` are one computation
+    (the shifted profile on the intercept-only design), and a regression is the one-column
+    joint fit with its design; gamma and its SE agree too."""
+    ref = json.loads((Path(__file__).parent / "reference" / "car_toolbox_reference.json")
+                     .read_text())["bcnpower"]["mroz_lwg_lm"]["data"]
+    df = pd.DataFrame({"y": ref["lwg"], "x": ref["age"]})  # Mroz: gamma inside its bounds
+    f = bcs.fit(df["y"], family="bcnpower")
+    assert f.gamma_status == ("estimated",)
+    m = bcs.lm("y ~ 1", df, family="bcnpower")
+    j = bcs.fit_joint(df, ["y"], family="bcnpower")
+    want = _of_fit(f)
+    for path, got, gam in (
+        ("lm ~ 1", _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1),
+                            m.llf), m.power.gamma),
+        ("fit_joint", _numbers(j.lmbda.iloc[0], j.conf_int(), j.test(0), j.test(1), j.llf),
+         j.gamma.iloc[0]),
+    ):
+        _assert_same(path, got, want)
+        assert gam == pytest.approx(f.gamma, rel=REL)
+    assert j.bse.iloc[1] == pytest.approx(f.bse.iloc[1], rel=1e-8)  # gamma's SE
+    m2 = bcs.lm("y ~ x", df, family="bcnpower")
+    j2 = bcs.fit_joint(df, ["y"], family="bcnpower", design="~ x")
+    _assert_same("fit_joint ~ x", _numbers(j2.lmbda.iloc[0], j2.conf_int(), j2.test(0),
+                                           j2.test(1), j2.llf),
+                 _numbers(m2.lmbda, m2.power.conf_int(), m2.power.test(0), m2.power.test(1),
+                          m2.llf))

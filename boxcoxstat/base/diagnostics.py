@@ -5,11 +5,13 @@ Layer 4. Plotting draws what these functions return; it computes nothing itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-__all__ = ["normal_qq", "qq_line", "profile_cutoff"]
+__all__ = ["normal_qq", "qq_line", "profile_cutoff", "qq_envelope", "fivenum"]
 
 
 def normal_qq(y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -44,3 +46,59 @@ def qq_line(y: ArrayLike) -> tuple[float, float]:
 def profile_cutoff(llf_max: float, alpha: float = 0.05) -> float:
     """Log-likelihood level ``llf_max - chi2_1(1 - alpha)/2`` that bounds the profile interval."""
     return float(llf_max - 0.5 * stats.chi2.isf(alpha, 1))
+
+
+def qq_envelope(y: ArrayLike, alpha: float = 0.05, interval: str = "pointwise",
+                reps: int = 1000, random_state: Any = None) -> dict[str, NDArray[np.float64]]:
+    """Normal QQ coordinates with car's quartile line and a ``1 - alpha`` envelope.
+
+    ``interval="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
+    sqrt(P (1 - P)/n)`` (the asymptotic SE of an order statistic), with ``a, b`` the line
+    through the quartiles (:func:`qq_line`) and ``P`` R's ``ppoints``. ``"simulated"`` takes
+    the pointwise ``alpha/2`` and ``1 - alpha/2`` quantiles of ``reps`` sorted normal samples
+    of size n, placed on the same line (Atkinson 1985).
+
+    Returns the dict ``z``, ``y`` (sorted), ``order`` (positions of the sorted values in the
+    input), ``fit``, ``lower``, ``upper``.
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.diagnostics import qq_envelope
+    >>> e = qq_envelope([2.0, 1.0, 4.0, 3.0, 10.0])
+    >>> e["order"].tolist(), bool((e["lower"] < e["fit"]).all())
+    ([1, 0, 3, 2, 4], True)
+    """
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    order = np.argsort(y, kind="stable")
+    z, ys = normal_qq(y)
+    n = y.size
+    a, b = qq_line(y)
+    fit = a + b * z
+    if interval == "pointwise":
+        p = stats.norm.cdf(z)
+        se = b / stats.norm.pdf(z) * np.sqrt(p * (1.0 - p) / n)
+        half = stats.norm.isf(alpha / 2.0) * se
+        lower, upper = fit - half, fit + half
+    else:
+        rng = np.random.default_rng(random_state)
+        sims = np.sort(rng.standard_normal((int(reps), n)), axis=1)
+        lo, hi = np.quantile(sims, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+        lower, upper = a + b * lo, a + b * hi
+    return {"z": z, "y": ys, "order": order, "fit": fit, "lower": lower, "upper": upper}
+
+
+def fivenum(x: ArrayLike) -> NDArray[np.float64]:
+    """Tukey's five-number summary (R's ``fivenum``): minimum, lower hinge, median, upper
+    hinge, maximum.
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.diagnostics import fivenum
+    >>> fivenum([1.0, 2, 3, 4, 5, 6]).tolist()
+    [1.0, 2.0, 3.5, 5.0, 6.0]
+    """
+    x = np.sort(np.asarray(x, dtype=np.float64).reshape(-1))
+    n = x.size
+    n4 = np.floor((n + 3) / 2.0) / 2.0
+    d = np.array([1.0, n4, (n + 1) / 2.0, n + 1 - n4, float(n)]) - 1.0
+    return 0.5 * (x[np.floor(d).astype(int)] + x[np.ceil(d).astype(int)])

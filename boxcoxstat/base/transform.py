@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._validation import BoxCoxError, TransformOverflowError, new_columns
+from .._validation import BoxCoxError, ColumnReport, TransformOverflowError, new_columns
 from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
@@ -25,7 +25,8 @@ from .results import ResultBase
 __all__ = ["ColumnTransforms", "LAYOUTS"]
 
 LAYOUTS = ("series", "frame", "array1d", "array2d")
-FAMILIES = ("boxcox", "yeojohnson")
+FAMILIES = ("boxcox", "yeojohnson", "bcnpower")
+GAMMA_STATUS = ("estimated", "lower bound", "upper limit", "fixed")
 
 
 @dataclass(frozen=True, repr=False)
@@ -41,6 +42,16 @@ class ColumnTransforms(ResultBase):
     layout: str = saved(jsonio.Str(choices=LAYOUTS))
     families: tuple[str, ...] = saved(jsonio.Strs(length_of="names", choices=FAMILIES))
     lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    # shifted families: bcnPower's gamma (Hawkins & Weisberg 2017), or a fixed shift added
+    # before Box-Cox (car's ``bcPower(gamma=)``); NaN for a column without a shift
+    gamma_values: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None, kw_only=True)
+    gamma_bse: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None, kw_only=True)
+    gamma_status: tuple[str, ...] | None = saved(
+        jsonio.Strs(length_of="names", choices=GAMMA_STATUS + ("",), optional=True),
+        default=None, kw_only=True)
+    gamma_min: float | None = saved(jsonio.Float(optional=True), default=None, kw_only=True)
 
     # what to do about transformed values beyond float64 (``fit`` can bound lambda)
     _overflow_hint: ClassVar[str] = "rescale the data or choose a smaller power"
@@ -67,13 +78,37 @@ class ColumnTransforms(ResultBase):
 
     @property
     def params(self) -> pd.Series:
-        """The powers as a Series indexed by column name."""
-        return self._series(self.lmbda_used, "lmbda")
+        """The powers as a Series indexed by column name; bcnPower fits add each column's
+        gamma as ``"<column>:gamma"``."""
+        if self.gamma_values is None:
+            return self._series(self.lmbda_used, "lmbda")
+        return self._with_gamma(self.lmbda_used, self.gamma_values, "params")
 
     @property
     def family(self) -> Any:
         """Family per column (``"boxcox"`` or ``"yeojohnson"``)."""
         return self._shape(np.array(self.families, dtype=object), "family")
+
+    @property
+    def gamma(self) -> Any:
+        """The shift of each column (bcnPower's gamma, or a fixed Box-Cox shift); NaN where
+        there is none, ``None`` for a result without shifts."""
+        if self.gamma_values is None:
+            return None
+        return self._shape(self.gamma_values, "gamma")
+
+    def _gamma_rows(self) -> list[int]:
+        """Columns whose gamma is a parameter of the model (bcnPower), in order."""
+        return [j for j, f in enumerate(self.families) if f == "bcnpower"]
+
+    def _with_gamma(self, lam: Any, gam: Any, name: str) -> pd.Series:
+        """A Series of the powers followed by the bcnPower columns' gammas
+        (``"<column>:gamma"``): the shape of ``params`` and ``bse``."""
+        rows = self._gamma_rows()
+        values = np.r_[np.asarray(lam, dtype=np.float64),
+                       np.asarray(gam, dtype=np.float64)[rows] if rows else []]
+        return pd.Series(values, index=list(self.names) + [f"{self.names[j]}:gamma"
+                                                          for j in rows], name=name)
 
     def column_index(self, column: str | int | None) -> int:
         """Position of ``column`` (a name or a position; ``None`` for a one-column result)."""
@@ -122,21 +157,61 @@ class ColumnTransforms(ResultBase):
             return pd.Series(out[:, 0], index=like.index, name=like.name)
         return out[:, 0] if np.ndim(like) == 1 else out
 
+    def _shift(self, j: int) -> float | None:
+        g = None if self.gamma_values is None else float(self.gamma_values[j])
+        return None if g is None or np.isnan(g) else g
+
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        """Column ``j`` of new data on the scale the power applies to (identity here; a
-        robust fit applies its prestandardization)."""
-        return x
+        """Column ``j`` of new data on the scale the power applies to: bcnPower's positive
+        base, ``x + gamma`` for a shifted Box-Cox column, else ``x`` itself (a robust fit
+        applies its prestandardization)."""
+        g = self._shift(j)
+        if g is None:
+            return x
+        if self.families[j] == "bcnpower":
+            return fam.bcnpower_base(x, g)
+        shifted = x + g
+        report = ColumnReport.of(shifted)
+        if report.n_nonpositive:
+            i = report.first_nonpositive
+            raise BoxCoxError(
+                f"{report.n_nonpositive} value(s) plus the shift gamma = {g:g} are <= 0, "
+                f"first at row {i!r} ({float(x[i])!r} + {g:g}); Box-Cox needs x + gamma > 0: "
+                "use family='bcnpower' or a larger gamma")
+        return shifted
 
     def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        return u
+        g = self._shift(j)
+        if g is None:
+            return u
+        if self.families[j] == "bcnpower":
+            return fam.bcnpower_unbase(u, g)
+        return u - g
+
+    def _power_family(self, j: int) -> str:
+        """The family of the power applied after :meth:`_prepare` (bcnPower is Box-Cox of
+        its shifted base)."""
+        return "boxcox" if self.families[j] == "bcnpower" else self.families[j]
+
+    def _gate_families(self) -> tuple[str, ...]:
+        """The families new data are checked against at the gate (a shifted Box-Cox column
+        is checked after its shift, by :meth:`_prepare`)."""
+        return tuple("yeojohnson" if self._shift(j) is not None else f
+                     for j, f in enumerate(self.families))
+
+    def _transform_values(self, x: NDArray[np.float64], j: int,
+                          lmbda: float | None = None) -> NDArray[np.float64]:
+        """Column ``j``'s finite values transformed (at ``lmbda``, default the fitted power)."""
+        lam = float(self.lmbda_used[j]) if lmbda is None else float(lmbda)
+        return fam.transform(self._prepare(x, j), lam, self._power_family(j))
 
     def _transform_matrix(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.full_like(x, np.nan)
         for j, name in enumerate(self.names):
             ok = ~np.isnan(x[:, j])
-            lam, f = float(self.lmbda_used[j]), self.families[j]
+            lam = float(self.lmbda_used[j])
             try:
-                out[ok, j] = fam.transform(self._prepare(x[ok, j], j), lam, f)
+                out[ok, j] = self._transform_values(x[ok, j], j)
             except TransformOverflowError:
                 raise TransformOverflowError(
                     f"column {name!r}: transformed values at lambda = {lam:.6g} exceed the "
@@ -157,7 +232,7 @@ class ColumnTransforms(ResultBase):
         TransformOverflowError
             If a transformed value would exceed float64's range (the message says what to do).
         """
-        x = new_columns(data, self.names, self.families)
+        x = new_columns(data, self.names, self._gate_families())
         return self._wrap(self._transform_matrix(x), data)
 
     def inverse_transform(self, data: Any) -> Any:
@@ -167,7 +242,8 @@ class ColumnTransforms(ResultBase):
         for j, name in enumerate(self.names):
             ok = ~np.isnan(y[:, j])
             try:
-                u = fam.inverse_transform(y[ok, j], float(self.lmbda_used[j]), self.families[j])
+                u = fam.inverse_transform(y[ok, j], float(self.lmbda_used[j]),
+                                          self._power_family(j))
             except BoxCoxError as err:
                 raise type(err)(f"column {name!r}: {err}") from None
             out[ok, j] = self._unprepare(u, j)

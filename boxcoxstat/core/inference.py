@@ -35,6 +35,7 @@ __all__ = [
     "standard_inference",
 ]
 
+NUISANCE_LIMIT = 1e4  # farthest interval end searched when a profile may level off
 CONVENIENT_POWERS = (-2.0, -1.0, -0.5, -1.0 / 3.0, 0.0, 1.0 / 3.0, 0.5, 1.0, 2.0)
 
 
@@ -58,13 +59,18 @@ def profile_interval(
     nll_hat: NDArray[np.float64],
     bse: NDArray[np.float64],
     alpha: float = 0.05,
+    *,
+    infinite_ok: bool = False,
+    limit: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile-likelihood interval ``{lambda : 2 (NLL(lambda) - NLL(hat)) <= chi2_1(1 - alpha)}``.
 
     Both endpoints of every column are solved together: for the upper one the function
     ``t -> NLL(hat + t) - NLL(hat) - q/2`` is increasing on ``t >= 0`` and negative at 0, so it
     is bracketed by doubling from ``t = 2 bse`` and closed by root finding (the lower one
-    likewise with ``hat - t``).
+    likewise with ``hat - t``). An end the likelihood never falls to within ``limit`` of the
+    estimate raises, or with ``infinite_ok`` is reported as infinite (a profile with a
+    nuisance parameter can level off: bcnPower's tends to the untransformed likelihood).
     """
     half_q = 0.5 * stats.chi2.isf(alpha, 1)
     p = lmbda.shape[0]
@@ -82,7 +88,17 @@ def profile_interval(
 
     lo = np.zeros(2 * p)
     flo = np.full(2 * p, -half_q)
-    a, b, fa, fb, ok, _ = bracket_increasing(f, lo, step, flo=flo, limit=1e300)
+    if limit is None:
+        limit = NUISANCE_LIMIT if infinite_ok else 1e300
+    a, b, fa, fb, ok, _ = bracket_increasing(f, lo, step, flo=flo, limit=limit)
+    if infinite_ok and not np.all(ok):
+        t = np.full(2 * p, np.inf)
+        if ok.any():
+            idx = np.flatnonzero(ok)
+            part = find_root(lambda x, k: f(x, idx[k]), a[idx], b[idx], fa[idx], fb[idx],
+                             xatol=0.0, xrtol=1e-13)
+            t[idx] = part.x
+        return lmbda - t[p:], lmbda + t[:p]
     res = find_root(f, a, b, fa, fb, xatol=0.0, xrtol=1e-13)
     if not np.all(ok & res.converged):
         raise BoxCoxError(
@@ -148,7 +164,7 @@ def rounded_power(
 
 def standard_inference(
     profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
-    alpha: float = 0.05,
+    alpha: float = 0.05, *, infinite_ok: bool = False,
 ) -> dict[str, NDArray[np.float64]]:
     """Standard error, profile interval and LR statistics at 0 and 1 of every column.
 
@@ -157,6 +173,7 @@ def standard_inference(
     matters where an evaluation is a federated round or a Dask graph.
     """
     bse = standard_error(profile, lmbda)
-    lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha)
+    lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha,
+                                    infinite_ok=infinite_ok)
     lr = lr_statistic(profile, nll_hat, np.stack([np.zeros_like(lmbda), np.ones_like(lmbda)]))
     return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -58,12 +59,33 @@ from scipy import optimize
 from .._validation import BoxCoxError
 from .design import Design, qr_design
 from .likelihood import llf_constant
-from .profile import Profile, as_pairs
+from .profile import Profile, evaluate_pairs
 from .response import ResponseProfile, response_profile, spans_constant_only
 from .solve import curvature, richardson_slope, solve
 
-__all__ = ["JointProfile", "ColumnProfiles", "JointFit", "design_with_intercept",
-           "fit_joint_lambda", "hessian"]
+__all__ = ["JointObjective", "JointProfile", "ColumnProfiles", "JointFit",
+           "design_with_intercept", "fit_joint_lambda", "hessian"]
+
+
+class JointObjective(Protocol):
+    """What the joint solver, its Hessian and :class:`ColumnProfiles` need from a joint
+    likelihood: :class:`JointProfile`, or one with nuisance parameters profiled out
+    (``shifted.JointShiftedProfile``)."""
+
+    @property
+    def nobs(self) -> int: ...
+
+    @property
+    def ncols(self) -> int: ...
+
+    @property
+    def single(self) -> Profile | None: ...
+
+    def llf_constant(self) -> float: ...
+
+    def nll(self, lmbda: ArrayLike, grad: bool = False) -> Any: ...
+
+    def score(self, lmbda: ArrayLike) -> NDArray[np.float64]: ...
 
 
 def design_with_intercept(x: ArrayLike) -> Design:
@@ -214,7 +236,7 @@ class ColumnProfiles:
     True
     """
 
-    joint: JointProfile
+    joint: JointObjective
     lmbda: NDArray[np.float64]
     cov: NDArray[np.float64]
     # per column: the values t solved so far and the other powers' minimiser at each
@@ -237,14 +259,7 @@ class ColumnProfiles:
     def evaluate(
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        lam, idx = as_pairs(lmbda, cols)
-        val = np.empty(lam.shape)
-        sc = np.full(lam.shape, np.nan)
-        for k in range(lam.shape[0]):
-            val[k], g = self._minimise(int(idx[k]), float(lam[k]))
-            if score:
-                sc[k] = g
-        return val, sc
+        return evaluate_pairs(lmbda, cols, self._minimise, score)
 
     def _start(self, j: int, t: float, others: NDArray[np.bool_]):
         """Warm start and initial inverse Hessian of the inner minimisation."""
@@ -309,7 +324,7 @@ class ColumnProfiles:
         return float(val), float(g[j])
 
 
-def hessian(problem: JointProfile, lmbda: NDArray[np.float64], h: float = 0.02,
+def hessian(problem: JointObjective, lmbda: NDArray[np.float64], h: float = 0.02,
             levels: int = 5) -> NDArray[np.float64]:
     """Hessian of the NLL: central differences of the analytic gradient at steps h, h/2, ...
     (``levels`` of them), Richardson-extrapolated, then symmetrised."""
@@ -338,7 +353,7 @@ class JointFit:
     gradient: NDArray[np.float64]
 
 
-def _one_column(problem: JointProfile) -> JointFit:
+def _one_column(problem: JointObjective) -> JointFit:
     """One column: the one solver on the column's own profile (exact to rounding), and its
     curvature as ``bcs.fit`` / ``bcs.lm`` compute it (``solve.curvature``)."""
     assert problem.single is not None
@@ -350,7 +365,8 @@ def _one_column(problem: JointProfile) -> JointFit:
     return JointFit(lam, float(sol.nll[0]), hmat, lam.copy(), ok, np.atleast_1d(g))
 
 
-def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = None) -> JointFit:
+def fit_joint_lambda(problem: JointObjective,
+                     start: NDArray[np.float64] | None = None) -> JointFit:
     """Minimise the joint NLL: quasi-Newton from the per-column MLEs, then Newton polish.
 
     One column is solved as a sample or a regression (the one solver). Otherwise the start is
@@ -361,7 +377,7 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
     if problem.single is not None and start is None:
         return _one_column(problem)
     if start is None:
-        start = np.array([solve(c).lmbda[0] for c in problem.columns])
+        start = np.array([solve(c).lmbda[0] for c in problem.columns])  # type: ignore[attr-defined]
         start = np.where(np.isfinite(start), np.clip(start, -10.0, 10.0), 1.0)
     start = np.asarray(start, dtype=np.float64)
 

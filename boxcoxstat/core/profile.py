@@ -37,6 +37,7 @@ __all__ = [
     "SUBSAMPLE_FROM",
     "SUBSAMPLE_SIZE",
     "as_pairs",
+    "evaluate_pairs",
 ]
 
 SUBSAMPLE_FROM = 100_000  # rows above which lambda is first solved on a systematic subsample
@@ -76,6 +77,24 @@ def as_pairs(lmbda: ArrayLike, cols: ArrayLike) -> tuple[NDArray[np.float64], ND
     idx = np.atleast_1d(np.asarray(cols, dtype=np.intp))
     lam, idx = np.broadcast_arrays(lam, idx)
     return np.ascontiguousarray(lam), np.ascontiguousarray(idx)
+
+
+def evaluate_pairs(
+    lmbda: ArrayLike, cols: ArrayLike, one: Callable[[int, float], tuple[float, float]],
+    score: bool = True,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """NLL and score at each pair from ``one(column, lambda) -> (nll, score)``, for profiles
+    that solve an inner problem per pair (nuisance parameters profiled out); a non-finite
+    lambda gives ``inf`` (the score NaN, and NaN throughout unless ``score``)."""
+    lam, idx = as_pairs(lmbda, cols)
+    val = np.full(lam.shape, np.inf)
+    sc = np.full(lam.shape, np.nan)
+    for k in range(lam.shape[0]):
+        if np.isfinite(lam[k]):
+            val[k], g = one(int(idx[k]), float(lam[k]))
+            if score:
+                sc[k] = g
+    return val, sc
 
 
 def _layers(cols: NDArray[np.intp]) -> list[NDArray[np.intp]]:

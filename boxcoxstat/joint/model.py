@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import BoxCoxError, as_columns, check_option, normalize_family, to_matrix
-from ..core.joint import JointProfile, design_with_intercept, fit_joint_lambda
+from ..core.joint import JointObjective, JointProfile, design_with_intercept, fit_joint_lambda
+from ..core.shifted import GAMMA_MIN, JointShiftedProfile
 from ..regression.formula import design_variables, one_sided_design
+from ..univariate.model import gamma_summary
 from .results import JointTransformResult
 
 __all__ = ["fit_joint"]
@@ -39,9 +41,11 @@ def fit_joint(
     data: Any,
     columns: Sequence[str] | None = None,
     *,
-    family: Literal["boxcox", "yeojohnson"] = "boxcox",
+    family: Literal["boxcox", "yeojohnson", "bcnpower"] = "boxcox",
     design: str | None = None,
     missing: Literal["drop", "raise"] = "drop",
+    gamma: float | None = None,
+    gamma_min: float = GAMMA_MIN,
 ) -> JointTransformResult:
     """Estimate one power per column jointly, towards multivariate normality.
 
@@ -58,8 +62,10 @@ def fit_joint(
         The columns to transform and the design variables. Never modified.
     columns : sequence of str, optional
         Columns to transform. Default: every column of ``data`` not used by ``design``.
-    family : {"boxcox", "yeojohnson"}, default="boxcox"
-        One family for all columns.
+    family : {"boxcox", "yeojohnson", "bcnpower"}, default="boxcox"
+        One family for all columns. ``"bcnpower"`` (car's ``family = "bcnPower"``) gives each
+        column a shift gamma, estimated jointly with the powers (every gamma maximised out of
+        the powers' likelihood); the result carries ``gamma`` and their standard errors.
     design : str, optional
         One-sided patsy formula evaluated on ``data`` (for example ``"~ group"`` or
         ``"~ x + C(g)"``); ``None`` means ``"~ 1"``. It must keep the intercept. The
@@ -67,6 +73,10 @@ def fit_joint(
     missing : {"drop", "raise"}, default="drop"
         Rows with a missing value in any transformed column or design variable are dropped
         (and counted in ``n_missing``), or refused.
+    gamma : float, optional
+        bcnPower only: every column's gamma held at this value instead of estimated.
+    gamma_min : float, default=0.1
+        bcnPower's lower bound for gamma (car's default).
 
     Returns
     -------
@@ -112,7 +122,9 @@ def fit_joint(
     >>> round(r.test(0).statistic, 4), r.test(0).df
     (13.1339, 4)
     """
-    fam = normalize_family(family, allow_auto=False)
+    fam = normalize_family(family, allow_auto=False, allow_shifted=True)
+    if gamma is not None and fam != "bcnpower":
+        raise BoxCoxError("gamma= applies to family='bcnpower' in fit_joint")
     check_option("missing", missing, ("drop", "raise"))
     text = _design_text(design)
     if isinstance(data, pd.DataFrame):
@@ -158,7 +170,8 @@ def fit_joint(
     n, p = y.shape
     n_missing = int(len(frame) - n)
     # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
-    as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]), family=fam, missing="raise")
+    as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]),
+               family="yeojohnson" if fam == "bcnpower" else fam, missing="raise")
     if n == 0:
         raise BoxCoxError("no complete rows: every row has a missing value")
     factored = design_with_intercept(x)
@@ -169,8 +182,13 @@ def fit_joint(
             f"need more than {p + rank}"
         )
     y.setflags(write=False)
-    problem = JointProfile.build(y, factored, fam)
-    sol = fit_joint_lambda(problem)
+    shifted: dict[str, Any] = {}
+    problem: JointObjective
+    if fam == "bcnpower":
+        problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min)
+    else:
+        problem = JointProfile.build(y, factored, fam)
+        sol = fit_joint_lambda(problem)
     try:
         cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)
     except np.linalg.LinAlgError:
@@ -183,4 +201,30 @@ def fit_joint(
         names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
         design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
+        **shifted,
     )
+
+
+def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float):
+    """bcnPower columns: the joint powers with every gamma maximised out, then the gammas,
+    their standard errors (from the joint information of all powers and gammas) and status."""
+    p = y.shape[1]
+    fixed = None if gamma is None else np.full(p, float(gamma))
+    problem = JointShiftedProfile.build(y, design, gamma_min=gamma_min, gamma_fixed=fixed)
+    sol = fit_joint_lambda(problem, None if p == 1 else problem.start())
+    if problem.single is not None:
+        gam, gse, status = gamma_summary(list(problem.columns), sol.lmbda,
+                                         problem.single.gamma_at(sol.lmbda))
+    else:
+        gam = problem.gamma_hat(sol.lmbda)
+        _, _, status = gamma_summary([c for c in problem.columns], sol.lmbda, list(gam))
+        gse = np.full(p, np.nan)
+        if all(st == "estimated" for st in status):
+            with np.errstate(all="ignore"):
+                try:
+                    cov = np.linalg.inv(problem.information(sol.lmbda, gam))
+                    gse = np.sqrt(np.diag(cov))[p:]
+                except np.linalg.LinAlgError:
+                    pass
+    return problem, sol, {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+                          "gamma_min": float(gamma_min)}

@@ -29,13 +29,13 @@ from ..base.results import HypothesisTest, check_alpha, interval_frame
 from ..base.summary import Summary, format_power, format_pvalue
 from ..base.transform import ColumnTransforms
 from ..core import inference as inf
-from ..core.joint import JointProfile
+from ..core.joint import JointObjective
 from ..core.likelihood import llf_constant
 from ..core.profile import Profile
 
 __all__ = ["JointTransformResult"]
 
-_FAMILY_NAMES = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_FAMILY_NAMES = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 _NO_DATA = ("the result holds no data (it was loaded from JSON); its 95% profile interval and "
             "the tests of all 0, all 1 and the rounded powers are stored, other levels and "
             "tests need a refit with bcs.fit_joint")
@@ -83,7 +83,7 @@ class JointTransformResult(ColumnTransforms):
                                         compare=False)
     stored_lr: NDArray[np.float64] | None = saved(jsonio.Floats(optional=True), default=None,
                                                   compare=False)
-    problem: JointProfile | None = field(default=None, repr=False, compare=False)
+    problem: JointObjective | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -107,7 +107,7 @@ class JointTransformResult(ColumnTransforms):
                               "rounded)")
 
     # ----------------------------------------------------------------- the data
-    def _data(self, what: str) -> JointProfile:
+    def _data(self, what: str) -> Any:
         if self.problem is None:
             self._not_available(what, _NO_DATA)
         return self.problem
@@ -153,8 +153,12 @@ class JointTransformResult(ColumnTransforms):
 
     @property
     def bse(self) -> pd.Series:
-        """Standard errors: square roots of the diagonal of the inverse observed information."""
-        return self._series(self._bse_values(), "bse")
+        """Standard errors: square roots of the diagonal of the inverse observed information
+        (bcnPower: also each column's gamma, ``"<column>:gamma"``)."""
+        if self.gamma_values is None:
+            return self._series(self._bse_values(), "bse")
+        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        return self._with_gamma(self._bse_values(), gse, "bse")
 
     def cov_params(self) -> pd.DataFrame:
         """Covariance of the estimates (inverse Hessian of the negative log-likelihood)."""
@@ -217,11 +221,18 @@ class JointTransformResult(ColumnTransforms):
         alpha = check_alpha(alpha)
         if interval == "wald":
             lo, hi = inf.wald_interval(self.lmbda_used, self._bse_values(), alpha)
-            return interval_frame(lo, hi, self.names)
-        if alpha == 0.05:
-            return self._inference[0].copy()
-        lo, hi = self._profile_bounds(alpha)
-        return interval_frame(lo, hi, self.names)
+            frame = interval_frame(lo, hi, self.names)
+        elif alpha == 0.05:
+            frame = self._inference[0].copy()
+        else:
+            lo, hi = self._profile_bounds(alpha)
+            frame = interval_frame(lo, hi, self.names)
+        if self.gamma_values is None:
+            return frame
+        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        glo, ghi = inf.wald_interval(self.gamma_values, gse, alpha)  # Wald, cut at the bound
+        return pd.concat([frame, interval_frame(np.maximum(glo, self.gamma_min or 0.0), ghi,
+                                                [f"{n}:gamma" for n in self.names])])
 
     def test(self, lmbda0: ArrayLike) -> HypothesisTest:
         """Likelihood-ratio test that the powers equal ``lmbda0`` (a number, one per column, or
@@ -283,7 +294,7 @@ class JointTransformResult(ColumnTransforms):
         bse = self._bse_values()
         lam = self.lmbda_used
         z = 1.96 if alpha == 0.05 else float(stats.norm.isf(alpha / 2.0))
-        prof = self.conf_int(alpha)
+        prof = self.conf_int(alpha).iloc[: len(self.names)]
         est = pd.DataFrame(
             {
                 "Est Power": lam,
@@ -322,12 +333,23 @@ class JointTransformResult(ColumnTransforms):
         ]
         if not self.converged:
             notes.append("The optimiser did not converge; treat the estimates with caution.")
+        tables = [("Estimated powers", est), ("Likelihood-ratio tests", tests)]
+        if self.gamma_values is not None:
+            gse = (self.gamma_bse if self.gamma_bse is not None
+                   else np.full(len(self.names), np.nan))
+            tables.insert(1, ("Estimated shifts gamma (bcnPower)", pd.DataFrame(
+                {"Est gamma": self.gamma_values, "Std Err": gse,
+                 "Wald Lwr Bnd": np.maximum(self.gamma_values - z * gse, self.gamma_min or 0.0),
+                 "Wald Upr Bnd": self.gamma_values + z * gse,
+                 "status": list(self.gamma_status or ())}, index=list(self.names))))
+            notes.append(f"bcnPower (Hawkins & Weisberg 2017): gamma >= {self.gamma_min:g}; the "
+                         "powers' SEs, bounds and tests have every gamma maximised out.")
         title = (f"{_FAMILY_NAMES[family]} transformations to multinormality "
                  "(joint maximum likelihood)")
         fmts: dict[str, Callable[[Any], str]] = {
-            "p-value": format_pvalue, "Rounded Pwr": format_power, "lambda0": str}
-        return Summary(title, [("Estimated powers", est), ("Likelihood-ratio tests", tests)],
-                       notes, fmts)
+            "p-value": format_pvalue, "Rounded Pwr": format_power, "lambda0": str,
+            "status": str}
+        return Summary(title, tables, notes, fmts)
 
     def __repr__(self) -> str:
         pairs = ", ".join(f"{n}={v:.4g}" for n, v in zip(self.names, self.lmbda_used,

@@ -15,8 +15,11 @@ import pandas as pd
 
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
 from ..core.design import qr_design
+from ..core.profile import Profile
 from ..core.response import ResponseProfile, response_profile
+from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
+from ..univariate.model import check_shift, gamma_summary
 from ..univariate.results import PowerTransformResult
 from .formula import caller_environment, model_frame, term_lambdas
 from .results import LmResult
@@ -28,9 +31,11 @@ def lm(
     formula: str,
     data: pd.DataFrame,
     *,
-    family: Literal["boxcox", "yeojohnson"] | None = None,
+    family: Literal["boxcox", "yeojohnson", "bcnpower"] | None = None,
     weights: Any = None,
     missing: Literal["drop", "raise"] = "drop",
+    gamma: float | None = None,
+    gamma_min: float = GAMMA_MIN,
 ) -> LmResult:
     """Fit a linear model with a Box-Cox (or Yeo-Johnson) transformed response.
 
@@ -48,14 +53,21 @@ def lm(
         ``bc(x, lmbda=0.5)`` (a fixed power), ``np.log(x)``, ``C(g)`` and the variables of
         the calling scope.
     data : DataFrame
-    family : {"boxcox", "yeojohnson"}, optional
+    family : {"boxcox", "yeojohnson", "bcnpower"}, optional
         The response's family; default Box-Cox, or the one the response's wrapper names.
+        ``"bcnpower"``: car's Box-Cox with a shift estimated jointly (Hawkins & Weisberg
+        2017), for responses of any sign; ``m.power`` then carries ``gamma``.
     weights : str or array_like, optional
         Case weights (a column name or a vector aligned with ``data``), as ``lm(weights=)``:
         weighted least squares; the Jacobian is not weighted (as ``car::powerTransform``).
     missing : {"drop", "raise"}, default="drop"
         Rows with a missing value in any used variable (or weight) are left out and counted
         (``n_dropped``), or refused.
+    gamma : float, optional
+        A known shift: Box-Cox of ``y + gamma`` (``family="boxcox"``), or bcnPower's gamma
+        held fixed (``family="bcnpower"``).
+    gamma_min : float, default=0.1
+        bcnPower's lower bound for gamma (car's default).
 
     Returns
     -------
@@ -105,7 +117,7 @@ def lm(
     frame, w = model_frame(formula, data, weights=weights, missing=missing, eval_env=env)
     fam = frame.response_family
     if family is not None:
-        chosen = normalize_family(family, allow_auto=False)
+        chosen = normalize_family(family, allow_auto=False, allow_shifted=True)
         if fam is not None and chosen != fam:
             raise BoxCoxError(
                 f"family={family!r} contradicts the response {formula.split('~')[0].strip()!r}"
@@ -113,10 +125,30 @@ def lm(
         fam = chosen
     fam = fam or "boxcox"
     check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
-                 family=fam, missing="raise", min_n=3)
+                 family="yeojohnson" if fam == "bcnpower" or gamma is not None else fam,
+                 missing="raise", min_n=3)
+    if gamma is not None and fam == "yeojohnson":
+        raise BoxCoxError("gamma= applies to family='boxcox' (a fixed shift) or 'bcnpower'")
+    if gamma is not None and fam == "boxcox":
+        check_shift(frame.y, float(gamma), frame.response, lambda i: frame.index[i])
     design = qr_design(frame.x, w)
-    likelihood = response_profile(frame.y, design, fam, w)
+    shifted: dict[str, Any] = {}
+    likelihood: Profile
+    if fam == "bcnpower":
+        column = ShiftedColumn(frame.y, design, gamma_min=gamma_min, gamma_fixed=gamma,
+                               weights=w)
+        likelihood = ShiftedProfile((column,))
+    else:
+        y = frame.y if gamma is None else frame.y + float(gamma)
+        likelihood = response_profile(y, design, fam, w)
     sol = solve(likelihood)
+    if isinstance(likelihood, ShiftedProfile):
+        gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
+                                         likelihood.gamma_at(sol.lmbda))
+        shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+                   "gamma_min": float(gamma_min)}
+    elif gamma is not None:
+        shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(sol.lmbda[0]):
         raise BoxCoxError(
             f"the model fits the transformed response exactly at lambda = {sol.lmbda[0]:.6g}; "
@@ -134,7 +166,7 @@ def lm(
         nobs_values=np.array([frame.y.shape[0]], dtype=np.int64),
         n_missing=np.array([frame.n_dropped], dtype=np.int64), converged_values=sol.converged,
         ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]), model=formula,
-        profile_=likelihood,
+        profile_=likelihood, **shifted,
     )
     return LmResult(
         formula=formula, family=fam, response=frame.response, power=power,

@@ -26,13 +26,12 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number, format_power, format_pvalue
-from ..families import transform
 from ..univariate.results import PowerTransformResult
 from . import backtransform as bt
 
 __all__ = ["LmResult"]
 
-_FAMILY = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_FAMILY = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 _COEF = ("coef", "std err", "t", "P>|t|")
 _STATS = ("nobs", "df_resid", "rank", "rsquared", "rsquared_adj", "scale", "weighted")
 
@@ -68,7 +67,7 @@ class LmResult(ResultBase):
     """
 
     formula: str = saved(jsonio.Str())
-    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson")))
+    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower")))
     response: str = saved(jsonio.Str())
     power: PowerTransformResult = saved(jsonio.Nested(cls=PowerTransformResult))
     n_dropped: int = saved(jsonio.Int(minimum=0))
@@ -185,7 +184,8 @@ class LmResult(ResultBase):
     def df_model_llf(self) -> int:
         """Parameters counted by ``aic`` and ``bic``: the coefficients, the error variance
         and the estimated power (as R's ``logLik`` counts the variance)."""
-        return int(self._stats["rank"]) + 2
+        status = self.power.gamma_status or ()
+        return int(self._stats["rank"]) + 2 + sum(st != "fixed" for st in status)
 
     @property
     def aic(self) -> float:
@@ -223,7 +223,7 @@ class LmResult(ResultBase):
 
         self._need_data("at")
         assert self.y is not None and self.x is not None
-        z = pd.Series(transform(self.y, float(lmbda), self.family), index=self.index,
+        z = pd.Series(self.power._transform_values(self.y, 0, float(lmbda)), index=self.index,
                       name=f"{self.response} (lambda={format_number(float(lmbda))})")
         names = [n for n in self.column_names if n not in self.aliased]
         x = pd.DataFrame(self.x, index=self.index, columns=names)
@@ -287,7 +287,12 @@ class LmResult(ResultBase):
         if scale == "transformed":
             out = eta
         elif kind == "median":
-            out = bt.median(eta, self.lmbda, self.family)
+            fam = self.power._power_family(0)
+            out = self.power._unprepare(bt.median(eta, self.lmbda, fam), 0)
+        elif self.power.gamma_values is not None:
+            self._not_available("predict(kind='mean')", "the mean back-transform of a shifted "
+                                "response (bcnPower or gamma=) is not implemented; use "
+                                "kind='median'")
         elif mean == "smearing":
             e = self.resid.to_numpy()
             if self.weights is not None:
@@ -336,6 +341,16 @@ class LmResult(ResultBase):
             f"{format_number(self.llf)}, AIC = {format_number(self.aic)} "
             f"({self.df_model_llf} parameters, lambda and the error variance included).",
         ]
+        if p.gamma_values is not None:
+            g, gse = float(p.gamma_values[0]), p.bse.iloc[-1] if len(p.bse) > 1 else np.nan
+            status = (p.gamma_status or ("fixed",))[0]
+            what = ("bcnPower shift (Hawkins & Weisberg 2017)" if self.family == "bcnpower"
+                    else "Box-Cox of the response plus a fixed shift")
+            notes.append(f"{what}: gamma = {format_number(g)}"
+                         + (f" (std err {format_number(float(gse))})" if np.isfinite(gse)
+                            else "") + f", {status}; lambda's inference has gamma maximised "
+                         "out." if status != "fixed" else f"{what}: gamma = {format_number(g)}"
+                         ", fixed.")
         if k:
             notes.append("Predictor powers: marginal maximum likelihood, learned at fitting "
                          "time and reused for new data.")

@@ -12,15 +12,17 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import Columns
+from .._validation import BoxCoxError, ColumnReport, Columns
 from ..core.bounds import lambda_bounds
+from ..core.design import qr_design
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
 from ..core.sample import Sample
+from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns"]
+__all__ = ["fit_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
@@ -66,13 +68,14 @@ def _choose(x: NDArray[np.float64], family: str):
 
 
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,
-                stacklevel: int = 3) -> PowerTransformResult:
+                stacklevel: int = 3, shift: float | None = None) -> PowerTransformResult:
     """Maximum-likelihood power of every column of validated data (``family`` may be
-    ``"auto"``); the result keeps the data for inference on demand."""
+    ``"auto"``; ``shift`` is added first, car's ``bcPower(gamma=)``); the result keeps the
+    data for inference on demand."""
     fam = family
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x, fam)
+    est, fams, reasons = _choose(x if shift is None else x + shift, fam)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -106,4 +109,80 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         ymax=None if ymax is None else float(ymax),
         lambda_limits=limits,
         data=x,
+        gamma_values=None if shift is None else np.full(p, shift),
+        gamma_status=None if shift is None else ("fixed",) * p,
+    )
+
+
+def check_shift(x: NDArray[np.float64], gamma: float, name: str, row_label: object = None
+                ) -> None:
+    """Refuse a fixed Box-Cox shift that leaves a value <= 0 (naming the column and row)."""
+    if not (np.isfinite(gamma)):
+        raise BoxCoxError(f"gamma must be a finite number, got {gamma!r}")
+    report = ColumnReport.of(x + gamma, row_label)  # type: ignore[arg-type]
+    if report.n_nonpositive:
+        bad = float(np.nanmin(x))
+        raise BoxCoxError(
+            f"column {name!r} plus the shift gamma = {gamma:g} has {report.n_nonpositive} "
+            f"value(s) <= 0, first at row {report.first_nonpositive!r}; Box-Cox needs "
+            f"x + gamma > 0: use gamma > {-bad:g} or family='bcnpower'")
+
+
+def gamma_summary(columns: list[ShiftedColumn], lmbda: NDArray[np.float64],
+                  gammas: list[float]) -> tuple[NDArray, NDArray, tuple[str, ...]]:
+    """Each column's gamma, its standard error (from the 2 x 2 observed information of
+    (lambda, gamma); NaN unless gamma is estimated inside its bounds) and its status."""
+    status, bse = [], []
+    for c, lam, g in zip(columns, lmbda, gammas, strict=True):
+        if c.gamma_fixed is not None:
+            status.append("fixed")
+        elif g <= c.gamma_min * (1 + 1e-12):
+            status.append("lower bound")
+        elif g >= c.gamma_max * (1 - 1e-12):
+            status.append("upper limit")
+        else:
+            status.append("estimated")
+        se = np.nan
+        if status[-1] == "estimated":
+            with np.errstate(all="ignore"):
+                info = c.information(float(lam), g)
+                det = np.linalg.det(info)
+                if det > 0 and info[0, 0] > 0:
+                    se = float(np.sqrt(info[0, 0] / det))
+        bse.append(se)
+    return np.array(gammas, dtype=np.float64), np.array(bse), tuple(status)
+
+
+def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
+                        gamma_min: float, stacklevel: int = 3) -> PowerTransformResult:
+    """bcnPower (``family="bcnpower"``, gamma estimated unless given) or Box-Cox with a fixed
+    shift (``family="boxcox"``, ``gamma`` given) of every column of validated data."""
+    x = cols.values
+    x.setflags(write=False)
+    p = x.shape[1]
+    if family == "boxcox":
+        assert gamma is not None
+        for j, name in enumerate(cols.names):
+            check_shift(x[:, j], float(gamma), name, cols.row_label)
+        res = fit_columns(cols, "boxcox", None, stacklevel=stacklevel + 1,
+                          shift=float(gamma))
+        return res
+    columns = [ShiftedColumn(cols.column(j), qr_design(np.ones((cols.column(j).size, 1))),
+                             gamma_min=gamma_min, gamma_fixed=gamma) for j in range(p)]
+    profile = ShiftedProfile(tuple(columns))
+    sol = solve(profile)
+    gam, gse, status = gamma_summary(columns, sol.lmbda, profile.gamma_at(sol.lmbda))
+    if not np.all(sol.converged):
+        bad = [cols.names[j] for j in np.flatnonzero(~sol.converged)]
+        warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
+                      stacklevel=stacklevel)
+    return PowerTransformResult(
+        names=tuple(cols.names), layout=cols.layout, families=("bcnpower",) * p,
+        family_reasons=("",) * p, requested_family="bcnpower", lmbda_mle=sol.lmbda,
+        lmbda_used=sol.lmbda.copy(), nll_mle=sol.nll,
+        llf_values=profile.llf_offset() - sol.nll,
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
+        converged_values=sol.converged, ymax=None,
+        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, profile_=profile,
+        gamma_values=gam, gamma_bse=gse, gamma_status=status, gamma_min=float(gamma_min),
     )

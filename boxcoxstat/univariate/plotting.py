@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import families
 from .._validation import BoxCoxError, TransformOverflowError
 from ..base.diagnostics import normal_qq, profile_cutoff, qq_line
 
 __all__ = ["plot_profile", "qqplot"]
 
-_FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 
 
 def _column(result: Any, column: Any) -> tuple[int, str]:
@@ -108,7 +107,7 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     x = x[~np.isnan(x)]
     lam = result.lmbda_used[j]
     try:
-        y = families.transform(x, lam, result.families[j])
+        y = result._transform_values(x, j)
     except TransformOverflowError as err:
         raise TransformOverflowError(f"column {name!r}: {err}") from None
     fam = _FAMILY_LABEL[result.families[j]]

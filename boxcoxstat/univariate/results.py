@@ -28,7 +28,7 @@ from ..core.profile import Profile, SampleProfile
 __all__ = ["PowerTransformResult"]
 
 _STORED = ("bse", "lower", "upper", "lr0", "lr1")
-_KINDS = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
+_KINDS = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 
 
 def _lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
@@ -63,7 +63,8 @@ class PowerTransformResult(ColumnTransforms):
                                      "lambda, or rescale the data")
 
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
-    requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
+    requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower",
+                                                      "auto")))
     lmbda_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
     nll_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
     llf_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
@@ -100,7 +101,8 @@ class PowerTransformResult(ColumnTransforms):
             return self.stored
         out = pd.DataFrame(np.nan, index=list(self.names), columns=list(_STORED))
         for idx, profile in self._profiles().values():
-            part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx])
+            part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
+                                          infinite_ok=self.gamma_values is not None)
             for key, val in part.items():
                 out.iloc[idx, out.columns.get_loc(key)] = val
         return out
@@ -120,8 +122,8 @@ class PowerTransformResult(ColumnTransforms):
 
     @cached_property
     def _groups(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
-        if self.profile_ is not None:
-            return {self.families[0]: (np.zeros(1, dtype=np.intp), self.profile_)}
+        if self.profile_ is not None:  # a linear model's response, bcnPower columns
+            return {"all": (np.arange(len(self.names), dtype=np.intp), self.profile_)}
         if self.data is None:
             why = ("the result was fitted without pooling the data (federated or Dask); its 95% "
                    "interval, standard error and tests at 0 and 1 are stored, other levels, "
@@ -132,7 +134,10 @@ class PowerTransformResult(ColumnTransforms):
         out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
-            out[f] = (idx, SampleProfile.from_array(self.data[:, idx], f))
+            x = self.data[:, idx]
+            if self.gamma_values is not None:  # a fixed shift before Box-Cox
+                x = x + self.gamma_values[idx]
+            out[f] = (idx, SampleProfile.from_array(x, f))
         return out
 
     def _profiles(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
@@ -140,8 +145,10 @@ class PowerTransformResult(ColumnTransforms):
 
     def _column_profile(self, j: int) -> tuple[Profile, int]:
         """The profile holding column ``j`` and the column's position in it."""
-        idx, profile = self._groups[self.families[j]]
-        return profile, int(np.flatnonzero(idx == j)[0])
+        for idx, profile in self._groups.values():
+            if j in idx:
+                return profile, int(np.flatnonzero(idx == j)[0])
+        raise AssertionError(j)  # pragma: no cover - every column is in a group
 
     # ------------------------------------------------------------------ estimates
     @property
@@ -156,8 +163,13 @@ class PowerTransformResult(ColumnTransforms):
 
     @property
     def bse(self) -> pd.Series:
-        """Standard error of lambda from the observed information, by column."""
-        return self._series(self._stored("bse"), "bse")
+        """Standard error of lambda from the observed information, by column (bcnPower: the
+        curvature of the profile with gamma maximised out, i.e. ``sqrt([H^-1]_{lambda
+        lambda})`` of the joint information; then also each gamma's, ``"<column>:gamma"``)."""
+        if self.gamma_values is None:
+            return self._series(self._stored("bse"), "bse")
+        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        return self._with_gamma(self._stored("bse"), gse, "bse")
 
     @property
     def rounded(self) -> Any:
@@ -194,6 +206,8 @@ class PowerTransformResult(ColumnTransforms):
         alpha = check_alpha(alpha)
         if interval == "wald":
             lo, hi = inf.wald_interval(self.lmbda_mle, self._stored("bse"), alpha)
+        elif alpha == 0.05 and self.gamma_values is None:
+            lo, hi = self._stored("lower"), self._stored("upper")
         elif alpha == 0.05:
             lo, hi = self._stored("lower"), self._stored("upper")
         else:
@@ -201,8 +215,18 @@ class PowerTransformResult(ColumnTransforms):
             bse = self._stored("bse")
             for idx, profile in self._profiles().values():
                 lo[idx], hi[idx] = inf.profile_interval(
-                    profile, self.lmbda_mle[idx], self.nll_mle[idx], bse[idx], alpha)
-        return interval_frame(lo, hi, self.names)
+                    profile, self.lmbda_mle[idx], self.nll_mle[idx], bse[idx], alpha,
+                    infinite_ok=self.gamma_values is not None)
+        frame = interval_frame(lo, hi, self.names)
+        rows = self._gamma_rows()
+        if self.gamma_values is None or not rows:
+            return frame
+        # gamma: Wald, cut at its lower bound (car's summary does the same at 0)
+        assert self.gamma_bse is not None
+        glo, ghi = inf.wald_interval(self.gamma_values[rows], self.gamma_bse[rows], alpha)
+        glo = np.maximum(glo, self.gamma_min or 0.0)
+        return pd.concat([frame, interval_frame(glo, ghi, [f"{self.names[j]}:gamma"
+                                                           for j in rows])])
 
     def test(self, lmbda0: ArrayLike) -> HypothesisTest:
         """Likelihood-ratio test of ``lambda = lmbda0`` (a number, or one per column).
@@ -251,7 +275,7 @@ class PowerTransformResult(ColumnTransforms):
         alpha : float, default=0.05
             Significance level of the profile-likelihood interval shown.
         """
-        ci = self.conf_int(alpha)
+        ci = self.conf_int(alpha).iloc[: len(self.names)]
         lr0, lr1 = self._stored("lr0"), self._stored("lr1")
         est = pd.DataFrame(
             {
@@ -276,6 +300,10 @@ class PowerTransformResult(ColumnTransforms):
         level = f"{100 * (1 - alpha):g}%"
         notes = [f"Interval: {level} profile likelihood; SE from the observed information;",
                  "tests: likelihood ratio, chi-square with 1 df."]
+        tables = [("", est), ("", tests), ("", info)]
+        if self.gamma_values is not None:
+            tables.insert(1, ("Shift gamma", self._gamma_table(alpha)))
+            notes += self._gamma_notes()
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
         if self.model is not None:
@@ -298,9 +326,40 @@ class PowerTransformResult(ColumnTransforms):
             if fed.get("dropped"):
                 notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
         fams = " and ".join(_KINDS[f] for f in sorted(set(self.families)))
+        if self.gamma_values is not None and "bcnpower" not in self.families:
+            fams = "Shifted " + fams
         title = f"{fams} power transformation, maximum likelihood"
         fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
-        return Summary(title, [("", est), ("", tests), ("", info)], notes, fmts)
+        fmts["status"] = str
+        return Summary(title, tables, notes, fmts)
+
+    def _gamma_table(self, alpha: float) -> pd.DataFrame:
+        gam = self.gamma_values
+        assert gam is not None
+        p = len(self.names)
+        gse = self.gamma_bse if self.gamma_bse is not None else np.full(p, np.nan)
+        lo, hi = inf.wald_interval(gam, gse, alpha)
+        status = self.gamma_status or ("fixed",) * p
+        return pd.DataFrame({"gamma": gam, "std err": gse,
+                             f"[{alpha / 2:g}": np.maximum(lo, self.gamma_min or 0.0),
+                             f"{1 - alpha / 2:g}]": hi, "status": list(status)},
+                            index=list(self.names))
+
+    def _gamma_notes(self) -> list[str]:
+        if "bcnpower" not in self.families:
+            return ["Box-Cox of x + gamma with the shift fixed (car's bcPower(gamma=)); "
+                    "llf is the likelihood of x."]
+        notes = [f"bcnPower (Hawkins & Weisberg 2017): Box-Cox of (x + sqrt(x^2 + gamma^2))/2, "
+                 f"gamma >= {self.gamma_min:g}; lambda's SE, interval and tests have gamma "
+                 "maximised out; gamma's interval is Wald, cut at its bound."]
+        for n, st in zip(self.names, self.gamma_status or (), strict=False):
+            if st == "lower bound":
+                notes.append(f"{n}: gamma is at its lower bound {self.gamma_min:g} (car then "
+                             "fixes it there too); lambda's inference holds it fixed.")
+            elif st == "upper limit":
+                notes.append(f"{n}: gamma runs to its upper limit: the data need no "
+                             "transformation (the transform is linear there).")
+        return notes
 
     def __repr__(self) -> str:
         pairs = ", ".join(

@@ -1,0 +1,1 @@
+"""car's diagnostic plots for choosing a power: symbox, spread-level, QQ with an envelope."""

@@ -1,0 +1,142 @@
+"""The numbers behind car's diagnostic plots: the symbox ladder and the spread-level power.
+
+Layer 6. ``symbox_frame`` transforms one column over a ladder of powers (the statistics a
+symbox shows); ``spread_level`` computes car's ``spreadLevelPlot`` statistics and its
+suggested power. Drawing is ``plotting``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from .. import families
+from .._validation import BoxCoxError, ColumnReport, check_column, to_matrix
+from ..base.diagnostics import fivenum
+from .results import SpreadLevelResult
+
+__all__ = ["symbox_frame", "spread_level"]
+
+
+def _column(x: Any, what: str) -> tuple[NDArray[np.float64], str, Any]:
+    values, names, index, _ = to_matrix(x)
+    if values.shape[1] != 1:
+        raise BoxCoxError(f"{what} takes one column, got {values.shape[1]}")
+    check_column(ColumnReport.of(values[:, 0]), names[0], family="yeojohnson",
+                 missing="raise")
+    return values[:, 0], names[0], index
+
+
+def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
+                 start: float | None = None) -> pd.DataFrame:
+    """The column Box-Cox transformed at each power and standardised (car's ``symbox``).
+
+    ``start`` is added first; by default 0 for positive data, else car's ``|min| + 0.01
+    range``. Columns are named by power (``"log"`` for 0); each is centred and divided by its
+    standard deviation, so the boxplots compare shapes only.
+
+    Examples
+    --------
+    >>> from boxcoxstat.graphics.model import symbox_frame
+    >>> symbox_frame([1.0, 2.0, 4.0, 8.0], powers=(0.0, 1.0))["log"].round(3).tolist()
+    [-1.162, -0.387, 0.387, 1.162]
+    """
+    v, _, _ = _column(x, "symbox")
+    if start is None:
+        start = 0.0 if v.min() > 0 else float(abs(v.min()) + 0.01 * np.ptp(v))
+    shifted = v + float(start)
+    if shifted.min() <= 0:
+        raise BoxCoxError(f"x + start has values <= 0 (start = {start:g}); use a larger start")
+    out = {}
+    for p in powers:
+        t = families.boxcox(shifted, float(p))
+        out["log" if p == 0 else f"{p:g}"] = (t - t.mean()) / t.std(ddof=1)
+    return pd.DataFrame(out)
+
+
+def spread_level(x: Any, by: Any = None, *, robust: bool = False) -> SpreadLevelResult:
+    """The power that stabilises spread (car's ``spreadLevelPlot``): ``1 - slope`` of log
+    spread on log level.
+
+    Parameters
+    ----------
+    x : array_like or statsmodels results
+        Values with group labels ``by`` (spread = the hinge spread, level = the median of each
+        group, from Tukey's five numbers), or a fitted statsmodels regression (spread =
+        ``|studentized residuals|``, level = the fitted values).
+    by : array_like, optional
+        Group labels (needed unless ``x`` is a fitted model).
+    robust : bool, default=False
+        Fit the line by Huber's M-estimator (statsmodels ``RLM``), as car does by default with
+        ``MASS::rlm``; the default is least squares.
+
+    Returns
+    -------
+    SpreadLevelResult
+        ``power`` (the suggested one), ``slope``, ``start`` (added to make group levels
+        positive, car's rule without its rounding to a "nice" number; non-positive fitted
+        values are left out instead, as car does, and counted in ``n_dropped``),
+        ``statistics``, ``plot()``.
+
+    Examples
+    --------
+    >>> import numpy as np, boxcoxstat as bcs
+    >>> g = np.repeat(np.arange(1, 7), 30)
+    >>> x = g * np.tile(np.linspace(0.6, 1.4, 30), 6)     # spread proportional to level
+    >>> abs(round(bcs.spread_level(x, g).power, 10))      # so the log: power 0
+    0.0
+    """
+    if by is None and hasattr(x, "fittedvalues") and hasattr(x, "get_influence"):
+        resid = np.abs(np.asarray(x.get_influence().resid_studentized_external))
+        level = np.asarray(x.fittedvalues, dtype=np.float64)
+        stats_frame = pd.DataFrame({"level": level, "spread": resid})
+        kind = "fitted values"
+    else:
+        if by is None:
+            raise BoxCoxError("pass group labels by=, or a fitted statsmodels model as x")
+        v, name, _ = _column(x, "spread_level")
+        labels = np.asarray(by)
+        if labels.shape[0] != v.shape[0]:
+            raise BoxCoxError(f"by has {labels.shape[0]} labels for {v.shape[0]} values")
+        stats_frame = None
+        kind = "groups"
+    start = 0.0
+    n_dropped = 0
+    if kind == "groups":
+        lo = float(v.min())
+        if lo <= 0:
+            q1, q3 = np.quantile(v, [0.25, 0.75])
+            start = -lo + 0.05 * float(q3 - q1)
+        groups = list(dict.fromkeys(labels.tolist()))
+        rows = []
+        for g in groups:
+            five = fivenum(v[labels == g] + start)
+            rows.append([five[1], five[2], five[3], five[3] - five[1]])
+        stats_frame = pd.DataFrame(rows, index=[str(g) for g in groups],
+                                   columns=["lower hinge", "level", "upper hinge", "spread"])
+        stats_frame = stats_frame.sort_values("level")
+    else:  # car 3.1-1 leaves out non-positive fitted values (and says how many)
+        positive = stats_frame["level"].to_numpy() > 0
+        n_dropped = int((~positive).sum())
+        stats_frame = stats_frame[positive]
+    assert stats_frame is not None
+    spread = stats_frame["spread"].to_numpy(dtype=np.float64)
+    level = stats_frame["level"].to_numpy(dtype=np.float64)
+    if np.any(spread <= 0):
+        raise BoxCoxError("a spread is 0 (a group with equal hinges, or a residual of 0); "
+                          "the log spread is undefined")
+    if level.size < 3 and kind == "groups":
+        raise BoxCoxError("at least 3 groups are needed to fit the spread-level line")
+    design = np.column_stack([np.ones(level.size), np.log(level)])
+    if robust:
+        import statsmodels.api as sm
+
+        coef = sm.RLM(np.log(spread), design, M=sm.robust.norms.HuberT()).fit().params
+    else:
+        coef = np.linalg.lstsq(design, np.log(spread), rcond=None)[0]
+    return SpreadLevelResult(intercept=float(coef[0]), slope=float(coef[1]), start=start,
+                             kind=kind, robust=bool(robust), statistics=stats_frame,
+                             n_dropped=n_dropped)

@@ -1,0 +1,127 @@
+"""car's diagnostic plots: symbox, the spread-level plot and a QQ plot with an envelope.
+
+Layer 6. Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
+calls ``plt.show()``; the numbers come from ``model`` and ``base.diagnostics``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from .._validation import check_option
+from ..base.diagnostics import qq_envelope
+from ..base.results import check_alpha
+from .model import _column, symbox_frame
+
+__all__ = ["symbox", "qqplot", "plot_spread_level"]
+
+
+def _axes(ax: Any) -> tuple[Any, bool]:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        return plt.subplots(figsize=(5, 4))[1], True
+    return ax, False
+
+
+def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
+           start: float | None = None, ax: Any = None) -> Any:
+    """Boxplots of the standardised column at each power of a ladder (car's ``symbox``): the
+    most symmetric box suggests the power.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, boxcoxstat as bcs
+    >>> ax = bcs.symbox(np.random.default_rng(0).lognormal(size=100))
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['-1', '-0.5', 'log', '0.5', '1']
+    """
+    frame = symbox_frame(x, powers, start=start)
+    ax, own = _axes(ax)
+    ax.boxplot([frame[c].to_numpy() for c in frame.columns], tick_labels=list(frame.columns))
+    ax.set_xlabel("powers")
+    ax.set_ylabel("standardised transformed values")
+    ax.set_yticks([])
+    if own:
+        ax.figure.tight_layout()
+    return ax
+
+
+def qqplot(x: Any, *, alpha: float = 0.05,
+           interval: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
+           reps: int = 1000, random_state: Any = None, ax: Any = None) -> Any:
+    """Normal QQ plot with car's quartile line, a ``1 - alpha`` envelope and the ``n_label``
+    points farthest from the mean labelled by their index (car's ``qqPlot``).
+
+    ``interval="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
+    quantiles of ``reps`` simulated normal samples (``random_state`` seeds them).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd, boxcoxstat as bcs
+    >>> x = pd.Series(np.r_[np.random.default_rng(1).normal(size=50), 6.0],
+    ...               index=[f"c{i}" for i in range(51)])
+    >>> ax = bcs.qqplot(x)
+    >>> [t.get_text() for t in ax.texts]
+    ['c50', 'c24']
+    """
+    check_option("interval", interval, ("pointwise", "simulated"))
+    alpha = check_alpha(alpha)
+    v, name, index = _column(x, "qqplot")
+    env = qq_envelope(v, alpha, interval, reps, random_state)
+    ax, own = _axes(ax)
+    ax.fill_between(env["z"], env["lower"], env["upper"], color="C1", alpha=0.15, lw=0)
+    ax.plot(env["z"], env["lower"], "--", color="C1", lw=1)
+    ax.plot(env["z"], env["upper"], "--", color="C1", lw=1)
+    ax.plot(env["z"], env["fit"], color="C1", lw=1.5)
+    ax.scatter(env["z"], env["y"], s=12, color="C0")
+    far = np.argsort(-np.abs(env["y"] - v.mean()), kind="stable")[: max(0, int(n_label))]
+    for k in far:
+        pos = int(env["order"][k])
+        label = index[pos] if index is not None else pos
+        ax.annotate(str(label), (env["z"][k], env["y"][k]), textcoords="offset points",
+                    xytext=(4, 0), fontsize=8)
+    ax.set_xlabel("normal quantiles")
+    ax.set_ylabel(name)
+    if own:
+        ax.figure.tight_layout()
+    return ax
+
+
+def plot_spread_level(result: Any, *, ax: Any = None) -> Any:
+    """Spread against level on log-log axes with the fitted line and the suggested power.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, boxcoxstat as bcs
+    >>> g = np.repeat([1, 2, 3, 4], 10)
+    >>> r = bcs.spread_level(g * np.tile(np.linspace(0.5, 1.5, 10), 4), g)
+    >>> r.plot().get_xscale()
+    'log'
+    """
+    ax, own = _axes(ax)
+    st = result.statistics
+    ax.scatter(st["level"], st["spread"], s=14, color="C0")
+    if result.kind == "groups":
+        for label, row in st.iterrows():
+            ax.annotate(str(label), (row["level"], row["spread"]), textcoords="offset points",
+                        xytext=(4, 2), fontsize=8)
+    line = result.line()
+    ax.plot(line["level"], line["spread"], color="C1", lw=1.8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("level (median)" if result.kind == "groups" else "fitted values")
+    ax.set_ylabel("spread (hinge spread)" if result.kind == "groups"
+                  else "|studentized residuals|")
+    ax.set_title(f"Spread-level plot: suggested power {result.power:.3g}")
+    if own:
+        ax.figure.tight_layout()
+    return ax

@@ -1,0 +1,1 @@
+"""Powers for linearity: Box-Tidwell predictor powers and the inverse response plot."""

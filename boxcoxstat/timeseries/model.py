@@ -1,0 +1,210 @@
+"""``guerrero`` and ``inv_boxcox``: forecast's ``BoxCox.lambda`` and ``InvBoxCox`` in Python.
+
+Layer 6. A series (pandas Series with a regular index, or array-like) becomes a positive,
+complete vector and a period; Guerrero's criterion (``core.guerrero``) or the seasonal-trend
+regression's profile likelihood (``core.response``, solved by the one solver) gives lambda.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from .. import families
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option, to_matrix
+from ..core.design import qr_design
+from ..core.guerrero import guerrero_lambda, subseries
+from ..core.response import response_profile
+from ..core.solve import solve
+from .results import GuerreroResult
+
+__all__ = ["guerrero", "inv_boxcox", "period_of"]
+
+# seasonal periods by pandas frequency (the conventions of forecast, sktime and statsforecast)
+_PERIODS = {"Y": 1, "A": 1, "Q": 4, "M": 12, "W": 52, "D": 7, "B": 5, "H": 24, "h": 24,
+            "T": 60, "min": 60, "S": 60, "s": 60}
+
+
+def period_of(series: Any) -> int:
+    """The seasonal period of a pandas series from its index frequency (1 when none).
+
+    Yearly 1, quarterly 4, monthly 12, weekly 52, daily 7, business-daily 5, hourly 24,
+    minutely and secondly 60.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from boxcoxstat.timeseries.model import period_of
+    >>> period_of(pd.Series(range(30), index=pd.date_range("2000-01", periods=30, freq="MS")))
+    12
+    """
+    index = getattr(series, "index", None)
+    freq = getattr(index, "freqstr", None)
+    if freq is None and isinstance(index, pd.DatetimeIndex) and len(index) >= 3:
+        freq = pd.infer_freq(index)
+    if not freq:
+        return 1
+    base = freq.split("-")[0].lstrip("0123456789")
+    for key in sorted(_PERIODS, key=len, reverse=True):
+        if base.startswith(key):
+            return _PERIODS[key]
+    raise BoxCoxError(f"cannot tell the seasonal period of frequency {freq!r}; pass period=")
+
+
+def _series(series: Any) -> tuple[NDArray[np.float64], str]:
+    values, names, index, layout = to_matrix(series)
+    if values.shape[1] != 1:
+        raise BoxCoxError(f"a time series is one column, got {values.shape[1]}")
+    name = names[0]
+    report = ColumnReport.of(values[:, 0], (lambda i: index[i]) if index is not None else None)
+    check_column(report, name, family="boxcox", missing="raise", min_n=3, noun="series")
+    return values[:, 0], name
+
+
+def _seasonal_trend(n: int, period: int) -> NDArray[np.float64]:
+    """forecast's ``tslm(x ~ trend + season)`` design (``~ trend`` for period 1)."""
+    cols = [np.ones(n), np.arange(1.0, n + 1.0)]
+    if period > 1:
+        pos = np.arange(n) % period
+        cols += [(pos == k).astype(np.float64) for k in range(1, period)]
+    return np.column_stack(cols)
+
+
+def guerrero(
+    series: Any,
+    period: int | None = None,
+    *,
+    method: Literal["guerrero", "loglik"] = "guerrero",
+    lower: float = -1.0,
+    upper: float = 2.0,
+) -> GuerreroResult:
+    """The Box-Cox power of a time series, as forecast's ``BoxCox.lambda`` chooses it.
+
+    Parameters
+    ----------
+    series : pandas Series or array_like
+        A positive series without missing values, oldest first.
+    period : int, optional
+        The seasonal period (12 for monthly data). Default: from the index frequency of a
+        pandas series (:func:`period_of`), else 1.
+    method : {"guerrero", "loglik"}, default="guerrero"
+        ``"guerrero"``: Guerrero's (1993) coefficient of variation of ``sd / mean^(1 -
+        lambda)`` over subseries of ``max(2, period)`` observations, minimised (forecast's
+        definition: the leading observations that do not fill a subseries are dropped).
+        ``"loglik"``: the maximum-likelihood power of the regression on a linear trend and
+        seasonal dummies (forecast's ``bcloglik``; a trend only for period 1), solved
+        exactly where forecast takes the best of a grid of step 0.05.
+    lower, upper : float, default=-1, 2
+        The range of lambda (forecast's defaults).
+
+    Returns
+    -------
+    GuerreroResult
+
+    Raises
+    ------
+    BoxCoxError
+        A series with values <= 0 or missing values, or not longer than two periods (forecast
+        returns 1 there without a word), or ``lower >= upper``.
+
+    References
+    ----------
+    Guerrero, V. M. (1993). Time-series analysis supported by power transformations. Journal
+    of Forecasting 12, 37-48.
+    Hyndman, R. J. and Khandakar, Y. (2008). Automatic time series forecasting: the forecast
+    package for R. Journal of Statistical Software 27(3).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, boxcoxstat as bcs
+    >>> t = np.arange(96)
+    >>> level = np.exp(0.02 * t)
+    >>> noise = 1 + 0.05 * np.sin(2.1 * t) + 0.1 * np.cos(2 * np.pi * t / 12)
+    >>> x = pd.Series(level * noise, index=pd.date_range("2000-01", periods=96, freq="MS"))
+    >>> r = bcs.guerrero(x)
+    >>> r.period, round(r.lmbda, 3)
+    (12, 0.015)
+    """
+    check_option("method", method, ("guerrero", "loglik"))
+    if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+        raise BoxCoxError(f"need finite lower < upper, got {lower!r} and {upper!r}")
+    x, name = _series(series)
+    per = period_of(series) if period is None else period
+    if isinstance(per, bool) or not isinstance(per, (int, np.integer)) or per < 1:
+        raise BoxCoxError(f"period must be a whole number >= 1, got {period!r}")
+    if x.size <= 2 * per:
+        raise BoxCoxError(
+            f"series {name!r} has {x.size} values, not more than two periods (2 x {per}); "
+            "lambda cannot be chosen from it (forecast's BoxCox.lambda returns 1 here)")
+    sub = subseries(x, per)
+    if method == "guerrero":
+        if np.any(~np.isfinite(sub.log_sd)):
+            raise BoxCoxError(f"series {name!r} has a constant subseries of {sub.period} "
+                              "values; Guerrero's criterion needs every subseries to vary")
+        lam, value = guerrero_lambda(sub, float(lower), float(upper))
+        nll = np.nan
+    else:
+        prof = response_profile(x, qr_design(_seasonal_trend(x.size, int(per))), "boxcox")
+        sol = solve(prof)
+        lam = float(np.clip(sol.lmbda[0], lower, upper))
+        val, _ = prof.evaluate(np.array([lam]), 0, score=False)
+        nll = float(val[0])
+        value = float(prof.llf_offset()[0] - nll)
+    return GuerreroResult(
+        names=(name,), layout="series", families=("boxcox",),
+        lmbda_used=np.array([lam]), method=method, period=int(per), lower=float(lower),
+        upper=float(upper), criterion=float(value), nobs=int(x.size),
+        n_used=int(sub.n_used if method == "guerrero" else x.size),
+        n_dropped=int(sub.n_dropped if method == "guerrero" else 0),
+        subseries_length=int(sub.period))
+
+
+def inv_boxcox(
+    y: ArrayLike,
+    lmbda: float,
+    *,
+    kind: Literal["median", "mean"] = "median",
+    fvar: ArrayLike | None = None,
+) -> NDArray[np.float64]:
+    """Back-transform forecasts from the Box-Cox scale, as forecast's ``InvBoxCox``.
+
+    Parameters
+    ----------
+    y : array_like
+        Values (point forecasts) on the transformed scale.
+    lmbda : float
+    kind : {"median", "mean"}, default="median"
+        ``"median"``: ``(1 + lmbda y)^(1/lmbda)``, the median of the forecast distribution.
+        ``"mean"``: forecast's bias adjustment (``biasadj = TRUE``), the second-order
+        approximation of the mean ``x (1 + fvar (1 - lmbda) / (2 x^(2 lmbda)))``.
+    fvar : array_like, optional
+        The forecast variance on the transformed scale (needed for ``kind="mean"``).
+
+    Raises
+    ------
+    BoxCoxError
+        Where ``1 + lmbda y <= 0`` (no value transforms to ``y``; forecast returns NA), for a
+        negative ``fvar``, or ``kind="mean"`` without ``fvar``.
+
+    Examples
+    --------
+    >>> from boxcoxstat import inv_boxcox
+    >>> inv_boxcox([4.5, 5.0], 0.0, kind="mean", fvar=[0.01, 0.04]).round(4)
+    array([ 90.4672, 151.3814])
+    """
+    check_option("kind", kind, ("median", "mean"))
+    out = families.boxcox_inverse(np.asarray(y, dtype=np.float64), float(lmbda))
+    if kind == "median":
+        return out
+    if fvar is None:
+        raise BoxCoxError("kind='mean' needs fvar, the forecast variance on the transformed "
+                          "scale")
+    v = np.asarray(fvar, dtype=np.float64)
+    if np.any(~np.isfinite(v)) or np.any(v < 0):
+        raise BoxCoxError("fvar must be finite and >= 0")
+    with np.errstate(over="ignore"):
+        factor = 1.0 + 0.5 * v * (1.0 - lmbda) * np.exp(-2.0 * lmbda * np.log(out))
+    return out * factor

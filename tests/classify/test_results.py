@@ -1,4 +1,5 @@
-"""TuningResult: transform, JSON, summary rendering, HTML display and plots (Agg backend)."""
+"""TuningResult: transform, JSON, summary rendering and HTML display (plots:
+test_plotting.py)."""
 
 from __future__ import annotations
 
@@ -6,25 +7,13 @@ import json
 import math
 from html.parser import HTMLParser
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-
-from boxcoxstat import BoxCoxError  # noqa: E402
-from boxcoxstat.classify import TuningResult, criterion_curves, tune  # noqa: E402
-from boxcoxstat.classify.plotting import plot_criterion_curves  # noqa: E402
-from boxcoxstat.classify.search import SearchOutcome  # noqa: E402
-from tests.classify.synth import italy_corsica  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def data():
-    return italy_corsica(120)
+from boxcoxstat import BoxCoxError
+from boxcoxstat.classify import TuningResult, tune
+from boxcoxstat.classify.search import SearchOutcome
 
 
 def test_summary_text_and_html(data):
@@ -35,34 +24,6 @@ def test_summary_text_and_html(data):
     assert res.summary().as_html().count("<table") == 3
     assert repr(res).startswith("<TuningResult full, criterion fisher, 2 features: score ")
     assert "\n" not in repr(res)
-
-
-def test_trace_plot(data):
-    res = tune(*data, mode="full", criterion="pcml", epochs=3)
-    ax = res.plot_trace()
-    assert len(ax.lines) == 1 and ax.get_xlabel() == "epoch"
-    plt.close("all")
-
-
-def test_heatmap_needs_2d_grid(data):
-    res = tune(*data, mode="full", criterion="fisher", search="grid")
-    ax = res.plot_heatmap()
-    assert ax.images[0].get_array().shape == (11, 11)
-    plt.close("all")
-    with pytest.raises(BoxCoxError, match="grid search"):
-        tune(*data, mode="full", criterion="fisher").plot_heatmap()
-
-
-def test_curve_plots(data):
-    res = tune(*data, mode="spherical", criterion="fisher", search="continuous")
-    ax = res.plot_curve()
-    assert ax.get_xlabel() == "lambda" and len(ax.lines) == 3
-    curves = criterion_curves(*data, lmbda=np.arange(-5, 5.5, 1.0))
-    ax = plot_criterion_curves(curves)
-    assert len(ax.lines) == 4
-    y = ax.lines[0].get_ydata()
-    assert min(y) == 0.0 and max(y) == 1.0
-    plt.close("all")
 
 
 def test_summary_snapshot():
@@ -79,15 +40,6 @@ def test_summary_snapshot():
     assert lines[6].split() == ["observations", "6"]
     assert lines[8].split() == ["tuned", "19.6000"]  # by hand: 0.25 * (2.0333 - 1.1)**2 / 0.011111
     assert lines[12].split() == ["lmbda", "ML", "lambda"]
-
-
-def test_curve_plot_with_one_feature():
-    """A one-feature spherical search still labels its evaluations ``lmbda``."""
-    X = np.array([[1.0], [1.1], [1.2], [1.9], [2.0], [2.2]])
-    res = tune(X, [0, 0, 0, 1, 1, 1], mode="spherical", criterion="fisher", search="grid")
-    assert list(res.evaluations.columns) == ["lmbda", "score"]
-    assert len(res.plot_curve().lines) == 3
-    plt.close("all")
 
 
 # ---------------------------------------------------------------- display

@@ -1,10 +1,7 @@
-"""boxcoxstat.lm: formulas, missing values, errors, predictions, reports and plots."""
+"""boxcoxstat.lm: formulas, missing values, errors, predictions and reports (plots:
+test_plotting.py)."""
 
 from __future__ import annotations
-
-import matplotlib
-
-matplotlib.use("Agg")
 
 import numpy as np
 import pandas as pd
@@ -12,15 +9,9 @@ import pytest
 
 import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
-from boxcoxstat.families import inverse_transform, transform
+from boxcoxstat.families import transform
 
-
-def _sim(n=200, lam=0.0, sigma=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"x": rng.uniform(0, 2, n), "g": rng.choice(["a", "b"], n)})
-    eta = 1 + df["x"] + 0.3 * (df["g"] == "b") + sigma * rng.standard_normal(n)
-    df["y"] = inverse_transform(eta.to_numpy(), lam, "boxcox")
-    return df
+from .simdata import sim as _sim
 
 
 def test_recovers_a_known_response_power():
@@ -146,17 +137,6 @@ def test_weighted_fit_is_weighted_least_squares():
     beta = np.linalg.lstsq(X * np.sqrt(w)[:, None], z * np.sqrt(w), rcond=None)[0]
     np.testing.assert_allclose(m.ols.params.to_numpy(), beta, rtol=1e-10)
     assert "weighted least squares" in str(m.summary())
-
-
-def test_plots():
-    m = bcs.lm("y ~ x", _sim())
-    ax = m.plot_profile()
-    assert ax.get_xlabel() == "λ" and len(ax.lines) >= 5
-    assert m.qqplot().get_xlabel() == "normal quantiles"
-    assert m.plot_residuals().get_ylabel() == "residuals"
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
 
 
 def test_profile_grid_covers_mass_grid_and_interval():

@@ -6,17 +6,10 @@ Reference numbers: ``tests/reference/cellwise_reference.json``, written by
 both families, robust and not, and the TopGear MPG and Weight fits. The TopGear numbers
 printed in Raymaekers & Rousseeuw (2021), sections 1 and 4.1, are checked too.
 
-Tolerances for the robust vectors: R's ``optimize()`` stops at 2**-13, but
-``rfmin.fmin`` takes R's steps on the same criterion, so the two land on the same point and
-differ only by the rounding of the criterion's values (at most 1e-11 on these data, Y
-included); 1e-9 leaves room for other platforms' rounding. The old tolerance, 2e-6, was set
-by the 6 printed decimals of RewML_SPEC's table, which the full-precision JSON replaces.
+The reference cases and the tolerance ``TOL`` (with its reason) are in ``cellwiseref.py``.
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,14 +22,7 @@ from boxcoxstat.robust import blocks
 from boxcoxstat.robust.estimators import robust_lambda
 from boxcoxstat.robust.registry import parse_spec
 
-REF = json.loads((Path(__file__).parent.parent / "reference" / "cellwise_reference.json")
-                 .read_text())
-FAMILY = {"BC": "boxcox", "YJ": "yeojohnson"}
-ROBUST = [c for c in REF["cases"] if c["robust"]]
-NONROBUST = [c for c in REF["cases"] if not c["robust"]]
-TOPGEAR = [c for c in REF["real_data"] if isinstance(c["variable"], str)]
-TOPGEAR_BOTH = [c for c in REF["real_data"] if not isinstance(c["variable"], str)]
-TOL = 1e-9  # see the module docstring
+from .cellwiseref import FAMILY, NONROBUST, REF, ROBUST, TOL, TOPGEAR, TOPGEAR_BOTH
 
 
 def _ids(cases):
@@ -226,19 +212,6 @@ def test_rectified_quartile_rule_and_rewmlnr_run():
     a = _solve(x, "boxcox", rectify="quartile").lmbda[0]
     b = _solve(x, "boxcox", rectified=False).lmbda[0]
     assert np.isfinite(a) and np.isfinite(b)
-
-
-def test_auto_family_matches_cellwise_bestobj():
-    # RewML_SPEC section 10: robust bestObj picks BC for T1, YJ for T3 and T4 (smaller
-    # criterion)
-    x = {c["name"]: np.array(c["x"]) for c in ROBUST if c["type"] == "BC"}
-    frame = pd.DataFrame({"T1": np.r_[x["T1"], [np.nan] * 10], "T3": x["T3"],
-                          "T4": np.r_[x["T4"], [np.nan] * 5]})
-    r = bcs.fit(frame, family="auto", method="rewml")
-    assert list(r.families) == ["boxcox", "yeojohnson", "yeojohnson"]
-    want = [next(c["lambdahats"] for c in ROBUST if c["name"] == n and c["type"] == t)
-            for n, t in (("T1", "BC"), ("T3", "YJ"), ("T4", "YJ"))]
-    np.testing.assert_allclose(r.lmbda, want, rtol=0, atol=TOL)
 
 
 def test_carroll_and_mtl_work_where_the_transform_overflows():

@@ -1,10 +1,7 @@
-"""RobustTransformResult: weights, outliers, cut-offs, transforms, reports, QQ plot."""
+"""RobustTransformResult: weights, outliers, cut-offs, transforms, reports (the QQ plot:
+test_plotting.py)."""
 
 from __future__ import annotations
-
-import matplotlib
-
-matplotlib.use("Agg")
 
 import numpy as np
 import pandas as pd
@@ -13,13 +10,6 @@ import pytest
 import boxcoxstat as bcs
 from boxcoxstat import families
 from boxcoxstat.datasets import load
-
-
-@pytest.fixture(scope="module")
-def mpg():
-    cars = load("topgear")
-    cars.index = cars["Maker"] + " " + cars["Model"]
-    return bcs.fit(cars["MPG"], family="boxcox", method="rewml"), cars
 
 
 def test_weights_and_outliers_use_the_callers_index(mpg):
@@ -80,16 +70,6 @@ def test_likelihood_inference_is_refused(mpg):
     for call in (r.conf_int, lambda: r.test(0), r.profile, lambda: r.bse):
         with pytest.raises(bcs.BoxCoxError, match="method='mle'"):
             call()
-
-
-def test_qqplot_marks_flagged_points(mpg):
-    r, _ = mpg
-    axes = r.qqplot()
-    red = [ln for ln in axes[1].get_lines() if ln.get_color() == "C3"]
-    assert len(red) == 1 and len(red[0].get_xdata()) == 3
-    # the flagged points are the three largest transformed values
-    assert np.min(red[0].get_ydata()) > np.max(axes[1].get_lines()[0].get_ydata())
-    matplotlib.pyplot.close("all")
 
 
 def test_dataframe_fit_with_auto_family_and_dict_outliers():

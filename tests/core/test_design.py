@@ -1,0 +1,139 @@
+"""boxcoxstat.core.design: ``qr_design`` drops aliased columns by R's rule, and
+``Design.resid`` is the residual of the (weighted) least-squares projection.
+
+R's rule (LINPACK ``dqrdc2``, as ``lm.fit`` uses it with ``tol = 1e-7``): columns are taken in
+order, and one whose part orthogonal to the columns kept so far has a norm below ``tol`` times
+its own norm is aliased. The references here build designs whose ratio is known by
+construction (a column plus a multiple of a unit vector orthogonal to the kept ones), and
+compute residuals independently with ``numpy.linalg.lstsq``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boxcoxstat import BoxCoxError
+from boxcoxstat.core.design import R_TOLERANCE, qr_design
+
+
+def _base(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 3, n)
+    z = rng.normal(size=n)
+    return np.column_stack([np.ones(n), x, z])
+
+
+def _orthogonal_unit(x, seed=1):
+    """A unit vector orthogonal to the columns of ``x`` (projected out twice)."""
+    e = np.random.default_rng(seed).normal(size=x.shape[0])
+    for _ in range(2):
+        e -= x @ np.linalg.lstsq(x, e, rcond=None)[0]
+    return e / np.linalg.norm(e)
+
+
+def test_exact_linear_combinations_are_aliased_as_r_reports_them():
+    x = _base()
+    design = np.column_stack([x, 2 * x[:, 1] - 0.5 * x[:, 2] + 3, x[:, 1], np.zeros(len(x))])
+    d = qr_design(design)
+    # columns 3 (a combination of 0, 1, 2), 4 (a copy of 1) and 5 (zero) are aliased; the
+    # earlier column of each dependent set is kept, as lm() keeps it
+    assert d.kept.tolist() == [0, 1, 2] and d.aliased.tolist() == [3, 4, 5]
+    assert d.rank == 3 and d.nobs == len(x) and d.sw is None
+    # the combination placed first keeps it and aliases the last of the set instead
+    d2 = qr_design(design[:, [3, 0, 1, 2]])
+    assert d2.kept.tolist() == [0, 1, 2] and d2.aliased.tolist() == [3]
+
+
+@pytest.mark.parametrize(("ratio", "aliased"), [(2e-7, False), (5e-8, True)])
+def test_near_collinear_column_either_side_of_the_tolerance(ratio, aliased):
+    """A column whose orthogonal part is ``ratio`` times its norm: kept above 1e-7, aliased
+    below (rounding moves the ratio by about 1e-16, far from the factor 2 to the bound)."""
+    x = _base()
+    c = x @ np.array([1.0, 2.0, -1.0])
+    e = _orthogonal_unit(x)
+    # ||r|| / ||c + t e|| = ratio with r = t e, c orthogonal to e: t = ratio ||c|| / sqrt(1-r^2)
+    t = ratio * np.linalg.norm(c) / np.sqrt(1 - ratio**2)
+    col = c + t * e
+    resid = col - x @ np.linalg.lstsq(x, col, rcond=None)[0]
+    assert np.linalg.norm(resid) / np.linalg.norm(col) == pytest.approx(ratio, rel=1e-6)
+    d = qr_design(np.column_stack([x, col]))
+    assert d.aliased.tolist() == ([3] if aliased else [])
+    assert d.rank == (3 if aliased else 4)
+    assert R_TOLERANCE == 1e-7  # lm()'s documented default, the one these ratios straddle
+
+
+def test_tolerance_is_an_argument():
+    x = _base()
+    e = _orthogonal_unit(x)
+    col = x[:, 1] + 1e-4 * np.linalg.norm(x[:, 1]) * e  # ratio about 1e-4
+    design = np.column_stack([x, col])
+    assert qr_design(design).aliased.tolist() == []
+    assert qr_design(design, tol=1e-3).aliased.tolist() == [3]
+
+
+def test_weights_decide_aliasing_and_scale_the_basis():
+    """Rows of weight 0 do not count: a column that equals another except on those rows is
+    aliased in the weighted design and kept in the unweighted one."""
+    x = _base()
+    w = np.random.default_rng(4).uniform(0.5, 2.0, len(x))
+    w[[3, 17]] = 0.0
+    col = x[:, 1].copy()
+    col[[3, 17]] += [1.0, -2.0]
+    design = np.column_stack([x, col])
+    assert qr_design(design).aliased.tolist() == []
+    dw = qr_design(design, w)
+    assert dw.aliased.tolist() == [3]
+    np.testing.assert_allclose(dw.sw, np.sqrt(w), rtol=1e-15)
+    # q is an orthonormal basis of sqrt(w) X (rounding of a 30 x 3 QR: 1e-14 allowed)
+    xw = design[:, :3] * np.sqrt(w)[:, None]
+    np.testing.assert_allclose(dw.q.T @ dw.q, np.eye(3), atol=1e-14)
+    coef = np.linalg.lstsq(dw.q, xw, rcond=None)[0]
+    np.testing.assert_allclose(dw.q @ coef, xw, atol=1e-13 * np.abs(xw).max())
+
+
+def _lstsq_resid(x, u):
+    """``u - X b`` with ``b`` the least-squares coefficients (numpy's SVD solver)."""
+    return u - x @ np.linalg.lstsq(x, u, rcond=None)[0]
+
+
+@pytest.mark.parametrize("shape", [(30,), (30, 4)])
+def test_resid_is_the_least_squares_residual(shape):
+    """Design.resid(u) = (I - X (X'X)^-1 X') u. Both routes are backward stable on this
+    well-conditioned design (condition number about 10): 1e-12 of ||u|| allowed."""
+    x = _base()
+    u = np.random.default_rng(7).normal(5.0, 2.0, size=shape)
+    got = qr_design(x).resid(u)
+    assert got.shape == u.shape
+    want = _lstsq_resid(x, u)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.linalg.norm(u))
+    # the residual is orthogonal to every column of X
+    np.testing.assert_allclose(x.T @ got, 0.0, atol=1e-11 * np.linalg.norm(u))
+
+
+def test_resid_with_aliased_columns_projects_on_the_same_space():
+    x = _base()
+    design = np.column_stack([x, x[:, 1] + x[:, 2]])
+    u = np.random.default_rng(8).lognormal(size=len(x))
+    got = qr_design(design).resid(u)
+    # lstsq handles the rank deficiency itself (minimum-norm solution, same fitted values)
+    want = _lstsq_resid(design, u)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.linalg.norm(u))
+
+
+@pytest.mark.parametrize("shape", [(30,), (30, 2)])
+def test_weighted_resid(shape):
+    """With weights: sqrt(w) u minus its projection on sqrt(w) X (weighted least squares)."""
+    x = _base()
+    w = np.random.default_rng(9).uniform(0.2, 3.0, len(x))
+    u = np.random.default_rng(10).normal(size=shape)
+    sw = np.sqrt(w)
+    uw = u * (sw if u.ndim == 1 else sw[:, None])
+    want = _lstsq_resid(x * sw[:, None], uw)
+    got = qr_design(x, w).resid(u)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.linalg.norm(uw))
+
+
+def test_a_design_that_is_not_2d_is_refused():
+    with pytest.raises(BoxCoxError, match="the design matrix must be 2-D"):
+        qr_design(np.ones(5))

@@ -1,0 +1,94 @@
+"""boxcoxstat.federated.server: checks on every client's messages (a bad client stops the fit
+naming it, or is dropped and reported), no usable client, pooled checks, clients told apart by
+identity."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import boxcoxstat as bcs
+from boxcoxstat import BoxCoxError
+from boxcoxstat.federated import Client
+
+from .fedutil import rel as _rel
+from .fedutil import sites as _sites
+
+
+class Liar(Client):
+    """A client that corrupts its messages."""
+
+    def __init__(self, data, how, **kw):
+        super().__init__(data, **kw)
+        self.how = how
+
+    def setup(self):
+        rep = super().setup()
+        if self.how == "negative count":
+            return dataclasses.replace(rep, n_pos=-rep.n_pos)
+        if self.how == "nan range":
+            return dataclasses.replace(rep, pos_range=(np.nan, 1.0))
+        return rep
+
+    def respond(self, request):
+        rep = super().respond(request)
+        if self.how == "nan moments" and len(request.lmbda) == 1 and request.lmbda[0] == 1.0:
+            pos = dataclasses.replace(rep.pos, s=(np.nan,) * len(request.lmbda))
+            return dataclasses.replace(rep, pos=pos)
+        if self.how == "inf mean":
+            pos = dataclasses.replace(rep.pos, mean=(np.inf,) * len(request.lmbda))
+            return dataclasses.replace(rep, pos=pos)
+        if self.how == "wrong count":
+            return dataclasses.replace(rep, pos=dataclasses.replace(rep.pos, n=rep.pos.n + 1))
+        if self.how == "short":
+            return dataclasses.replace(rep, pos=dataclasses.replace(rep.pos, s=()))
+        if self.how == "garbage":
+            return {"s": 1.0}
+        if self.how == "crash":
+            raise ConnectionError("site went away")
+        return rep
+
+
+HOWS = ["negative count", "nan range", "nan moments", "inf mean", "wrong count", "short",
+        "garbage", "crash"]
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_bad_client_raises_naming_it(how):
+    sites = _sites()
+    clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites[:3])]
+    clients.append(Liar(sites[3], how, name="rogue"))
+    with pytest.raises(BoxCoxError, match="'rogue'"):
+        bcs.federated.fit(clients)
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_bad_client_dropped_and_reported(how):
+    sites = _sites()
+    clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites[:3])]
+    clients.append(Liar(sites[3], how, name="rogue"))
+    fed = bcs.federated.fit(clients, on_bad_client="drop")
+    assert list(fed.federated["dropped"]) == ["rogue"]
+    assert fed.federated["clients"] == 3
+    assert "Left out (bad messages): rogue" in str(fed.summary())
+    assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites[:3])).lmbda) < 1e-10
+
+
+def test_no_usable_client_and_constant_data():
+    with pytest.raises(BoxCoxError, match="no usable client"):
+        bcs.federated.fit([np.array([]), np.array([])], on_bad_client="drop")
+    with pytest.raises(BoxCoxError, match="constant"):
+        bcs.federated.fit([np.full(5, 2.0), np.full(3, 2.0)])
+    with pytest.raises(BoxCoxError, match="non-empty list"):
+        bcs.federated.fit([])
+
+
+def test_clients_with_equal_names_gh5():
+    """Clients are told apart by identity, not by name (default names are all 'client')."""
+    x = np.log(np.random.default_rng(0).lognormal(size=2000)) * 3
+    clients = [Client(p, family="yeojohnson") for p in np.array_split(x, 8)]
+    fed = bcs.federated.fit(clients, family="yeojohnson")
+    assert _rel(fed.lmbda, bcs.fit(x, family="yeojohnson").lmbda) < 1e-12
+    assert fed.federated["rounds"] - fed.federated["fit_rounds"] <= 15

@@ -1,0 +1,116 @@
+"""boxcoxstat.univariate.model (``fit_columns``): maximum-likelihood powers of validated
+columns -- against scipy, column by column, ``family="auto"``'s choice, overflowing estimates
+and ``ymax``, scale invariance, recovery of a known lambda, the published Darwin example."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import boxcoxstat as bcs
+from boxcoxstat import TransformOverflowError
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_agrees_with_scipy_on_ordinary_data(family):
+    x = np.random.default_rng(3).lognormal(size=400)
+    ref = stats.boxcox_normmax(x, method="mle") if family == "boxcox" else (
+        stats.yeojohnson_normmax(x))
+    assert bcs.fit(x, family=family).lmbda == pytest.approx(ref, abs=1e-6)
+
+
+def test_dataframe_columns_match_separate_fits(frame):
+    r = bcs.fit(frame)
+    for name in frame:
+        single = bcs.fit(frame[name])
+        assert r.lmbda[name] == pytest.approx(single.lmbda, rel=1e-12)
+        upper = single.conf_int().loc[name, "upper"]
+        assert r.conf_int().loc[name, "upper"] == pytest.approx(upper, rel=1e-10)
+
+
+def test_auto_family_explains_choice():
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"pos": rng.lognormal(size=200), "mixed": rng.normal(size=200)})
+    r = bcs.fit(df, family="auto")
+    assert r.family["mixed"] == "yeojohnson"
+    assert r.family["pos"] in ("boxcox", "yeojohnson")
+    bc = bcs.fit(df["pos"], family="boxcox")
+    yj = bcs.fit(df["pos"], family="yeojohnson")
+    best = "boxcox" if bc.llf >= yj.llf else "yeojohnson"
+    assert r.family["pos"] == best
+    assert set(r.families) <= {"boxcox", "yeojohnson"}
+    # a positive column where Yeo-Johnson has the larger likelihood is labelled so
+    r2 = bcs.fit(pd.Series(rng.normal(10.0, 1.0, size=300), name="sym"), family="auto")
+    yj2 = bcs.fit(r2.data[:, 0], family="yeojohnson")
+    assert r2.family == ("yeojohnson" if yj2.llf > bcs.fit(r2.data[:, 0]).llf else "boxcox")
+    text = str(r.summary())
+    assert "values <= 0" in text and "log-likelihood" in text
+
+
+# --- adversarial data and overflow --------------------------------------------------------
+
+def test_overflowing_mle_is_reported_and_transform_refuses():
+    x = np.array([10.0, 10.0, 10.0, 9.9])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = bcs.fit(x)
+    assert r.lmbda == pytest.approx(357.55, abs=0.01)
+    assert np.isfinite(r.llf) and np.isfinite(r.bse).all()
+    with pytest.raises(TransformOverflowError, match=r"column 'x'.*ymax="):
+        r.transform(x)
+
+
+def test_ymax_bounds_lambda_and_summary_says_so():
+    x = np.array([10.0, 10.0, 10.0, 9.9])
+    r = bcs.fit(x, ymax=1e300)
+    assert r.bound_active
+    assert r.lmbda < 357.55
+    y = r.transform(x)
+    assert np.all(np.isfinite(y)) and np.max(np.abs(y)) <= 1e300 * (1 + 1e-9)
+    assert np.max(np.abs(y)) == pytest.approx(1e300, rel=1e-9)
+    assert "bound active" in str(r.summary())
+    free = bcs.fit(x)
+    assert r.llf < free.llf
+    loose = bcs.fit(np.random.default_rng(0).lognormal(size=50), ymax=1e10)
+    assert not loose.bound_active
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-5, 3.7, 1e150])
+def test_boxcox_lambda_invariant_to_scale_extremes(scale):
+    x = np.random.default_rng(9).lognormal(size=80)
+    assert bcs.fit(x * scale).lmbda == pytest.approx(bcs.fit(x).lmbda, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    scale=st.floats(1e-6, 1e6),
+)
+def test_boxcox_lambda_invariant_to_rescaling(seed, scale):
+    x = np.random.default_rng(seed).lognormal(sigma=0.8, size=30)
+    assert bcs.fit(x * scale).lmbda == pytest.approx(bcs.fit(x).lmbda, rel=1e-8, abs=1e-10)
+
+
+@settings(max_examples=30, deadline=None)
+@given(true_lmbda=st.floats(-1.5, 2.5), seed=st.integers(0, 1000))
+def test_recovers_known_lambda(true_lmbda, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0.5, 0.1, size=4000)
+    assume(np.all(1 + true_lmbda * z > 0.05))
+    x = bcs.families.boxcox_inverse(z, true_lmbda)
+    r = bcs.fit(x)
+    lo, hi = r.conf_int(alpha=1e-4).iloc[0]
+    assert lo < true_lmbda < hi
+
+
+def test_yeojohnson_published_example():
+    """Yeo & Johnson (2000) Darwin data: lambda-hat is about 1.305."""
+    darwin = np.array([6.1, -8.4, 1.0, 2.0, 0.7, 2.9, 3.5, 5.1, 1.8, 3.6, 7.0, 3.0, 9.3, 7.5,
+                       -6.0])
+    assert bcs.fit(darwin, family="yeojohnson").lmbda == pytest.approx(1.305, abs=5e-4)

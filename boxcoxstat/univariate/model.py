@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import Columns
+from .._validation import BoxCoxError, Columns
 from ..core.bounds import lambda_bounds
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
@@ -23,9 +23,10 @@ from .results import PowerTransformResult
 __all__ = ["fit_columns"]
 
 
-def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
+def _fit_family(x: NDArray[np.float64], family: str,
+                weights: NDArray[np.float64] | None = None) -> dict[str, NDArray]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
-    sample = Sample.from_array(x, family)
+    sample = Sample.from_array(x, family, weights)
     sol = solve(SampleProfile(sample))
     return {
         "lmbda": sol.lmbda,
@@ -35,22 +36,22 @@ def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     }
 
 
-def _choose(x: NDArray[np.float64], family: str):
+def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | None = None):
     """Fit every column; under ``"auto"`` pick the family per column and say why."""
     p = x.shape[1]
     fams = [family] * p
     reasons = [""] * p
     if family != "auto":
-        return _fit_family(x, family), fams, reasons
-    positive = np.array([np.nanmin(x[:, j]) > 0 for j in range(p)])
-    yj = _fit_family(x, "yeojohnson")
+        return _fit_family(x, family, weights), fams, reasons
+    positive = np.nanmin(x, axis=0) > 0
+    yj = _fit_family(x, "yeojohnson", weights)
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j] = "yeojohnson"
         reasons[j] = "Yeo-Johnson: the column has values <= 0"
     if positive.any():
         idx = np.flatnonzero(positive)
-        bc = _fit_family(x[:, idx], "boxcox")
+        bc = _fit_family(x[:, idx], "boxcox", weights)
         for k, j in enumerate(idx):
             if bc["llf"][k] >= yj["llf"][j]:
                 fams[j] = "boxcox"
@@ -66,13 +67,20 @@ def _choose(x: NDArray[np.float64], family: str):
 
 
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,
-                stacklevel: int = 3) -> PowerTransformResult:
+                stacklevel: int = 3,
+                weights: NDArray[np.float64] | None = None) -> PowerTransformResult:
     """Maximum-likelihood power of every column of validated data (``family`` may be
-    ``"auto"``); the result keeps the data for inference on demand."""
+    ``"auto"``); the result keeps the data (and the case ``weights``, frequency weights of
+    the rows, validated by ``_validation.as_weights``) for inference on demand."""
     fam = family
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x, fam)
+    if weights is not None:
+        weights = np.array(weights, dtype=np.float64)
+        weights.setflags(write=False)
+        if ymax is not None:
+            raise BoxCoxError("ymax= is not available with weights")
+    est, fams, reasons = _choose(x, fam, weights)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -100,10 +108,11 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         lmbda_used=lam_used,
         nll_mle=est["nll"],
         llf_values=llf,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),  # rows, weighted or not
         n_missing=cols.n_missing,
         converged_values=est["converged"],
         ymax=None if ymax is None else float(ymax),
         lambda_limits=limits,
         data=x,
+        weights=weights,
     )

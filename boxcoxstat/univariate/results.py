@@ -82,6 +82,8 @@ class PowerTransformResult(ColumnTransforms):
     # the response of a linear model (bcs.lm's ``m.power``): its formula, shown in the report
     model: str | None = saved(jsonio.Str(optional=True), default=None)
     data: NDArray[np.float64] | None = None
+    # case weights of the rows of ``data`` (frequency weights; None: every row counts once)
+    weights: NDArray[np.float64] | None = None
     # a profile other than the columns' sample (a linear model's response): one column
     profile_: Profile | None = None
 
@@ -132,7 +134,7 @@ class PowerTransformResult(ColumnTransforms):
         out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
-            out[f] = (idx, SampleProfile.from_array(self.data[:, idx], f))
+            out[f] = (idx, SampleProfile.from_array(self.data[:, idx], f, self.weights))
         return out
 
     def _profiles(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:

@@ -18,7 +18,6 @@ from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
 from .univariate.results import PowerTransformResult
 
-
 _NEEDS_SKLEARN = {"PowerTransformer": ".sklearn", "BoxCoxRegressor": ".sklearn"}
 
 

@@ -124,9 +124,13 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
         sol = solve(profile)
         lam = sol.lmbda.copy()
         if isinstance(profile, ResponseProfile) and profile.fits_exactly_at(lam[0]):
-            raise BoxCoxError(f"the predictors fit the transformed response exactly at lambda "
-                              f"= {lam[0]:.6g}; the likelihood is unbounded there")
-        if not sol.converged[0]:
+            # the likelihood is unbounded at this power: it is the estimate, and the
+            # regressor fits the transformed response exactly (power_ has no inference)
+            warnings.warn(f"the predictors fit the transformed response exactly at lambda = "
+                          f"{lam[0]:.6g}; that power is used, and its likelihood is unbounded "
+                          "(power_ intervals and tests do not apply)", UserWarning,
+                          stacklevel=3)
+        elif not sol.converged[0]:
             warnings.warn("the response power did not converge", RuntimeWarning, stacklevel=3)
         return PowerTransformResult(
             names=("y",), layout="series", families=(family,), lmbda_used=lam,

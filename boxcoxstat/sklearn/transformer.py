@@ -61,6 +61,7 @@ class PowerTransformerState:
     standardize: bool = saved(jsonio.Bool())
     copy: bool = saved(jsonio.Bool())
     estimator: str = saved(jsonio.Str(choices=ESTIMATORS))
+    ymax: float | None = saved(jsonio.Float(optional=True))
     feature_names: tuple[str, ...] | None = saved(jsonio.Strs(optional=True,
                                                               length_of="lambdas"))
     lambdas: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
@@ -119,7 +120,16 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         (reweighted ML, as cellWise's ``transfo()``), Carroll's or trimmed likelihood. With a
         robust estimator each feature is prestandardised before its power (see
         :class:`~boxcoxstat.RobustTransformResult`), so ``lambdas_`` refer to those
-        prestandardised values; ``sample_weight`` is then not available.
+        prestandardised values; ``sample_weight`` and ``ymax`` then do not apply.
+    ymax : float or None, default=1e100
+        Bound on the magnitude of the transformed training values (maximum likelihood
+        only). lambda is the exact maximum-likelihood power unless that power would take
+        some value beyond ``ymax``; then it is the most likely power within the bound (the
+        Lambert W inverse of Xu & Cormode 2025), and ``result_.bound_active`` and its
+        summary say so. The default only acts where the exact power would overflow float64
+        or the standardiser (a year column under Yeo-Johnson: lambda 99 sends 2009 to
+        1e329). ``None``: the unconstrained power always (Table 1's exact lambdas); the
+        transform then refuses values beyond float64.
 
     Attributes
     ----------
@@ -188,11 +198,13 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         standardize: bool = True,
         copy: bool = True,
         estimator: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
+        ymax: float | None = 1e100,
     ) -> None:
         self.method = method
         self.standardize = standardize
         self.copy = copy
         self.estimator = estimator
+        self.ymax = ymax
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: ArrayLike, y: Any = None, sample_weight: ArrayLike | None = None
@@ -228,6 +240,10 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         for name in ("standardize", "copy"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise BoxCoxError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        ymax = self.ymax
+        if ymax is not None and (isinstance(ymax, bool) or not isinstance(
+                ymax, (int, float, np.integer, np.floating)) or not 1.0 < float(ymax) < 1e300):
+            raise BoxCoxError(f"ymax must be None or a number between 1 and 1e300, got {ymax!r}")
         return FAMILY_OF_METHOD[self.method]
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
@@ -249,21 +265,22 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         fitted = np.flatnonzero(~constant)
         self.lambdas_ = np.ones(p)
         fams = ["yeojohnson"] * p
+        self.result_: PowerTransformResult | RobustTransformResult | None = None
         if fitted.size:
             cols = Columns(values[:, fitted], [names[j] for j in fitted], None,
                            "frame" if hasattr(self, "feature_names_in_") else "array2d",
                            np.isnan(values[:, fitted]).sum(axis=0).astype(np.int64))
             if self.estimator == "mle":
-                self.result_ = fit_columns(cols, family, weights=w, stacklevel=4)
+                self.result_ = fit_columns(cols, family, self.ymax, weights=w, stacklevel=4)
             else:
                 self.result_ = fit_robust_columns(cols, family, self.estimator)
             self.lambdas_[fitted] = self.result_.lmbda_used
             for k, j in enumerate(fitted):
                 fams[j] = self.result_.families[k]
-        else:
-            self.result_ = None
         self.families_ = tuple(fams)
         self._fitted = fitted
+        if not (keep or self.standardize):
+            return None
         Z = self._forward(values)
         if self.standardize:
             self._scaler = StandardScaler(copy=False).set_output(transform="default")
@@ -406,7 +423,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         scaler = getattr(self, "_scaler", None) if self.standardize else None
         state = PowerTransformerState(
             method=self.method, standardize=bool(self.standardize), copy=bool(self.copy),
-            estimator=self.estimator,
+            estimator=self.estimator, ymax=None if self.ymax is None else float(self.ymax),
             feature_names=(tuple(str(c) for c in self.feature_names_in_)
                            if hasattr(self, "feature_names_in_") else None),
             lambdas=np.asarray(self.lambdas_, dtype=np.float64), families=self.families_,
@@ -426,7 +443,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """A fitted transformer from :meth:`to_json`'s document (a JSON string, a dict or a
         path). Its ``result_`` reports as the original; new intervals need the data."""
         s = jsonio.load(PowerTransformerState, source)
-        pt = cls(s.method, standardize=s.standardize, copy=s.copy, estimator=s.estimator)
+        pt = cls(s.method, standardize=s.standardize, copy=s.copy, estimator=s.estimator,
+                 ymax=s.ymax)
         pt.n_features_in_ = int(s.lambdas.size)
         if s.feature_names is not None:
             pt.feature_names_in_ = np.asarray(s.feature_names, dtype=object)

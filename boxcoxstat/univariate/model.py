@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, Columns
+from .._validation import Columns
 from ..core.bounds import lambda_bounds
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
@@ -78,8 +78,6 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     if weights is not None:
         weights = np.array(weights, dtype=np.float64)
         weights.setflags(write=False)
-        if ymax is not None:
-            raise BoxCoxError("ymax= is not available with weights")
     est, fams, reasons = _choose(x, fam, weights)
     p = x.shape[1]
     lam_mle = est["lmbda"]
@@ -91,7 +89,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
             limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
             lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
             if lam_used[j] != lam_mle[j]:
-                one = SampleProfile(Sample.from_array(cols.column(j), fams[j]))
+                one = SampleProfile(Sample.from_array(x[:, j], fams[j], weights))
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
                 llf[j] = one.llf_offset()[0] - val[0]
     if not np.all(est["converged"]):

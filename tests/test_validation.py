@@ -79,7 +79,8 @@ def test_weights_and_options():
 # ----------------------------------------------------------------------------- DataFrames of
 # other libraries (polars, pyarrow) through narwhals
 def test_polars_frame_keeps_names_nulls_and_is_copied():
-    pl = pytest.importorskip("polars")
+    import polars as pl
+
     from boxcoxstat._validation import to_matrix
 
     df = pl.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, None], "c": [True, False, True]})
@@ -93,7 +94,7 @@ def test_polars_frame_keeps_names_nulls_and_is_copied():
 
 
 def test_polars_non_numeric_columns_are_named():
-    pl = pytest.importorskip("polars")
+    import polars as pl
     df = pl.DataFrame({"a": [1.0, 2.0, 3.0], "s": ["x", "y", "z"]})
     with pytest.raises(BoxCoxError, match="column 's' is not numeric"):
         as_columns(df, family="boxcox")
@@ -103,7 +104,8 @@ def test_polars_non_numeric_columns_are_named():
 
 
 def test_pyarrow_table_is_a_dataframe_too():
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
+
     from boxcoxstat._validation import to_matrix
 
     _, names, _, layout = to_matrix(pa.table({"u": [1.0, 2.0], "v": [3.0, 4.0]}))
@@ -111,8 +113,9 @@ def test_pyarrow_table_is_a_dataframe_too():
 
 
 def test_missing_narwhals_names_the_extra(monkeypatch):
-    pl = pytest.importorskip("polars")
     import sys
+
+    import polars as pl
 
     from boxcoxstat._validation import to_matrix
 

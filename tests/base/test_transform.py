@@ -13,7 +13,7 @@ X = np.random.default_rng(4).lognormal(size=(60, 2))
 
 
 def test_polars_in_polars_out_in_fit_transform_and_inverse():
-    pl = pytest.importorskip("polars")
+    import polars as pl
     df = pl.DataFrame({"a": X[:, 0], "b": X[:, 1]})
     r = bcs.fit(df)
     assert list(r.lmbda.index) == ["a", "b"]

@@ -204,7 +204,7 @@ def test_recovers_known_powers(family):
 
 
 def test_polars_frame_with_a_design_gives_the_pandas_numbers():
-    pl = pytest.importorskip("polars")
+    import polars as pl
     hw = bcs.datasets.load("highway1")
     cols = ["len", "adt", "trks", "sigs1"]
     want = bcs.fit_joint(hw, cols, design="~ htype")

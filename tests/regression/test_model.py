@@ -182,7 +182,7 @@ def test_degenerate_responses_are_refused():
 
 
 def test_polars_data_give_the_pandas_model():
-    pl = pytest.importorskip("polars")
+    import polars as pl
     trees = bcs.datasets.load("trees")
     f = "Volume ~ np.log(Height) + np.log(Girth)"
     assert bcs.lm(f, pl.from_pandas(trees)).lmbda == pytest.approx(bcs.lm(f, trees).lmbda,

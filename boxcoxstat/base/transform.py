@@ -142,14 +142,19 @@ class ColumnTransforms(ResultBase):
     def _transform_matrix(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """Transform the columns of ``x`` (NaN stays NaN): each column prepared
         (:meth:`_prepare`), then every column of a family in one vectorised call."""
-        u = np.array(x, dtype=np.float64, copy=True)
+        u = np.asarray(x, dtype=np.float64)
         if type(self)._prepare is not ColumnTransforms._prepare:
+            u = u.copy()
             for j in range(u.shape[1]):
                 ok = ~np.isnan(u[:, j])
                 u[ok, j] = self._prepare(u[ok, j], j)
-        out = np.empty_like(u)
-        for f, idx in self._by_family():
-            out[:, idx] = fam.forward_unchecked(u[:, idx], self.lmbda_used[idx], f)
+        groups = self._by_family()
+        if len(groups) == 1:  # one family: one call, no gathering of columns
+            out = fam.forward_unchecked(u, self.lmbda_used, groups[0][0])
+        else:
+            out = np.empty_like(u)
+            for f, idx in groups:
+                out[:, idx] = fam.forward_unchecked(u[:, idx], self.lmbda_used[idx], f)
         bad = ~np.isfinite(out) & ~np.isnan(u)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])

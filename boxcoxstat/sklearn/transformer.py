@@ -35,7 +35,14 @@ from sklearn.utils.validation import (
 )
 
 from .. import families as fam
-from .._validation import BoxCoxError, ColumnReport, Columns, check_column, check_option
+from .._validation import (
+    DEGENERATE_SPREAD,
+    BoxCoxError,
+    ColumnReport,
+    Columns,
+    check_column,
+    check_option,
+)
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..robust.estimators import METHODS as ROBUST_METHODS
@@ -295,25 +302,39 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         count = present.sum(axis=0)
         lo = np.where(present, x, np.inf).min(axis=0)
         hi = np.where(present, x, -np.inf).max(axis=0)
-        constant = count > 0
-        constant &= lo == hi
-        for j, name in enumerate(names):
-            if count[j] == 0:
-                raise BoxCoxError(f"Column must not be all nan: feature {name!r} has no "
-                                  "values (all missing, or all with weight 0)")
-            fam_j = "boxcox" if family == "boxcox" else "yeojohnson"
-            report = ColumnReport.of(np.where(present[:, j], x[:, j], np.nan))
-            if family == "boxcox" and constant[j]:
-                check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=False)
-                what = "one sample" if count[j] == 1 else f"{count[j]} equal values"
-                raise BoxCoxError(f"feature {name!r} has {what} ({lo[j]!r}); Box-Cox needs at "
-                                  "least 2 distinct values (method='yeo-johnson' leaves a "
-                                  "constant feature unchanged)")
-            if family == "auto" and not constant[j]:
-                fam_j = "boxcox" if lo[j] > 0 else "yeojohnson"
-            check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY,
-                         spread=not constant[j])
+        constant = (count > 0) & (lo == hi)
+        # the gate's rules, evaluated for all features at once; a feature that may fail one
+        # goes through the gate itself (its messages)
+        top = np.maximum(np.abs(lo), np.abs(hi))
+        spread_bc = np.divide(hi - lo, hi, out=np.zeros_like(hi), where=hi > 0)
+        spread = np.where(lo > 0, spread_bc, (hi - lo) / (1.0 + top)) if family == "auto" \
+            else spread_bc if family == "boxcox" else (hi - lo) / (1.0 + top)
+        suspect = (count == 0) | (spread < 10 * DEGENERATE_SPREAD)
+        if family == "boxcox":
+            suspect |= constant | (lo <= 0)
+        for j in np.flatnonzero(suspect):
+            self._check_feature(x[:, j], present[:, j], names[j], family, bool(constant[j]),
+                                int(count[j]))
         return constant
+
+    @staticmethod
+    def _check_feature(col: NDArray[np.float64], present: NDArray[np.bool_], name: str,
+                       family: str, constant: bool, count: int) -> None:
+        """The package's error for a feature that cannot be fitted (none if it can)."""
+        if count == 0:
+            raise BoxCoxError(f"Column must not be all nan: feature {name!r} has no "
+                              "values (all missing, or all with weight 0)")
+        report = ColumnReport.of(np.where(present, col, np.nan))
+        fam_j = "boxcox" if family == "boxcox" else "yeojohnson"
+        if family == "boxcox" and constant:
+            check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=False)
+            what = "one sample" if count == 1 else f"{count} equal values"
+            raise BoxCoxError(f"feature {name!r} has {what} ({report.lo!r}); Box-Cox needs at "
+                              "least 2 distinct values (method='yeo-johnson' leaves a "
+                              "constant feature unchanged)")
+        if family == "auto" and not constant and report.lo > 0:
+            fam_j = "boxcox"
+        check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=not constant)
 
     # ------------------------------------------------------------------ transforming
     def _columns(self) -> Any:
@@ -333,6 +354,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """The power transform of every feature of ``x`` (NaN stays NaN)."""
         res = self._columns()
         lam = np.asarray(self.lambdas_, dtype=np.float64).reshape(-1)
+        if res is not None and self._fitted.size == lam.size:  # no constant feature
+            return res._transform_matrix(x)
         out = np.array(x, dtype=np.float64, copy=True)
         if res is not None:
             out[:, self._fitted] = res._transform_matrix(x[:, self._fitted])

@@ -116,6 +116,13 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
             return LinearRegression()
         return self.regressor
 
+    def _model(self, p: int) -> str:
+        """The linear model the power refers to, for the report: ``y ~ a + b``."""
+        names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
+                 else [f"x{j}" for j in range(p)])
+        shown = " + ".join(names[:5]) + (f" + ... ({p} predictors)" if p > 5 else "")
+        return f"y ~ {shown}"
+
     def _power(self, y: NDArray[np.float64], X: NDArray[np.float64], family: str
                ) -> PowerTransformResult:
         """The response power given X: the profile of y on [1, X] and the one solver."""
@@ -139,7 +146,7 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
             nobs_values=np.array([y.shape[0]], dtype=np.int64),
             n_missing=np.zeros(1, dtype=np.int64), converged_values=sol.converged,
             ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]),
-            model=f"y ~ {X.shape[1]} predictor(s)", profile_=profile)
+            model=self._model(X.shape[1]), profile_=profile)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxRegressor:
         """Choose the response's power given ``X``, then fit the regressor to ``g(y)``."""

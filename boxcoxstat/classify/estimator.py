@@ -49,50 +49,8 @@ def _default_classifier(classifier: Any) -> Any:
     return classifier
 
 
-class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Box-Cox transform with lambdas tuned for a classifier, as a pipeline step.
-
-    The transformer half of :class:`BoxCoxTunedClassifier`: ``fit(X, y)`` scales each
-    feature into ``[1, 2]`` with the training minimum and maximum and chooses the lambdas
-    with :func:`boxcoxstat.classify.tune` for ``classifier`` (by default its inner
-    cross-validated score, on the data passed to ``fit`` only); ``transform`` scales (values
-    outside the training range clipped to its ends), Box-Cox transforms and, by default,
-    standardises. Put it in front of any classifier in a ``Pipeline``.
-
-    Parameters
-    ----------
-    classifier : scikit-learn classifier, default=None
-        The classifier the lambdas are tuned for (``criterion="cv"``); it is not fitted for
-        prediction. ``None`` means ``LogisticRegression()``.
-    mode, criterion, search, cv, scoring, grid, epochs, shift_epoch, shuffle_epoch,
-    finer_epoch, start, random_state, n_jobs, progress :
-        As :class:`BoxCoxTunedClassifier` (passed to :func:`boxcoxstat.classify.tune`).
-    standardize : bool, default=True
-        Standard-scale the transformed features (as the classifier's pipeline does).
-
-    Attributes
-    ----------
-    lmbda_ : ndarray of shape (n_features,)
-    tuning_ : TuningResult
-        The full record (criterion, trace, ``summary()``, plots, JSON).
-    data_min_, data_max_ : ndarray of shape (n_features,)
-    scaler_ : the fitted ``StandardScaler`` (``None`` without standardisation)
-    n_features_in_, feature_names_in_ : as in scikit-learn.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.naive_bayes import GaussianNB
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from boxcoxstat.classify import BoxCoxTunedTransformer
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.exp(rng.normal(size=(120, 2)))
-    >>> y = (np.log(X[:, 0]) + 0.3 * rng.normal(size=120) > 0).astype(int)
-    >>> step = BoxCoxTunedTransformer(GaussianNB(), epochs=1, cv=3, random_state=0)
-    >>> pipe = make_pipeline(step, GaussianNB()).fit(X, y)
-    >>> pipe[0].lmbda_.shape, pipe.score(X, y) > 0.8
-    ((2,), True)
-    """
+class _Tuned(BaseEstimator):
+    """The settings both estimators share (scikit-learn reads them from ``__init__``)."""
 
     def __init__(
         self,
@@ -112,7 +70,6 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         random_state: int | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
-        standardize: bool = True,
     ) -> None:
         self.classifier = classifier
         self.mode = mode
@@ -129,19 +86,65 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
-        self.standardize = standardize
+
+    def _base(self) -> Any:
+        return _default_classifier(self.classifier)
+
+
+class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
+    """Box-Cox transform with lambdas tuned for a classifier, as a pipeline step.
+
+    The transformer half of :class:`BoxCoxTunedClassifier`: ``fit(X, y)`` scales each
+    feature into ``[1, 2]`` with the training minimum and maximum and chooses the lambdas
+    with :func:`boxcoxstat.classify.tune` for ``classifier`` (by default its inner
+    cross-validated score, on the data passed to ``fit`` only); ``transform`` scales (values
+    outside the training range clipped to its ends), Box-Cox transforms and standardises. Put
+    it in front of any classifier in a ``Pipeline``.
+
+    Parameters
+    ----------
+    classifier : scikit-learn classifier, default=None
+        The classifier the lambdas are tuned for (``criterion="cv"``); it is not fitted for
+        prediction. ``None`` means ``LogisticRegression()``.
+    mode, criterion, search, cv, scoring, grid, epochs, shift_epoch, shuffle_epoch,
+    finer_epoch, start, random_state, n_jobs, progress :
+        As :class:`BoxCoxTunedClassifier` (passed to :func:`boxcoxstat.classify.tune`).
+
+    Attributes
+    ----------
+    lmbda_ : ndarray of shape (n_features,)
+    tuning_ : TuningResult
+        The full record (criterion, trace, ``summary()``, plots, JSON).
+    data_min_, data_max_ : ndarray of shape (n_features,)
+    scaler_ : the fitted ``StandardScaler``
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from boxcoxstat.classify import BoxCoxTunedTransformer
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.exp(rng.normal(size=(120, 2)))
+    >>> y = (np.log(X[:, 0]) + 0.3 * rng.normal(size=120) > 0).astype(int)
+    >>> step = BoxCoxTunedTransformer(GaussianNB(), epochs=1, cv=3, random_state=0)
+    >>> pipe = make_pipeline(step, GaussianNB()).fit(X, y)
+    >>> pipe[0].lmbda_.shape, pipe.score(X, y) > 0.8
+    ((2,), True)
+    """
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedTransformer:
         """Tune lambdas on ``(X, y)`` and fit the standardiser."""
         Xv, y = _validate_data(self, X, y, dtype=np.float64)
         X = np.asarray(Xv, dtype=np.float64)
         check_classification_targets(y)
-        self.tuning_ = tune(X, y, _default_classifier(self.classifier),
+        self.tuning_ = tune(X, y, self._base(),
                             **{k: getattr(self, k) for k in _TUNING})
         self.lmbda_ = self.tuning_.lmbda_used.copy()
         self.data_min_ = self.tuning_.data_min.copy()
         self.data_max_ = self.tuning_.data_max.copy()
-        self.scaler_ = StandardScaler().fit(self._boxcox(X)) if self.standardize else None
+        self.scaler_ = StandardScaler().fit(self._boxcox(X))
         return self
 
     def _boxcox(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -152,7 +155,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimat
         standardise."""
         check_is_fitted(self)
         Z = self._boxcox(np.asarray(_validate_data(self, X, reset=False, dtype=np.float64)))
-        return Z if self.scaler_ is None else self.scaler_.transform(Z)
+        return self.scaler_.transform(Z)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -168,7 +171,7 @@ def _has(method: str) -> Any:
     return check
 
 
-class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
+class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
     """Classifier on Box-Cox transformed features, lambdas tuned for that classifier.
 
     ``fit`` scales each feature into ``[1, 2]`` with the training minimum and maximum,
@@ -216,44 +219,6 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.lmbda_.shape, clf.score(X, y) > 0.8
     ((2,), True)
     """
-
-    def __init__(
-        self,
-        classifier: Any = None,
-        *,
-        mode: Literal["spherical", "diagonal", "full"] = "full",
-        criterion: Any = "cv",
-        search: Literal["iterative", "grid", "continuous"] = "iterative",
-        cv: Any = 5,
-        scoring: Any = None,
-        grid: Any = None,
-        epochs: int = 4,
-        shift_epoch: int | None = None,
-        shuffle_epoch: int | None = None,
-        finer_epoch: int | None = None,
-        start: Any = "ml",
-        random_state: int | None = None,
-        n_jobs: int | None = None,
-        progress: bool = False,
-    ) -> None:
-        self.classifier = classifier
-        self.mode = mode
-        self.criterion = criterion
-        self.search = search
-        self.cv = cv
-        self.scoring = scoring
-        self.grid = grid
-        self.epochs = epochs
-        self.shift_epoch = shift_epoch
-        self.shuffle_epoch = shuffle_epoch
-        self.finer_epoch = finer_epoch
-        self.start = start
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.progress = progress
-
-    def _base(self) -> Any:
-        return _default_classifier(self.classifier)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedClassifier:
         """Tune lambdas on ``(X, y)`` (a :class:`BoxCoxTunedTransformer`), then fit the

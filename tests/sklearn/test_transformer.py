@@ -174,3 +174,11 @@ def test_missing_extra_names_the_extra(monkeypatch):
         bcs.PowerTransformer  # noqa: B018
     with pytest.raises(ModuleNotFoundError, match=r"boxcoxstat\[classify\]"):
         bcs.__getattr__("classify")
+
+
+def test_robust_transformer_json_round_trip():
+    cars = bcs.datasets.load("topgear")[["MPG", "Weight"]].dropna()
+    pt = PowerTransformer("box-cox", estimator="rewml").fit(cars)
+    back = PowerTransformer.from_json(pt.to_json())
+    assert isinstance(back.result_, bcs.RobustTransformResult)
+    assert_allclose(back.transform(cars), pt.transform(cars), rtol=1e-13)

@@ -18,13 +18,23 @@ from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
 from .univariate.results import PowerTransformResult
 
+_NEEDS_SKLEARN = {"PowerTransformer": ".sklearn", "BoxCoxRegressor": ".sklearn"}
+
 
 def __getattr__(name: str):
-    """Import ``boxcoxstat.classify`` on first use (it needs the optional scikit-learn)."""
-    if name == "classify":
-        import importlib
+    """Import what needs the optional scikit-learn on first use: ``boxcoxstat.classify``
+    (the ``classify`` extra), ``PowerTransformer`` and ``BoxCoxRegressor`` (the ``sklearn``
+    extra). Without it the error names the extra to install."""
+    import importlib
 
+    from ._validation import require
+
+    if name == "classify":
+        require("sklearn", "classify", "boxcoxstat.classify")
         return importlib.import_module(".classify", __name__)
+    if name in _NEEDS_SKLEARN:
+        require("sklearn", "sklearn", f"boxcoxstat.{name}")
+        return getattr(importlib.import_module(_NEEDS_SKLEARN[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -47,6 +57,8 @@ __all__ = [
     "SimulationResult",
     "federated",
     "classify",
+    "PowerTransformer",
+    "BoxCoxRegressor",
 ]
 
 __version__ = "0.1.0"

@@ -102,13 +102,119 @@ class Columns:
         return col[~np.isnan(col)]
 
 
+# DataFrame libraries read through narwhals (the ``polars`` extra); named in the error when
+# narwhals is missing
+_FRAME_LIBRARIES = ("polars", "pyarrow", "modin", "cudf", "pyspark", "duckdb", "ibis", "daft")
+POLARS_EXTRA = "pip install 'boxcoxstat[polars]'"
+
+
+def native_frame(data: Any) -> Any:
+    """``data`` as a narwhals DataFrame or Series when it is an eager DataFrame or Series of a
+    library other than pandas (polars, pyarrow, modin, cuDF...), else ``None``.
+
+    Raises ``BoxCoxError`` naming the extra to install when such an object arrives and
+    narwhals is missing.
+    """
+    library = type(data).__module__.split(".")[0]
+    if library in ("numpy", "builtins", "pandas"):
+        return None
+    try:
+        import narwhals.stable.v1 as nw
+    except ImportError:
+        if library in _FRAME_LIBRARIES:
+            raise BoxCoxError(f"{library} input needs narwhals: {POLARS_EXTRA}") from None
+        return None
+    obj = nw.from_native(data, eager_only=True, pass_through=True, allow_series=True)
+    return None if obj is data else obj
+
+
+def like_native(out: NDArray[np.float64], names: list[str] | tuple[str, ...], like: Any) -> Any:
+    """``out`` (n, p) as the same kind of object as ``like`` (a non-pandas DataFrame or Series,
+    see :func:`native_frame`) with columns ``names``; ``None`` when ``like`` is not one."""
+    frame = native_frame(like)
+    if frame is None:
+        return None
+    import narwhals.stable.v1 as nw
+
+    backend = nw.get_native_namespace(frame)
+    if isinstance(frame, nw.Series):
+        return nw.new_series(frame.name, out[:, 0], backend=backend).to_native()
+    return nw.from_numpy(out, schema=list(names), backend=backend).to_native()
+
+
+def _native_matrix(frame: Any) -> tuple[NDArray, list[str], Any, str]:
+    """The columns of a narwhals DataFrame or Series as floats (nulls become NaN)."""
+    import narwhals.stable.v1 as nw
+
+    if isinstance(frame, nw.Series):
+        name = "x" if not frame.name else str(frame.name)
+        return _native_column(frame, name)[:, None], [name], None, "series"
+    names = [str(c) for c in frame.columns]
+    if not names:
+        raise BoxCoxError("the DataFrame has no columns")
+    cols = [_native_column(frame.get_column(c), str(c)) for c in frame.columns]
+    return np.column_stack(cols), names, None, "frame"
+
+
+def _native_column(s: Any, name: str) -> NDArray[np.float64]:
+    import narwhals.stable.v1 as nw
+
+    if isinstance(s.dtype, (nw.Categorical, nw.Enum)):
+        raise BoxCoxError(
+            f"column {name!r} is categorical; encode it as numbers first or leave it out"
+        )
+    if s.dtype.is_numeric() or s.dtype == nw.Boolean:
+        return np.array(s.cast(nw.Float64).to_numpy(), dtype=np.float64, copy=True)
+    raise BoxCoxError(f"column {name!r} is not numeric (dtype {s.dtype}); encode it as numbers "
+                      "first or leave it out")
+
+
+def select_columns(data: Any, names: list[str] | tuple[str, ...]) -> Any:
+    """Columns ``names`` of a pandas or other DataFrame (matched by name, in that order), or
+    ``None`` when ``data`` is not a DataFrame. Raises ``BoxCoxError`` naming absent columns."""
+    import pandas as pd
+
+    frame = data if isinstance(data, pd.DataFrame) else native_frame(data)
+    if frame is None or not hasattr(frame, "columns") or isinstance(data, pd.Series):
+        return None
+    have = {str(c): c for c in frame.columns}
+    absent = [n for n in names if n not in have]
+    if absent:
+        raise BoxCoxError(f"the data lack column(s) {absent} that were fitted; they have "
+                          f"{list(have)}")
+    if isinstance(data, pd.DataFrame):
+        return data[[have[n] for n in names]]
+    return frame.select([have[n] for n in names])
+
+
+def as_pandas_frame(data: Any) -> Any:
+    """A DataFrame of another library (polars, pyarrow...) as a pandas DataFrame, column by
+    column (strings stay strings, nulls become missing); anything else is returned as is.
+
+    For the entry points that evaluate formulas on a DataFrame (``fit_joint``, ``lm``).
+    """
+    frame = native_frame(data)
+    if frame is None or not hasattr(frame, "columns"):
+        return data
+    import pandas as pd
+
+    return pd.DataFrame({str(c): frame.get_column(c).to_numpy() for c in frame.columns})
+
+
 def to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
     """Float matrix (private copy), column names, row index and input layout of ``data``.
 
-    Raises ``BoxCoxError`` for non-numeric, categorical or complex columns and bad shapes;
-    does no statistical checks (see :func:`as_columns` for those).
+    pandas and NumPy are read directly; a DataFrame or Series of another library (polars,
+    pyarrow...) through narwhals (:func:`native_frame`), its column names kept. Raises
+    ``BoxCoxError`` for non-numeric, categorical or complex columns and bad shapes; does no
+    statistical checks (see :func:`as_columns` for those).
     """
     import pandas as pd
+
+    if not isinstance(data, (pd.Series, pd.DataFrame, np.ndarray, list, tuple)):
+        frame = native_frame(data)
+        if frame is not None:
+            return _native_matrix(frame)
 
     if isinstance(data, pd.Series):
         name = "x" if data.name is None else str(data.name)
@@ -286,13 +392,15 @@ def _at(row: Any) -> str:
 
 
 def check_column(report: ColumnReport, name: str, *, family: str, missing: str = "drop",
-                 min_n: int = 3, spread: bool = True, noun: str = "column") -> None:
+                 min_n: int = 3, spread: bool = True, noun: str = "column",
+                 remedy: str = "use family='yeojohnson' or shift the data") -> None:
     """THE gate for one column: the package's errors, named by column (and row where known).
 
     Refuses infinite values, missing values under ``missing="raise"``, fewer than ``min_n``
     finite values, Box-Cox values <= 0, and (``spread=True``) constant columns or columns
     float64 cannot resolve (:func:`check_spread`). ``noun`` says what ``name`` names (a
-    column, a federated client).
+    column, a federated client); ``remedy`` what to do about Box-Cox values <= 0, in the
+    caller's option names.
     """
     if report.n_inf:
         raise BoxCoxError(
@@ -313,8 +421,8 @@ def check_column(report: ColumnReport, name: str, *, family: str, missing: str =
         value = "" if np.isnan(report.nonpositive_value) else f" ({report.nonpositive_value!r})"
         raise BoxCoxError(
             f"Box-Cox requires strictly positive data, but {noun} {name!r} has "
-            f"{report.n_nonpositive} value(s) <= 0{_at(report.first_nonpositive)}{value}; use "
-            "family='yeojohnson' or shift the data"
+            f"{report.n_nonpositive} value(s) <= 0{_at(report.first_nonpositive)}{value}; "
+            f"{remedy}"
         )
     if spread and report.n_finite:
         check_spread(np.array([report.lo, report.hi]), name,
@@ -331,20 +439,15 @@ def new_columns(data: Any, names: tuple[str, ...] | list[str],
                 families: tuple[str, ...] | list[str] | None) -> NDArray[np.float64]:
     """New data for fitted columns ``names``, as a float matrix (a private copy).
 
-    A DataFrame is matched by column name (order and extra columns do not matter); other
-    input must have exactly ``len(names)`` columns (one column may be 1-D). Missing values
+    A DataFrame (pandas, polars...) is matched by column name (order and extra columns do not
+    matter); other input must have exactly ``len(names)`` columns (one column may be 1-D).
+    Missing values
     stay NaN; infinite values are refused; with ``families`` given, Box-Cox columns must be
     positive. Every error names the column and the first bad row.
     """
-    import pandas as pd
-
-    if isinstance(data, pd.DataFrame):
-        have = {str(c): c for c in data.columns}
-        absent = [n for n in names if n not in have]
-        if absent:
-            raise BoxCoxError(f"the data lack column(s) {absent} that were fitted; they have "
-                              f"{list(have)}")
-        x, _, index, _ = to_matrix(data[[have[n] for n in names]])
+    chosen = select_columns(data, names)
+    if chosen is not None:
+        x, _, index, _ = to_matrix(chosen)
     else:
         x, _, index, layout = to_matrix(data)
         if x.shape[1] != len(names):
@@ -401,3 +504,21 @@ def as_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
     if not np.any(w > 0):
         raise BoxCoxError("all weights are zero")
     return w
+
+
+def require(module: str, extra: str, what: str) -> None:
+    """Import ``module`` or raise ``ModuleNotFoundError`` saying which extra installs it.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation import require
+    >>> require("numpy", "dev", "this example")  # installed: nothing happens
+    """
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise ModuleNotFoundError(
+            f"{what} needs {module}, which is not installed; install the extra: "
+            f"pip install 'boxcoxstat[{extra}]'", name=module) from None

@@ -2,7 +2,8 @@
 
 A sample is a regression on ``~ 1``, a one-column joint fit, a federated fit split across
 sites and a Dask fit split across partitions: ``bcs.fit(x)``, ``bcs.lm("y ~ 1")``,
-``bcs.fit_joint(one column)``, ``bcs.federated.fit(split)`` and ``bcs.fit(dask array)`` must
+``bcs.fit_joint(one column)``, ``bcs.federated.fit(split)``, ``bcs.fit(dask array)`` and
+scikit-learn's drop-in ``bcs.PowerTransformer`` (its ``result_``) must
 give the same lambda, 95% profile interval and likelihood-ratio tests at 0 and 1. And a
 regression with a real design is the joint fit of one column with that design.
 
@@ -51,8 +52,8 @@ def _cases():
 
 def _numbers(lmbda, ci, t0, t1, llf):
     return {"lmbda": float(lmbda), "lower": float(ci["lower"].iloc[0]),
-            "upper": float(ci["upper"].iloc[0]), "lr0": float(t0.statistic),
-            "lr1": float(t1.statistic), "llf": float(llf)}
+            "upper": float(ci["upper"].iloc[0]), "lr0": float(np.ravel(t0.statistic)[0]),
+            "lr1": float(np.ravel(t1.statistic)[0]), "llf": float(np.ravel(llf)[0])}
 
 
 def _of_fit(r):
@@ -68,9 +69,12 @@ def _paths(x, family):
     sites = np.array_split(x, min(7, max(2, len(x) // 2)))
     with dask.config.set(scheduler="synchronous"):
         dk = bcs.fit(da.from_array(x, chunks=max(2, len(x) // 5)), family=family)
+    pt = bcs.PowerTransformer("box-cox" if family == "boxcox" else "yeo-johnson",
+                              standardize=False, ymax=None).fit(x[:, None])
     return {
         "lm ~ 1": _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1),
                            m.llf),
+        "PowerTransformer": _of_fit(pt.result_),
         "fit_joint one column": _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"),
                                          j.test(0), j.test(1), j.llf),
         "federated": _of_fit(bcs.federated.fit(sites, family=family)),
@@ -116,7 +120,8 @@ def test_sample_paths_agree_on_generated_samples(data, family, positive):
 
 @pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
 def test_regression_is_the_one_column_joint_fit_with_its_design(family):
-    """``lm("y ~ x + C(g)")`` and ``fit_joint(df, ["y"], design="~ x + C(g)")``."""
+    """``lm("y ~ x + C(g)")``, ``fit_joint(df, ["y"], design="~ x + C(g)")`` and
+    ``BoxCoxRegressor`` on the same design."""
     rng = np.random.default_rng(8)
     n = 120
     df = pd.DataFrame({"x": rng.uniform(0, 2, n), "g": rng.choice(["a", "b", "c"], n)})
@@ -128,6 +133,11 @@ def test_regression_is_the_one_column_joint_fit_with_its_design(family):
     got = _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"), j.test(0), j.test(1),
                    j.llf)
     _assert_same("fit_joint with the design", got, want)
+    X = pd.get_dummies(df[["x", "g"]], drop_first=True, dtype=float)
+    reg = bcs.BoxCoxRegressor(family=family).fit(X, df["y"])
+    got = _numbers(reg.lmbda_, reg.power_.conf_int(), reg.power_.test(0), reg.power_.test(1),
+                   reg.power_.llf)
+    _assert_same("BoxCoxRegressor with the design", got, want)
 
 
 def test_bcnpower_paths_agree():

@@ -74,3 +74,52 @@ def test_weights_and_options():
             as_weights(bad, 3)
     with pytest.raises(BoxCoxError, match="kind='x'"):
         check_option("kind", "x", ("a", "b"))
+
+
+# ----------------------------------------------------------------------------- DataFrames of
+# other libraries (polars, pyarrow) through narwhals
+def test_polars_frame_keeps_names_nulls_and_is_copied():
+    import polars as pl
+
+    from boxcoxstat._validation import to_matrix
+
+    df = pl.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, None], "c": [True, False, True]})
+    values, names, index, layout = to_matrix(df)
+    assert names == ["a", "b", "c"] and index is None and layout == "frame"
+    np.testing.assert_array_equal(np.isnan(values), [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
+    values[0, 0] = 99.0
+    assert df["a"][0] == 1.0  # a private copy
+    s_values, s_names, _, s_layout = to_matrix(df["a"])
+    assert s_names == ["a"] and s_layout == "series" and s_values.shape == (3, 1)
+
+
+def test_polars_non_numeric_columns_are_named():
+    import polars as pl
+    df = pl.DataFrame({"a": [1.0, 2.0, 3.0], "s": ["x", "y", "z"]})
+    with pytest.raises(BoxCoxError, match="column 's' is not numeric"):
+        as_columns(df, family="boxcox")
+    cat = df.with_columns(pl.col("s").cast(pl.Categorical))
+    with pytest.raises(BoxCoxError, match="column 's' is categorical"):
+        as_columns(cat, family="boxcox")
+
+
+def test_pyarrow_table_is_a_dataframe_too():
+    import pyarrow as pa
+
+    from boxcoxstat._validation import to_matrix
+
+    _, names, _, layout = to_matrix(pa.table({"u": [1.0, 2.0], "v": [3.0, 4.0]}))
+    assert names == ["u", "v"] and layout == "frame"
+
+
+def test_missing_narwhals_names_the_extra(monkeypatch):
+    import sys
+
+    import polars as pl
+
+    from boxcoxstat._validation import to_matrix
+
+    for mod in ("narwhals", "narwhals.stable", "narwhals.stable.v1"):
+        monkeypatch.setitem(sys.modules, mod, None)
+    with pytest.raises(BoxCoxError, match=r"pip install 'boxcoxstat\[polars\]'"):
+        to_matrix(pl.DataFrame({"a": [1.0, 2.0]}))

@@ -17,7 +17,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._validation import BoxCoxError, ColumnReport, TransformOverflowError, new_columns
+from .._validation import (
+    BoxCoxError,
+    ColumnReport,
+    TransformOverflowError,
+    like_native,
+    new_columns,
+)
 from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
@@ -151,10 +157,15 @@ class ColumnTransforms(ResultBase):
 
     # ------------------------------------------------------------------ transforms
     def _wrap(self, out: NDArray[np.float64], like: Any) -> Any:
+        """``out`` shaped as the input ``like``: a pandas DataFrame or Series with its index,
+        a polars (or other narwhals-supported) DataFrame or Series, or an ndarray."""
         if isinstance(like, pd.DataFrame):
             return pd.DataFrame(out, index=like.index, columns=list(self.names))
         if isinstance(like, pd.Series):
             return pd.Series(out[:, 0], index=like.index, name=like.name)
+        native = like_native(out, self.names, like)
+        if native is not None:
+            return native
         return out[:, 0] if np.ndim(like) == 1 else out
 
     def _shift(self, j: int) -> float | None:
@@ -205,21 +216,72 @@ class ColumnTransforms(ResultBase):
         lam = float(self.lmbda_used[j]) if lmbda is None else float(lmbda)
         return fam.transform(self._prepare(x, j), lam, self._power_family(j))
 
+    def _by_family(self) -> list[tuple[str, NDArray[np.intp]]]:
+        """Columns grouped by the family of the power applied after :meth:`_prepare`."""
+        fams = np.array([self._power_family(j) for j in range(len(self.names))])
+        return [(f, np.flatnonzero(fams == f)) for f in sorted(set(fams.tolist()))]
+
+    def _prepares(self) -> bool:
+        """Whether any column is moved before its power (a shift, a prestandardization)."""
+        return (type(self)._prepare is not ColumnTransforms._prepare
+                or self.gamma_values is not None)
+
     def _transform_matrix(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        out = np.full_like(x, np.nan)
-        for j, name in enumerate(self.names):
-            ok = ~np.isnan(x[:, j])
-            lam = float(self.lmbda_used[j])
-            try:
-                out[ok, j] = self._transform_values(x[ok, j], j)
-            except TransformOverflowError:
+        """Transform the columns of ``x`` (NaN stays NaN): each column prepared
+        (:meth:`_prepare`), then every column of a family in one vectorised call."""
+        u = np.asarray(x, dtype=np.float64)
+        if self._prepares():
+            u = u.copy()
+            for j, name in enumerate(self.names):
+                ok = ~np.isnan(u[:, j])
+                try:
+                    u[ok, j] = self._prepare(u[ok, j], j)
+                except BoxCoxError as err:
+                    raise type(err)(f"column {name!r}: {err}") from None
+        groups = self._by_family()
+        if len(groups) == 1:  # one family: one call, no gathering of columns
+            out = fam.forward_unchecked(u, self.lmbda_used, groups[0][0])
+        else:
+            out = np.empty_like(u)
+            for f, idx in groups:
+                out[:, idx] = fam.forward_unchecked(u[:, idx], self.lmbda_used[idx], f)
+        bad = ~np.isfinite(out) & ~np.isnan(u)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            name, lam = self.names[j], float(self.lmbda_used[j])
+            if np.isinf(out[bad[:, j], j]).any():
                 raise TransformOverflowError(
                     f"column {name!r}: transformed values at lambda = {lam:.6g} exceed the "
                     f"float64 range (about 1.8e308); {self._overflow_hint}"
-                ) from None
-            except BoxCoxError as err:
-                raise type(err)(f"column {name!r}: {err}") from None
+                )
+            raise BoxCoxError(f"column {name!r}: Box-Cox requires strictly positive data")
         return out
+
+    def _inverse_matrix(self, y: NDArray[np.float64]) -> tuple[NDArray[np.float64],
+                                                               NDArray[np.bool_]]:
+        """The inverse transform of the columns of ``y`` (NaN stays NaN) and a mask of the
+        values without an inverse (outside the transform's range at the fitted power, or
+        beyond float64 on the original scale), which are NaN or infinite in the output."""
+        out = np.empty_like(y, dtype=np.float64)
+        for f, idx in self._by_family():
+            out[:, idx] = fam.inverse_unchecked(y[:, idx], self.lmbda_used[idx], f)
+        bad = ~np.isfinite(out) & ~np.isnan(y)
+        if self._prepares():
+            for j in range(y.shape[1]):
+                ok = np.isfinite(out[:, j])
+                out[ok, j] = self._unprepare(out[ok, j], j)
+        return out, bad
+
+    def _inverse_problem(self, bad: NDArray[np.bool_], out: NDArray[np.float64]) -> str:
+        """What is wrong with the first column that has values without an inverse."""
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        kind = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}[self._power_family(j)]
+        lead = f"column {self.names[j]!r}: "
+        if np.isnan(out[bad[:, j], j]).any():
+            return (f"{lead}some values lie outside the range of the {kind} transform at lambda "
+                    f"= {float(self.lmbda_used[j]):.6g}, so they have no inverse")
+        return (f"{lead}the inverse {kind} transform overflows float64 at lambda = "
+                f"{float(self.lmbda_used[j]):.6g}")
 
     def transform(self, data: Any) -> Any:
         """Transform data with the fitted powers (same layout in as out; NaN stays NaN).
@@ -236,15 +298,19 @@ class ColumnTransforms(ResultBase):
         return self._wrap(self._transform_matrix(x), data)
 
     def inverse_transform(self, data: Any) -> Any:
-        """Map transformed values back to the original scale (NaN stays NaN)."""
+        """Map transformed values back to the original scale (NaN stays NaN).
+
+        Raises
+        ------
+        BoxCoxError
+            For values outside the transform's range at the fitted power (they have no
+            inverse) and values whose inverse exceeds float64 (the column is named).
+        """
         y = new_columns(data, self.names, None)
-        out = np.full_like(y, np.nan)
-        for j, name in enumerate(self.names):
-            ok = ~np.isnan(y[:, j])
-            try:
-                u = fam.inverse_transform(y[ok, j], float(self.lmbda_used[j]),
-                                          self._power_family(j))
-            except BoxCoxError as err:
-                raise type(err)(f"column {name!r}: {err}") from None
-            out[ok, j] = self._unprepare(u, j)
+        out, bad = self._inverse_matrix(y)
+        if bad.any():
+            problem = self._inverse_problem(bad, out)
+            if "overflows" in problem:
+                raise TransformOverflowError(problem)
+            raise BoxCoxError(problem)
         return self._wrap(out, data)

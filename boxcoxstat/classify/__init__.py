@@ -16,6 +16,7 @@ from .search import coordinate_search, grid_search, scalar_search
 __all__ = [
     "tune",
     "BoxCoxTunedClassifier",
+    "BoxCoxTunedTransformer",
     "TuningResult",
     "CRITERIA",
     "get_criterion",
@@ -29,8 +30,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "BoxCoxTunedClassifier":  # imports scikit-learn
-        from .estimator import BoxCoxTunedClassifier
+    if name in ("BoxCoxTunedClassifier", "BoxCoxTunedTransformer"):  # imports scikit-learn
+        from . import estimator
 
-        return BoxCoxTunedClassifier
+        return getattr(estimator, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,11 @@
-"""``BoxCoxTunedClassifier``: a classifier behind Box-Cox lambdas tuned for it.
+"""``BoxCoxTunedTransformer`` and ``BoxCoxTunedClassifier``: Box-Cox lambdas tuned for a
+classifier, as a transformer and with the classifier behind it.
 
 Layer 6 (``classify``). The pipeline of Blum, Menon & Elgendi (Algorithms 2-3) and Bicego &
-Baldo (2016) as a scikit-learn estimator: min-max scaling into ``[1, 2]``, the Box-Cox
+Baldo (2016) as scikit-learn estimators: min-max scaling into ``[1, 2]``, the Box-Cox
 transform with lambdas chosen by :func:`boxcoxstat.classify.tune` on the training data only,
-standard scaling, the classifier.
+standard scaling (:class:`BoxCoxTunedTransformer`), then the classifier
+(:class:`BoxCoxTunedClassifier`, which is the transformer followed by the classifier).
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    clone,
+)
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -20,13 +28,139 @@ from sklearn.utils.validation import check_is_fitted
 
 from .model import tune
 
-__all__ = ["BoxCoxTunedClassifier"]
+__all__ = ["BoxCoxTunedTransformer", "BoxCoxTunedClassifier"]
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
 except ImportError:  # pragma: no cover - older scikit-learn
     def _validate_data(est: Any, X: Any, y: Any = "no_validation", **kw: Any) -> Any:
         return est._validate_data(X, y, **kw)
+
+
+_TUNING = ("mode", "criterion", "search", "cv", "scoring", "grid", "epochs", "shift_epoch",
+           "shuffle_epoch", "finer_epoch", "start", "random_state", "n_jobs", "progress")
+
+
+def _default_classifier(classifier: Any) -> Any:
+    if classifier is None:
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression()
+    return classifier
+
+
+class _Tuned(BaseEstimator):
+    """The settings both estimators share (scikit-learn reads them from ``__init__``)."""
+
+    def __init__(
+        self,
+        classifier: Any = None,
+        *,
+        mode: Literal["spherical", "diagonal", "full"] = "full",
+        criterion: Any = "cv",
+        search: Literal["iterative", "grid", "continuous"] = "iterative",
+        cv: Any = 5,
+        scoring: Any = None,
+        grid: Any = None,
+        epochs: int = 4,
+        shift_epoch: int | None = None,
+        shuffle_epoch: int | None = None,
+        finer_epoch: int | None = None,
+        start: Any = "ml",
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        progress: bool = False,
+    ) -> None:
+        self.classifier = classifier
+        self.mode = mode
+        self.criterion = criterion
+        self.search = search
+        self.cv = cv
+        self.scoring = scoring
+        self.grid = grid
+        self.epochs = epochs
+        self.shift_epoch = shift_epoch
+        self.shuffle_epoch = shuffle_epoch
+        self.finer_epoch = finer_epoch
+        self.start = start
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    def _base(self) -> Any:
+        return _default_classifier(self.classifier)
+
+
+class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
+    """Box-Cox transform with lambdas tuned for a classifier, as a pipeline step.
+
+    The transformer half of :class:`BoxCoxTunedClassifier`: ``fit(X, y)`` scales each
+    feature into ``[1, 2]`` with the training minimum and maximum and chooses the lambdas
+    with :func:`boxcoxstat.classify.tune` for ``classifier`` (by default its inner
+    cross-validated score, on the data passed to ``fit`` only); ``transform`` scales (values
+    outside the training range clipped to its ends), Box-Cox transforms and standardises. Put
+    it in front of any classifier in a ``Pipeline``.
+
+    Parameters
+    ----------
+    classifier : scikit-learn classifier, default=None
+        The classifier the lambdas are tuned for (``criterion="cv"``); it is not fitted for
+        prediction. ``None`` means ``LogisticRegression()``.
+    mode, criterion, search, cv, scoring, grid, epochs, shift_epoch, shuffle_epoch,
+    finer_epoch, start, random_state, n_jobs, progress :
+        As :class:`BoxCoxTunedClassifier` (passed to :func:`boxcoxstat.classify.tune`).
+
+    Attributes
+    ----------
+    lmbda_ : ndarray of shape (n_features,)
+    tuning_ : TuningResult
+        The full record (criterion, trace, ``summary()``, plots, JSON).
+    data_min_, data_max_ : ndarray of shape (n_features,)
+    scaler_ : the fitted ``StandardScaler``
+    n_features_in_, feature_names_in_ : as in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from boxcoxstat.classify import BoxCoxTunedTransformer
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.exp(rng.normal(size=(120, 2)))
+    >>> y = (np.log(X[:, 0]) + 0.3 * rng.normal(size=120) > 0).astype(int)
+    >>> step = BoxCoxTunedTransformer(GaussianNB(), epochs=1, cv=3, random_state=0)
+    >>> pipe = make_pipeline(step, GaussianNB()).fit(X, y)
+    >>> pipe[0].lmbda_.shape, pipe.score(X, y) > 0.8
+    ((2,), True)
+    """
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedTransformer:
+        """Tune lambdas on ``(X, y)`` and fit the standardiser."""
+        Xv, y = _validate_data(self, X, y, dtype=np.float64)
+        X = np.asarray(Xv, dtype=np.float64)
+        check_classification_targets(y)
+        self.tuning_ = tune(X, y, self._base(),
+                            **{k: getattr(self, k) for k in _TUNING})
+        self.lmbda_ = self.tuning_.lmbda_used.copy()
+        self.data_min_ = self.tuning_.data_min.copy()
+        self.data_max_ = self.tuning_.data_max.copy()
+        self.scaler_ = StandardScaler().fit(self._boxcox(X))
+        return self
+
+    def _boxcox(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.asarray(self.tuning_.transform(X), dtype=np.float64)
+
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scale into ``[1, 2]`` (clipped), Box-Cox transform with the tuned lambdas and
+        standardise."""
+        check_is_fitted(self)
+        Z = self._boxcox(np.asarray(_validate_data(self, X, reset=False, dtype=np.float64)))
+        return self.scaler_.transform(Z)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
 
 
 def _has(method: str) -> Any:
@@ -37,7 +171,7 @@ def _has(method: str) -> Any:
     return check
 
 
-class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
+class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
     """Classifier on Box-Cox transformed features, lambdas tuned for that classifier.
 
     ``fit`` scales each feature into ``[1, 2]`` with the training minimum and maximum,
@@ -86,80 +220,29 @@ class BoxCoxTunedClassifier(ClassifierMixin, BaseEstimator):
     ((2,), True)
     """
 
-    def __init__(
-        self,
-        classifier: Any = None,
-        *,
-        mode: Literal["spherical", "diagonal", "full"] = "full",
-        criterion: Any = "cv",
-        search: Literal["iterative", "grid", "continuous"] = "iterative",
-        cv: Any = 5,
-        scoring: Any = None,
-        grid: Any = None,
-        epochs: int = 4,
-        shift_epoch: int | None = None,
-        shuffle_epoch: int | None = None,
-        finer_epoch: int | None = None,
-        start: Any = "ml",
-        random_state: int | None = None,
-        n_jobs: int | None = None,
-        progress: bool = False,
-    ) -> None:
-        self.classifier = classifier
-        self.mode = mode
-        self.criterion = criterion
-        self.search = search
-        self.cv = cv
-        self.scoring = scoring
-        self.grid = grid
-        self.epochs = epochs
-        self.shift_epoch = shift_epoch
-        self.shuffle_epoch = shuffle_epoch
-        self.finer_epoch = finer_epoch
-        self.start = start
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.progress = progress
-
-    def _base(self) -> Any:
-        if self.classifier is None:
-            from sklearn.linear_model import LogisticRegression
-
-            return LogisticRegression()
-        return self.classifier
-
-    def _boxcox(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.asarray(self.tuning_.transform(X), dtype=np.float64)
-
     def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxTunedClassifier:
-        """Tune lambdas on ``(X, y)``, then fit the scaler and the classifier."""
-        Xv, y = _validate_data(self, X, y, dtype=np.float64)
-        X = np.asarray(Xv, dtype=np.float64)
-        check_classification_targets(y)
-        base = self._base()
-        self.tuning_ = tune(
-            X, y, base, mode=self.mode, criterion=self.criterion, search=self.search,
-            cv=self.cv, scoring=self.scoring, grid=self.grid, epochs=self.epochs,
-            shift_epoch=self.shift_epoch, shuffle_epoch=self.shuffle_epoch,
-            finer_epoch=self.finer_epoch, start=self.start, random_state=self.random_state,
-            n_jobs=self.n_jobs, progress=self.progress)
-        self.lmbda_ = self.tuning_.lmbda_used.copy()
-        self.data_min_ = self.tuning_.data_min.copy()
-        self.data_max_ = self.tuning_.data_max.copy()
-        Z = self._boxcox(X)
-        self.scaler_ = StandardScaler().fit(Z)
-        self.classifier_ = clone(base).fit(self.scaler_.transform(Z), y)
+        """Tune lambdas on ``(X, y)`` (a :class:`BoxCoxTunedTransformer`), then fit the
+        classifier to the transformed features."""
+        Xv, yv = _validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(yv)
+        self.transformer_ = BoxCoxTunedTransformer(
+            self._base(), **{k: getattr(self, k) for k in _TUNING}).fit(Xv, yv)
+        t = self.transformer_
+        self.tuning_, self.lmbda_ = t.tuning_, t.lmbda_
+        self.data_min_, self.data_max_, self.scaler_ = t.data_min_, t.data_max_, t.scaler_
+        self.classifier_ = clone(self._base()).fit(t.transform(Xv), yv)
         self.classes_ = self.classifier_.classes_
         return self
 
     def transform_features(self, X: ArrayLike) -> NDArray[np.float64]:
         """The features the classifier sees: scaled, Box-Cox transformed, standardised.
 
-        (Not named ``transform``: this estimator is a classifier, not a transformer.)
+        (Not named ``transform``: this estimator is a classifier, not a transformer; its
+        transformer half is :class:`BoxCoxTunedTransformer`, in ``transformer_``.)
         """
         check_is_fitted(self)
-        Xv = np.asarray(_validate_data(self, X, reset=False, dtype=np.float64))
-        return self.scaler_.transform(self._boxcox(Xv))
+        Xv = _validate_data(self, X, reset=False, dtype=np.float64)
+        return self.transformer_.transform(np.asarray(Xv, dtype=np.float64))
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """Class labels for ``X``."""

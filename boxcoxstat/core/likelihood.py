@@ -7,8 +7,8 @@ Layer 2. For a sample x_1..x_n (weights w_i) the profile NLL with the normal con
     \\mathrm{NLL}(\\lambda) = (1 - \\lambda) J + \\frac{n}{2} \\log \\widehat{\\mathrm{Var}}\\,
     \\psi(\\lambda, x), \\qquad J = \\sum_i w_i\\, \\mathrm{sgn}(x_i) \\log b_i,
 
-with b = x (Box-Cox) or 1 + |x| (Yeo-Johnson) and the variance taken with divisor n = sum(w)
-(Xu & Cormode 2025, eqs. 3-4). The profile log-likelihood reported as ``llf`` is
+with ``b = x`` (Box-Cox) or ``b = 1 + |x|`` (Yeo-Johnson) and the variance taken with divisor
+n = sum(w) (Xu & Cormode 2025, eqs. 3-4). The profile log-likelihood reported as ``llf`` is
 ``-NLL - n/2 (log 2 pi + 1)``.
 
 Numerical approach (Xu & Cormode 2025, section 4, extended):

@@ -13,7 +13,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError, as_columns, check_option, normalize_family, to_matrix
+from .._validation import (
+    BoxCoxError,
+    as_columns,
+    as_pandas_frame,
+    check_option,
+    normalize_family,
+    to_matrix,
+)
 from ..core.joint import JointObjective, JointProfile, design_with_intercept, fit_joint_lambda
 from ..core.shifted import GAMMA_MIN, JointShiftedProfile
 from ..regression.formula import design_variables, one_sided_design
@@ -58,8 +65,9 @@ def fit_joint(
 
     Parameters
     ----------
-    data : pandas DataFrame or 2-D array_like
-        The columns to transform and the design variables. Never modified.
+    data : DataFrame (pandas, polars, ...) or 2-D array_like
+        The columns to transform and the design variables. Never modified. The result's
+        ``transform`` returns the type it is given (a polars DataFrame for polars input).
     columns : sequence of str, optional
         Columns to transform. Default: every column of ``data`` not used by ``design``.
     family : {"boxcox", "yeojohnson", "bcnpower"}, default="boxcox"
@@ -127,6 +135,7 @@ def fit_joint(
         raise BoxCoxError("gamma= applies to family='bcnpower' in fit_joint")
     check_option("missing", missing, ("drop", "raise"))
     text = _design_text(design)
+    data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
     if isinstance(data, pd.DataFrame):
         frame = data
     else:

@@ -34,7 +34,8 @@ GL_NODES = 128
 Z_MAX = 12.0
 
 
-def _inverse(t: NDArray[np.float64], lmbda: float, family: str) -> NDArray[np.float64]:
+def _inverse(t: NDArray[np.float64], lmbda: float, family: str,
+             what: str = "mean") -> NDArray[np.float64]:
     """``g^{-1}`` extended by its limit 0 below the Box-Cox range when lambda > 0."""
     if family == "boxcox" and lmbda > 0:
         below = lmbda * t <= -1.0
@@ -44,22 +45,38 @@ def _inverse(t: NDArray[np.float64], lmbda: float, family: str) -> NDArray[np.fl
     try:
         return inverse_transform(t, lmbda, family)
     except BoxCoxError:
+        if what == "median":
+            raise BoxCoxError(
+                f"the back-transformed median does not exist at lambda = {lmbda:.6g}: some "
+                "predictions lie where the inverse transform diverges (no finite response "
+                "transforms to them)"
+            ) from None
         raise BoxCoxError(
             f"the back-transformed mean does not exist at lambda = {lmbda:.6g}: part of the "
             "error distribution lies where the inverse transform diverges; use kind='median'"
         ) from None
 
 
-def median(eta: ArrayLike, lmbda: float, family: str) -> NDArray[np.float64]:
-    """Conditional median ``g^{-1}(eta)`` (raises where ``eta`` is outside g's range).
+def median(eta: ArrayLike, lmbda: float, family: str, *,
+           truncate: bool = False) -> NDArray[np.float64]:
+    """Conditional median ``g^{-1}(eta)``.
+
+    Where ``eta`` is outside g's range this raises, unless ``truncate=True``: then values
+    below the Box-Cox range (lambda > 0) give its limit 0, the truncation the Box-Cox model
+    implies (as the means use); values where the inverse diverges still raise.
 
     Examples
     --------
     >>> from boxcoxstat.regression.backtransform import median
     >>> median([0.0, 1.0], 0.0, "boxcox").round(4)
     array([1.    , 2.7183])
+    >>> median([-3.0, 0.0], 0.5, "boxcox", truncate=True)  # -3 < -1/0.5: the limit 0
+    array([0., 1.])
     """
-    return inverse_transform(np.asarray(eta, dtype=np.float64), lmbda, family)
+    eta = np.asarray(eta, dtype=np.float64)
+    if truncate:
+        return _inverse(eta, lmbda, family, "median")
+    return inverse_transform(eta, lmbda, family)
 
 
 def mean_smearing(

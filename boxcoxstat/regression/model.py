@@ -13,7 +13,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
+from .._validation import (
+    BoxCoxError,
+    ColumnReport,
+    as_pandas_frame,
+    check_column,
+    check_option,
+    normalize_family,
+)
 from ..core.design import qr_design
 from ..core.profile import Profile
 from ..core.response import ResponseProfile, response_profile
@@ -53,6 +60,7 @@ def lm(
         ``bc(x, lmbda=0.5)`` (a fixed power), ``np.log(x)``, ``C(g)`` and the variables of
         the calling scope.
     data : DataFrame
+        pandas, or another library's DataFrame (polars, pyarrow...; read by column name).
     family : {"boxcox", "yeojohnson", "bcnpower"}, optional
         The response's family; default Box-Cox, or the one the response's wrapper names.
         ``"bcnpower"``: car's Box-Cox with a shift estimated jointly (Hawkins & Weisberg
@@ -114,6 +122,7 @@ def lm(
     if not isinstance(formula, str):
         raise BoxCoxError("formula must be a string such as 'y ~ x1 + x2'")
     env = caller_environment(1)
+    data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
     frame, w = model_frame(formula, data, weights=weights, missing=missing, eval_env=env)
     fam = frame.response_family
     if family is not None:

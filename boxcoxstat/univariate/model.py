@@ -25,9 +25,10 @@ from .results import PowerTransformResult
 __all__ = ["fit_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
 
 
-def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
+def _fit_family(x: NDArray[np.float64], family: str,
+                weights: NDArray[np.float64] | None = None) -> dict[str, NDArray]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
-    sample = Sample.from_array(x, family)
+    sample = Sample.from_array(x, family, weights)
     sol = solve(SampleProfile(sample))
     return {
         "lmbda": sol.lmbda,
@@ -37,22 +38,22 @@ def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     }
 
 
-def _choose(x: NDArray[np.float64], family: str):
+def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | None = None):
     """Fit every column; under ``"auto"`` pick the family per column and say why."""
     p = x.shape[1]
     fams = [family] * p
     reasons = [""] * p
     if family != "auto":
-        return _fit_family(x, family), fams, reasons
-    positive = np.array([np.nanmin(x[:, j]) > 0 for j in range(p)])
-    yj = _fit_family(x, "yeojohnson")
+        return _fit_family(x, family, weights), fams, reasons
+    positive = np.nanmin(x, axis=0) > 0
+    yj = _fit_family(x, "yeojohnson", weights)
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j] = "yeojohnson"
         reasons[j] = "Yeo-Johnson: the column has values <= 0"
     if positive.any():
         idx = np.flatnonzero(positive)
-        bc = _fit_family(x[:, idx], "boxcox")
+        bc = _fit_family(x[:, idx], "boxcox", weights)
         for k, j in enumerate(idx):
             if bc["llf"][k] >= yj["llf"][j]:
                 fams[j] = "boxcox"
@@ -68,14 +69,19 @@ def _choose(x: NDArray[np.float64], family: str):
 
 
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,
-                stacklevel: int = 3, shift: float | None = None) -> PowerTransformResult:
+                stacklevel: int = 3, shift: float | None = None,
+                weights: NDArray[np.float64] | None = None) -> PowerTransformResult:
     """Maximum-likelihood power of every column of validated data (``family`` may be
     ``"auto"``; ``shift`` is added first, car's ``bcPower(gamma=)``); the result keeps the
-    data for inference on demand."""
+    data (and the case ``weights``, frequency weights of the rows, validated by
+    ``_validation.as_weights``) for inference on demand."""
     fam = family
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
-    est, fams, reasons = _choose(x if shift is None else x + shift, fam)
+    if weights is not None:
+        weights = np.array(weights, dtype=np.float64)
+        weights.setflags(write=False)
+    est, fams, reasons = _choose(x if shift is None else x + shift, fam, weights)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -86,7 +92,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
             limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
             lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
             if lam_used[j] != lam_mle[j]:
-                one = SampleProfile(Sample.from_array(cols.column(j), fams[j]))
+                one = SampleProfile(Sample.from_array(x[:, j], fams[j], weights))
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
                 llf[j] = one.llf_offset()[0] - val[0]
     if not np.all(est["converged"]):
@@ -103,7 +109,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         lmbda_used=lam_used,
         nll_mle=est["nll"],
         llf_values=llf,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),  # rows, weighted or not
         n_missing=cols.n_missing,
         converged_values=est["converged"],
         ymax=None if ymax is None else float(ymax),
@@ -111,6 +117,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         data=x,
         gamma_values=None if shift is None else np.full(p, shift),
         gamma_status=None if shift is None else ("fixed",) * p,
+        weights=weights,
     )
 
 

@@ -83,6 +83,8 @@ class PowerTransformResult(ColumnTransforms):
     # the response of a linear model (bcs.lm's ``m.power``): its formula, shown in the report
     model: str | None = saved(jsonio.Str(optional=True), default=None)
     data: NDArray[np.float64] | None = None
+    # case weights of the rows of ``data`` (frequency weights; None: every row counts once)
+    weights: NDArray[np.float64] | None = None
     # a profile other than the columns' sample (a linear model's response): one column
     profile_: Profile | None = None
 
@@ -137,7 +139,7 @@ class PowerTransformResult(ColumnTransforms):
             x = self.data[:, idx]
             if self.gamma_values is not None:  # a fixed shift before Box-Cox
                 x = x + self.gamma_values[idx]
-            out[f] = (idx, SampleProfile.from_array(x, f))
+            out[f] = (idx, SampleProfile.from_array(x, f, self.weights))
         return out
 
     def _profiles(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:

@@ -210,3 +210,44 @@ def test_missing_values_stay_missing_in_both_directions():
     assert isinstance(ys, pd.Series) and ys.name == "s" and ys.index.equals(s.index)
     assert np.isnan(ys[11])
     np.testing.assert_allclose(ys[[10, 12]], [_bc(4.0, 2.0), _bc(0.25, 2.0)], rtol=RTOL)
+
+
+# --- layouts of other libraries, values without an inverse ---------------------------------
+
+X_LOG = np.random.default_rng(4).lognormal(size=(60, 2))
+
+
+def test_polars_in_polars_out_in_fit_transform_and_inverse():
+    import polars as pl
+    df = pl.DataFrame({"a": X_LOG[:, 0], "b": X_LOG[:, 1]})
+    r = bcs.fit(df)
+    assert list(r.lmbda.index) == ["a", "b"]
+    np.testing.assert_allclose(r.lmbda.to_numpy(), bcs.fit(X_LOG).lmbda, rtol=1e-14)
+    z = r.transform(df.select(["b", "a"]))  # matched by name, returned in the fitted order
+    assert isinstance(z, pl.DataFrame) and z.columns == ["a", "b"]
+    back = r.inverse_transform(z)
+    assert isinstance(back, pl.DataFrame)
+    np.testing.assert_allclose(back.to_numpy(), X_LOG, rtol=1e-12)
+    one = bcs.fit(df["a"])
+    assert isinstance(one.transform(df["a"]), pl.Series) and one.transform(df["a"]).name == "a"
+    with pytest.raises(bcs.BoxCoxError, match=r"lack column\(s\) \['b'\]"):
+        r.transform(df.select("a"))
+
+
+def test_pandas_and_numpy_layouts_unchanged():
+    df = pd.DataFrame(X_LOG, columns=["a", "b"], index=list(range(100, 160)))
+    r = bcs.fit(df)
+    out = r.transform(df)
+    assert isinstance(out, pd.DataFrame) and list(out.index) == list(df.index)
+    assert isinstance(bcs.fit(X_LOG).transform(X_LOG), np.ndarray)
+
+
+def test_values_without_an_inverse_and_overflow_are_named():
+    r = bcs.fit(pd.DataFrame(X_LOG, columns=["a", "b"]))
+    lam = float(r.lmbda["a"])
+    bad = pd.DataFrame({"a": [-2.0 / lam if lam > 0 else 2.0 / -lam * 10], "b": [0.0]})
+    with pytest.raises(bcs.BoxCoxError, match="column 'a'.*no inverse"):
+        r.inverse_transform(bad)
+    big = bcs.fit(np.array([0.1, 0.1, 0.1, 0.101]))
+    with pytest.raises(bcs.TransformOverflowError, match="column 'x'.*ymax="):
+        big.transform([0.1, 0.2])

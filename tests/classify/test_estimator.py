@@ -101,3 +101,30 @@ def test_get_set_params_and_summary():
     X, y = italy_corsica(80)
     est.fit(X, y)
     assert "Box-Cox lambdas tuned" in str(est.tuning_.summary())
+
+
+def test_tuned_transformer_check_estimator():
+    """The transformer half on its own passes scikit-learn's API checks."""
+    from boxcoxstat.classify import BoxCoxTunedTransformer
+
+    check_estimator(BoxCoxTunedTransformer(mode="spherical", criterion="fisher",
+                                           search="grid", grid=[0.0, 1.0, 2.0]))
+
+
+def test_tuned_transformer_is_the_classifiers_first_half_in_any_pipeline():
+    """Pipeline(tuned transformer, classifier) gives the tuned classifier's lambdas and
+    predictions, with names kept by set_output."""
+    import pandas as pd
+
+    from boxcoxstat.classify import BoxCoxTunedTransformer
+
+    X, y = italy_corsica(120)
+    clf = BoxCoxTunedClassifier(GaussianNB(), **SMALL).fit(X, y)
+    pipe = make_pipeline(BoxCoxTunedTransformer(GaussianNB(), **SMALL), GaussianNB()).fit(X, y)
+    np.testing.assert_array_equal(pipe[0].lmbda_, clf.lmbda_)
+    np.testing.assert_array_equal(pipe.predict(X), clf.predict(X))
+    np.testing.assert_allclose(pipe[0].transform(X), clf.transform_features(X), rtol=1e-14)
+    df = pd.DataFrame(X, columns=["a", "b"])
+    out = BoxCoxTunedTransformer(GaussianNB(), **SMALL).set_output(transform="pandas") \
+        .fit(df, y).transform(df)
+    assert list(out.columns) == ["a", "b"]

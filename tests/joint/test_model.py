@@ -201,3 +201,14 @@ def test_recovers_known_powers(family):
     assert list(r.lmbda.index) == ["a", "b", "c"] and r.design_rank == 3
     assert np.all(np.abs(r.lmbda.to_numpy() - true) < 4 * r.bse.to_numpy())
     assert r.test(true).pvalue > 0.001
+
+
+def test_polars_frame_with_a_design_gives_the_pandas_numbers():
+    import polars as pl
+    hw = bcs.datasets.load("highway1")
+    cols = ["len", "adt", "trks", "sigs1"]
+    want = bcs.fit_joint(hw, cols, design="~ htype")
+    got = bcs.fit_joint(pl.from_pandas(hw), cols, design="~ htype")
+    np.testing.assert_allclose(got.lmbda.to_numpy(), want.lmbda.to_numpy(), rtol=1e-13)
+    out = got.transform(pl.from_pandas(hw))
+    assert isinstance(out, pl.DataFrame) and out.columns == cols

@@ -159,3 +159,11 @@ def test_degenerate_responses_are_refused():
         bcs.lm("y ~ x", df.assign(y=np.exp(df["x"])).head(2))
     with pytest.raises(BoxCoxError, match="no residual degrees of freedom"):
         bcs.lm("y ~ x + I(x**2)", df.assign(y=np.exp(df["x"])).head(3))
+
+
+def test_polars_data_give_the_pandas_model():
+    import polars as pl
+    trees = bcs.datasets.load("trees")
+    f = "Volume ~ np.log(Height) + np.log(Girth)"
+    assert bcs.lm(f, pl.from_pandas(trees)).lmbda == pytest.approx(bcs.lm(f, trees).lmbda,
+                                                                   rel=1e-13)

@@ -1,0 +1,99 @@
+"""Sphinx configuration of the boxcoxstat documentation.
+
+Build (from the repository root; warnings are errors)::
+
+    pip install -e ".[docs]"
+    sphinx-build -W --keep-going -b html docs docs/_build/html              # with the gallery
+    sphinx-build -W --keep-going -b html -D plot_gallery=0 docs docs/_build/html   # reference
+
+The gallery executes ``vignettes/*.py`` (jupytext percent scripts, converted for
+sphinx-gallery by ``_ext/vignettes.py``) and shows the figures each vignette writes (see
+``_ext/figures.py``). The classifier vignette runs
+in its quick setting unless ``BOXCOXSTAT_DOCS_FULL=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE / "_ext"))
+
+import boxcoxstat  # noqa: E402, I001 - the local extensions below are found through sys.path
+from figures import VignetteFigures  # noqa: E402, I001
+from vignettes import build_sources  # noqa: E402, I001
+
+project = "boxcoxstat"
+author = "The boxcoxstat developers"
+copyright = "2025-2026, the boxcoxstat developers"  # noqa: A001 - Sphinx's name
+release = boxcoxstat.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+exclude_patterns = ["_build", "_vignettes", "auto_vignettes/*.ipynb", "auto_vignettes/*.py",
+                    "auto_vignettes/*.zip", "auto_vignettes/*.md5", "**.codeobj.json"]
+templates_path = ["_templates"]
+autosummary_generate = True
+autodoc_typehints = "none"  # the numpydoc Parameters sections say the types
+autodoc_default_options = {"inherited-members": False}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+default_role = "obj"
+suppress_warnings = ["autosummary.import_cycle"]
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"boxcoxstat {release}"
+html_static_path: list[str] = []
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2,
+                      "secondary_sidebar_items": ["page-toc"]}
+
+# --------------------------------------------------------------------------- the gallery
+# vignettes write their figures to these folders; the scraper shows each after its cell
+FIGURE_DIR = Path(tempfile.mkdtemp(prefix="boxcoxstat-docs-figures-"))
+os.environ["BOXCOXSTAT_FIGDIR"] = str(FIGURE_DIR)
+os.environ["BCS_FIGURE_DIR"] = str(FIGURE_DIR)
+os.environ.setdefault("MPLBACKEND", "Agg")
+# the vignettes read Kaggle's House Prices file from ../shared/data (see the README)
+os.environ.setdefault("BOXCOXSTAT_SHARED_DATA", str(ROOT.parent / "shared" / "data"))
+GALLERY_SOURCES = HERE / "_vignettes"  # the vignettes with their Markdown as reST
+build_sources(ROOT / "vignettes", GALLERY_SOURCES)
+if os.environ.get("BOXCOXSTAT_DOCS_FULL") != "1":
+    os.environ.setdefault("BCS_VIGNETTE_QUICK", "1")
+
+sphinx_gallery_conf = {
+    "examples_dirs": [str(GALLERY_SOURCES)],
+    "gallery_dirs": ["auto_vignettes"],
+    "filename_pattern": r".*\.py$",  # execute every vignette
+    "image_scrapers": ("matplotlib", VignetteFigures(FIGURE_DIR)),
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "abort_on_example_error": True,
+    "show_memory": False,
+}
+
+
+def _skip_metadata_requests(app, what, name, obj, skip, options):
+    """scikit-learn generates ``set_fit_request`` and friends on every estimator class;
+    their docstrings point into scikit-learn's own documentation, so they are left out."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_requests)

@@ -199,9 +199,10 @@ class BoxTidwellResult(ResultBase):
 
 @dataclass(frozen=True, repr=False)
 class InverseResponseResult(ResultBase):
-    """The power of the response from the inverse response plot (:func:`boxcoxstat.
-    inverse_response`): ``yhat ~ 1 + psi(lambda, y)`` by least squares (car's
-    ``invTranEstimate``).
+    """The power of the response from the inverse response plot (car's ``invTranEstimate``).
+
+    Built by :func:`boxcoxstat.inverse_response`: ``yhat ~ 1 + psi(lambda, y)`` by least
+    squares.
 
     ``conf_int(interval="profile")`` is the likelihood-ratio interval ``n log(RSS(lambda) /
     RSS(hat)) <= chi2_1(1 - alpha)``; ``interval="car"`` is car's, which cuts at half that

@@ -11,7 +11,7 @@ from ._validation import BoxCoxError, as_columns, normalize_family
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
 from .robust.results import RobustTransformResult
-from .univariate.model import fit_columns
+from .univariate.model import fit_columns, fixed_columns
 from .univariate.results import PowerTransformResult
 
 __all__ = ["fit"]
@@ -24,6 +24,7 @@ def fit(
     method: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
     ymax: float | None = None,
     missing: Literal["drop", "raise"] = "drop",
+    lmbda: Any = None,
     **options: Any,
 ) -> PowerTransformResult | RobustTransformResult:
     """Estimate the power transformation of each column.
@@ -53,6 +54,11 @@ def fit(
         its transformed values overflow float64, and ``transform`` then refuses.
     missing : {"drop", "raise"}, default="drop"
         Missing values (NaN/None) are dropped per column and counted, or refused.
+    lmbda : float, one float per column, or Series by column, optional
+        A fixed power instead of an estimate (``lmbda=0`` is the log): the result evaluates
+        its likelihood there and transforms with it; its ``fixed`` is True and the power's
+        ``bse``, ``conf_int``, ``test`` and ``rounded`` are not available. Needs
+        ``method="mle"`` and a named family (not ``"auto"``).
     **options
         The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
@@ -115,9 +121,21 @@ def fit(
 
         if method != "mle" or options:
             raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
+        if lmbda is not None:
+            raise BoxCoxError("lmbda= (a fixed power) is not available for Dask input; "
+                              "transform the collection with boxcoxstat.families.transform")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family)
     spec = parse_spec(get_method(method).name, **options)
+    if lmbda is not None:
+        if spec.method != "mle" or ymax is not None or fam == "auto":
+            raise BoxCoxError(
+                "lmbda= fixes the power, so there is nothing to estimate: it needs "
+                "method='mle', no ymax=, and a named family ('boxcox' or 'yeojohnson'), "
+                f"got method={method!r}, ymax={ymax!r}, family={family!r}"
+            )
+        cols = as_columns(data, family=fam, missing=missing)
+        return fixed_columns(cols, fam, lmbda)
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")

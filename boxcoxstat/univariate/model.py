@@ -8,6 +8,7 @@ families' likelihoods per column; ``ymax`` bounds lambda by the Lambert W invers
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +21,7 @@ from ..core.sample import Sample
 from ..core.solve import solve
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns"]
+__all__ = ["fit_columns", "fixed_columns"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
@@ -107,3 +108,20 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         lambda_limits=limits,
         data=x,
     )
+
+
+def fixed_columns(cols: Columns, family: str, lmbda: Any) -> PowerTransformResult:
+    """Every column of validated data at a given power (``fit(x, lmbda=...)``): no estimation;
+    the result's likelihood is evaluated at that power and it has no lambda inference."""
+    x = cols.values
+    x.setflags(write=False)
+    p = x.shape[1]
+    template = PowerTransformResult(
+        names=tuple(cols.names), layout=cols.layout, families=(family,) * p,
+        family_reasons=("",) * p, requested_family=family, lmbda_mle=np.zeros(p),
+        lmbda_used=np.zeros(p), nll_mle=np.zeros(p), llf_values=np.zeros(p),
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
+        converged_values=np.ones(p, dtype=bool), ymax=None,
+        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, fixed=True,
+    )
+    return template.at(lmbda)

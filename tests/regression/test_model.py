@@ -39,8 +39,10 @@ def test_wrapped_response_chooses_the_family():
     assert bcs.lm("yj(y) ~ x", df).family == "yeojohnson"
     with pytest.raises(BoxCoxError, match="contradicts"):
         bcs.lm("yj(y) ~ x", df, family="boxcox")
-    with pytest.raises(BoxCoxError, match="cannot take options"):
-        bcs.lm("bc(y, lmbda=1) ~ x", df)
+    with pytest.raises(BoxCoxError, match="optionally a fixed power"):
+        bcs.lm("bc(y, 1, 2) ~ x", df)
+    with pytest.raises(BoxCoxError, match="optionally a fixed power"):
+        bcs.lm("bc(y, lmbda='log') ~ x", df)
 
 
 def test_missing_values_dropped_and_counted_or_refused():
@@ -80,12 +82,13 @@ def test_predict_round_trips_on_the_response_scale():
     df = _sim(lam=0.5, sigma=0.1)
     m = bcs.lm("y ~ x + C(g)", df)
     new = pd.DataFrame({"x": [0.1, 0.9, 1.7], "g": ["a", "b", "a"]}, index=[7, 8, 9])
-    eta = m.predict(new, scale="transformed")
-    med = m.predict(new, scale="response")
+    eta = m.predict(new, scale="transformed")["fit"]
+    med = m.predict(new, scale="response")["fit"]
     assert list(med.index) == [7, 8, 9]
     np.testing.assert_allclose(transform(med.to_numpy(), m.lmbda, "boxcox"), eta.to_numpy(),
                                rtol=1e-12)
-    np.testing.assert_allclose(m.predict(scale="transformed"), m.ols.fittedvalues, rtol=1e-12)
+    np.testing.assert_allclose(m.predict(scale="transformed")["fit"], m.ols.fittedvalues,
+                               rtol=1e-12)
 
 
 def test_mean_predictions_against_simulation_truth():
@@ -101,9 +104,9 @@ def test_mean_predictions_against_simulation_truth():
         x = rng.uniform(0, 2, 3000)
         df = pd.DataFrame({"x": x, "y": np.exp(1 + x + 0.8 * rng.standard_normal(3000))})
         m = bcs.lm("y ~ x", df)
-        errs["smearing"].append(m.predict(new, kind="mean") / truth - 1)
-        errs["normal"].append(m.predict(new, kind="mean", mean="normal") / truth - 1)
-        errs["median"].append(m.predict(new) / truth - 1)
+        errs["smearing"].append(m.predict(new, kind="mean")["fit"] / truth - 1)
+        errs["normal"].append(m.predict(new, kind="mean", mean="normal")["fit"] / truth - 1)
+        errs["median"].append(m.predict(new)["fit"] / truth - 1)
     assert np.all(np.abs(np.mean(errs["smearing"], axis=0)) < 0.04)
     assert np.all(np.abs(np.mean(errs["normal"], axis=0)) < 0.04)
     assert np.all(np.mean(errs["median"], axis=0) < -0.2)
@@ -124,7 +127,7 @@ def test_predictor_powers_learned_on_train_applied_to_test():
            + b["bc(Weight)"] * transform(test["Weight"], lam["bc(Weight)"])
            + b["yj(Displacement)"] * transform(test["Displacement"], lam["yj(Displacement)"],
                                                "yeojohnson"))
-    np.testing.assert_allclose(m.predict(test, scale="transformed"), eta, rtol=1e-12)
+    np.testing.assert_allclose(m.predict(test, scale="transformed")["fit"], eta, rtol=1e-12)
     assert "bc(Weight)" in str(m.summary())
 
 
@@ -152,7 +155,8 @@ def test_plots():
     m = bcs.lm("y ~ x", _sim())
     ax = m.plot_profile()
     assert ax.get_xlabel() == "λ" and len(ax.lines) >= 5
-    assert m.qqplot().get_xlabel() == "normal quantiles"
+    qq = m.qqplot(label=4)
+    assert qq.get_xlabel() == "normal quantiles" and len(qq.texts) == 4
     assert m.plot_residuals().get_ylabel() == "residuals"
     import matplotlib.pyplot as plt
 

@@ -89,5 +89,7 @@ def lm_summary(m: Any, alpha: float = 0.05) -> Summary:
     fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "P>|t|": format_pvalue,
             "rounded": lambda v: "" if np.isnan(v) else format_power(v)}
     title = f"Linear model with a {fam}-transformed response: {m.formula}"
-    return Summary(title, [("Power transformations", lam), ("Coefficients", coef)], notes,
-                   fmts)
+    tests = ["LR(l=0)", "p(l=0)", "LR(l=1)", "p(l=1)"]
+    tables = [("Power transformations", lam.drop(columns=tests)),
+              ("Likelihood-ratio tests of the powers", lam[tests]), ("Coefficients", coef)]
+    return Summary(title, tables, notes, fmts)

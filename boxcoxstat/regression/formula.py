@@ -31,8 +31,8 @@ from numpy.typing import NDArray
 
 from .. import families
 from .._validation import BoxCoxError, ColumnReport, check_column
-from ..core.profile import SampleProfile
 from ..core.inference import standard_inference
+from ..core.profile import SampleProfile
 from ..core.solve import solve
 
 __all__ = [

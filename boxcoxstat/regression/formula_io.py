@@ -202,7 +202,7 @@ def _transform(spec: dict[str, Any]) -> Any:
     cls = _resolve(module, qual)
     if not isinstance(cls, type):
         raise BoxCoxError(f"{spec['class']!r} is not a class")
-    obj = cls.__new__(cls)
+    obj: Any = object.__new__(cls)  # patsy's and boxcoxstat's transforms are plain classes
     obj.__dict__.update({k: _decode_value(v) for k, v in spec["state"].items()})
     return obj
 

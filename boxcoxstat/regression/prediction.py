@@ -108,7 +108,7 @@ def lambda_mixture(profile: Profile, lmbda_hat: float, nll_hat: float, bse: floa
     coef, *_ = np.linalg.lstsq(x * sw[:, None], z * sw[:, None], rcond=None)
     resid = (z - x @ coef) * sw[:, None]
     scale = np.einsum("ij,ij->j", resid, resid) / nu
-    return LambdaMixture(lam, w / w.sum(), coef.T.copy(), scale)
+    return LambdaMixture(lam, w / w.sum(), np.asarray(coef.T, dtype=np.float64), scale)
 
 
 def _range(lmbda: NDArray[np.float64], family: str) -> tuple[NDArray, NDArray]:
@@ -231,28 +231,30 @@ def predict_frame(
 
 def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean: str,
           residuals: NDArray[np.float64] | None, index: pd.Index) -> NDArray[np.float64]:
-    """Duan's smearing or the normal-theory mean, row by row where it does not exist."""
+    """Duan's smearing or the normal-theory mean; NaN, with one warning naming the rows, where
+    the errors reach a pole of the inverse transform (there the mean does not exist)."""
+    if mean == "smearing":
+        assert residuals is not None
+        d_low, d_high = float(np.min(residuals)), float(np.max(residuals))
+    else:
+        sigma = float(np.sqrt(fit.scale))
+        d_low, d_high = -bt.Z_MAX * sigma, bt.Z_MAX * sigma
+    low, high = _range(np.array([fit.lmbda]), fit.family)
+    diverges = eta + d_high >= high[0]
+    if fit.family == "yeojohnson":  # below the range YJ's inverse diverges too (lambda > 2)
+        diverges |= eta + d_low <= low[0]
     out = np.full(eta.shape, np.nan)
-    rows = np.flatnonzero(ok)
-
-    def compute(r: NDArray[np.intp]) -> NDArray[np.float64]:
-        if mean == "smearing":
-            assert residuals is not None
-            return bt.mean_smearing(eta[r], residuals, fit.lmbda, fit.family)
-        return bt.mean_normal(eta[r], float(np.sqrt(fit.scale)), fit.lmbda, fit.family)
-
-    try:
-        out[rows] = compute(rows)
-    except BoxCoxError:
-        bad = []
-        for r in rows:
-            try:
-                out[r] = compute(np.array([r]))[0]
-            except BoxCoxError:
-                bad.append(index[r])
+    rows = np.flatnonzero(ok & ~diverges)
+    if mean == "smearing":
+        assert residuals is not None
+        out[rows] = bt.mean_smearing(eta[rows], residuals, fit.lmbda, fit.family)
+    else:
+        out[rows] = bt.mean_normal(eta[rows], float(np.sqrt(fit.scale)), fit.lmbda, fit.family)
+    bad = ok & diverges
+    if bad.any():
         warn_rows(f"the mean on the response scale does not exist at lambda = {fit.lmbda:.6g} "
                   "(the error distribution reaches where the inverse transform diverges); "
-                  "the prediction is NaN; use kind='median'", bad)
+                  "the prediction is NaN; use kind='median'", list(index[bad]))
     return out
 
 

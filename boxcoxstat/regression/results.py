@@ -167,13 +167,16 @@ class LmResult(ResultBase):
     @cached_property
     def _mixture(self) -> pr.LambdaMixture:
         """The posterior grid of lambda (``prediction.lambda_mixture``)."""
-        self.power._refuse_fixed("predict(include_lambda_uncertainty=True)")
+        what = "predict(include_lambda_uncertainty=True)"
+        if self.power.fixed:
+            self._not_available(what, f"the power was fixed at {self.lmbda:g} (given, not "
+                                "estimated), so it has no uncertainty to carry")
         if self.mixture is not None:
             return pr.LambdaMixture.from_frame(self.mixture)
-        self._need_data("predict(include_lambda_uncertainty=True)")
-        assert self.y is not None and self.x is not None and self.power.profile_ is not None
-        p = self.power
-        return pr.lambda_mixture(p.profile_, self.lmbda, float(p.nll_mle[0]),
+        self._need_data(what)
+        p, profile = self.power, self.power.profile_
+        assert self.y is not None and self.x is not None and profile is not None
+        return pr.lambda_mixture(profile, self.lmbda, float(p.nll_mle[0]),
                                  float(p.bse.iloc[0]), self.y, self.x[:, self._kept],
                                  self.weights, self.family)
 
@@ -186,11 +189,20 @@ class LmResult(ResultBase):
         computed = {"coefficients": lambda: self._table, "fit_stats": lambda: self._stats,
                     "covariance": lambda: self._covariance,
                     "smearing_residuals": lambda: self._residuals,
-                    "mixture": lambda: None if self.power.fixed else
-                    self._mixture.frame(list(self.params.index))}
+                    "mixture": self._mixture_frame}
         if name in computed and (self.y is not None or getattr(self, name) is not None):
             return computed[name]()
         return getattr(self, name)
+
+    def _mixture_frame(self) -> pd.DataFrame | None:
+        """The posterior grid of lambda to save, or ``None`` where there is none (a fixed
+        power; a profile that does not bound lambda; powers whose transform overflows)."""
+        if self.power.fixed:
+            return None
+        try:
+            return self._mixture.frame(list(self.params.index))
+        except BoxCoxError:
+            return None
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:

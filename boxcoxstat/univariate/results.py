@@ -251,8 +251,8 @@ class PowerTransformResult(ColumnTransforms):
         j = self.column_index(column)
         profile, k = self._column_profile(j)
         if lmbda is None and self.fixed:
-            lam = float(self.lmbda_used[j])
-            lmbda = np.linspace(min(-2.0, lam - 1.0), max(2.0, lam + 1.0), 201)
+            given = float(self.lmbda_used[j])
+            lmbda = np.linspace(min(-2.0, given - 1.0), max(2.0, given + 1.0), 201)
         elif lmbda is None:
             lo, hi = self._stored("lower")[j], self._stored("upper")[j]
             width = hi - lo

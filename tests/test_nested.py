@@ -126,3 +126,28 @@ def test_regression_is_the_one_column_joint_fit_with_its_design(family):
     got = _numbers(j.lmbda.iloc[0], j.conf_int(interval="profile"), j.test(0), j.test(1),
                    j.llf)
     _assert_same("fit_joint with the design", got, want)
+
+
+@pytest.mark.parametrize(("x", "family"), _cases()[:6] + _cases()[-2:])
+def test_fixed_powers_agree_on_every_path(x, family):
+    """A fixed power is a setting of the result, not a new model: ``fit(x, lmbda=l)``,
+    ``fit(x).at(l)``, ``lm("y ~ 1", lmbda=l)``, ``lm("y ~ 1").at(l)`` and ``bc(y, lmbda=l)``
+    on the left give the same log-likelihood, and each equals the estimated fit's profile at
+    ``l`` (the LR statistic of ``l`` is twice the difference)."""
+    frame = pd.DataFrame({"y": x})
+    est = bcs.fit(x, family=family)
+    for lam in (0.0, 1.0, float(np.ravel(est.lmbda)[0]) * 0.5):
+        want = float(np.ravel(bcs.fit(x, family=family, lmbda=lam).llf)[0])
+        fam = "bc" if family == "boxcox" else "yj"
+        got = {
+            "fit().at": float(np.ravel(est.at(lam).llf)[0]),
+            "lm lmbda=": bcs.lm("y ~ 1", frame, family=family, lmbda=lam).llf,
+            "lm().at": bcs.lm("y ~ 1", frame, family=family).at(lam).llf,
+            "bc(y, lmbda=) ~ 1": bcs.lm(f"{fam}(y, lmbda={lam!r}) ~ 1", frame).llf,
+        }
+        floor = 1e-12 * max(1.0, abs(want))
+        for path, value in got.items():
+            assert value == pytest.approx(want, rel=REL, abs=floor), path
+        lr = float(np.ravel(est.test(lam).statistic)[0])
+        assert 2 * (float(np.ravel(est.llf)[0]) - want) == pytest.approx(lr, rel=1e-8,
+                                                                        abs=1e3 * floor)

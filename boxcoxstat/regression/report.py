@@ -90,6 +90,10 @@ def lm_summary(m: Any, alpha: float = 0.05) -> Summary:
             "rounded": lambda v: "" if np.isnan(v) else format_power(v)}
     title = f"Linear model with a {fam}-transformed response: {m.formula}"
     tests = ["LR(l=0)", "p(l=0)", "LR(l=1)", "p(l=1)"]
-    tables = [("Power transformations", lam.drop(columns=tests)),
-              ("Likelihood-ratio tests of the powers", lam[tests]), ("Coefficients", coef)]
+    powers = lam.drop(columns=tests)
+    powers = powers[[c for c in powers if c == "role" or powers[c].notna().any()]]
+    tables = [("Power transformations", powers)]
+    if lam[tests].notna().any().any():  # a fixed response power without bc()/yj() terms
+        tables.append(("Likelihood-ratio tests of the powers", lam[tests]))  # has none
+    tables.append(("Coefficients", coef))
     return Summary(title, tables, notes, fmts)

@@ -140,6 +140,13 @@ x : array_like
 lmbda : float, optional
     Fix the power instead of estimating it by maximum likelihood.
 
+Notes
+-----
+New values outside Box-Cox's domain (<= 0) give NaN for their rows, named in one warning.
+A statsmodels result saved with ``fit.save(path)`` is rebuilt by statsmodels by evaluating
+its formula again when it is loaded, so the loading script needs ``from boxcoxstat import
+bc, yj`` in scope (``bcs.lm(...).ols`` is saved with its design and needs nothing).
+
 Examples
 --------
 >>> import numpy as np, pandas as pd, statsmodels.formula.api as smf

@@ -403,7 +403,8 @@ class LmResult(ResultBase):
             in place (refused if the model was fitted with ``missing="raise"``).
         interval : {"confidence", "prediction"}, optional
             Add ``lower`` and ``upper``: a confidence interval for the conditional median, or
-            a prediction interval for a new observation.
+            a prediction interval for a new observation (of a weighted model: one of weight
+            1, as R's ``predict.lm`` assumes by default).
         alpha : float, default=0.05
             Significance level of the interval.
         kind : {"median", "mean"}, default="median"

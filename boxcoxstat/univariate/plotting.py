@@ -68,10 +68,11 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     if grid is not None:
         grid = np.union1d(grid, [lam_hat]) if grid.min() <= lam_hat <= grid.max() else grid
     prof = result.profile(j, grid)
-    llf_hat = float(result.llf_values[j])
-    cut = profile_cutoff(llf_hat, alpha)
+    llf_hat = float(result.llf_values[j])  # at the power used (a ymax bound may move it)
+    top_mle = float(result.profile(j, [result.lmbda_mle[j]])["llf"].iloc[0])
+    cut = profile_cutoff(top_mle, alpha)
     ax.plot(prof["lmbda"], prof["llf"], color="k", lw=1.2)
-    top = max(float(prof["llf"].max()), llf_hat)
+    top = max(float(prof["llf"].max()), top_mle)
     bottom = float(prof["llf"].min()) if ends is None else min(float(prof["llf"].min()), cut)
     pad = 0.04 * max(top - bottom, 1e-12)
     ax.set_ylim(bottom - pad, top + pad)

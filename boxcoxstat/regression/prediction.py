@@ -168,7 +168,9 @@ def _mixture_quantiles(b: NDArray, sd: NDArray, mix: LambdaMixture, df: int,
 
     a, c, fa, fc, ok, _ = bracket_increasing(f, a, c, limit=1e300)
     res = find_root(f, a, c, fa, fc, xatol=1e-12, xrtol=1e-12)
-    u = np.where(ok & res.converged, res.x, np.nan)
+    # a quantile beyond the bracket's reach (|y| > about 1e60 on the Yeo-Johnson scale) is
+    # reported as the support's limit on its side, like any unbounded end
+    u = np.where(ok, res.x, np.where(fc < 0, np.inf, -np.inf))
     out[todo] = np.exp(u) if family == "boxcox" else u
     return out
 

@@ -139,12 +139,14 @@ def test_missing_and_out_of_range_rows_give_nan_in_place():
     df = pd.DataFrame({"x": x, "y": 3.0 - 2.0 * x + 0.1 * rng.standard_normal(60)})
     m = bcs.lm("y ~ x", df, lmbda=1.0)
     new = pd.DataFrame({"x": [0.2, np.nan, 5.0, 0.8]}, index=[10, 11, 12, 13])
+    untouched = new.copy()
     with pytest.warns(UserWarning, match=r"1 row\(s\) \(12\): the linear predictor lies "
                                          r"outside the range") as rec:
         got = m.predict(new, interval="prediction")
     assert len(rec) == 1
     assert list(got.index) == [10, 11, 12, 13]
     assert got.loc[[11, 12]].isna().all().all()
+    pd.testing.assert_frame_equal(new, untouched)  # the caller's data are not changed
     clean = m.predict(new.loc[[10, 13]], interval="prediction")
     pd.testing.assert_frame_equal(got.loc[[10, 13]], clean)
     assert np.all(np.isfinite(clean.to_numpy()))

@@ -64,6 +64,19 @@ def _power():
     return _lm().power
 
 
+def _fit_fixed():
+    return bcs.fit(bcs.datasets.load("topgear")[["MPG", "Weight"]], lmbda=0)
+
+
+def _lm_at_rounded():
+    return _lm().at("rounded")
+
+
+def _lm_fixed_with_terms():
+    cars = bcs.datasets.load("topgear")[["Price", "MPG", "Weight", "Fuel"]].dropna()
+    return bcs.lm("bc(Price, lmbda=0) ~ bc(MPG) + yj(Weight - 1500) + C(Fuel)", cars)
+
+
 def _tuning():
     from boxcoxstat.classify import tune
 
@@ -101,6 +114,9 @@ RESULTS = {
     "JointTransformResult": _joint,
     "LmResult": _lm,
     "LmResult.power": _power,
+    "PowerTransformResult (fixed power)": _fit_fixed,
+    "LmResult.at('rounded')": _lm_at_rounded,
+    "LmResult (fixed power, bc()/yj() terms)": _lm_fixed_with_terms,
     "TuningResult": _tuning,
     "SensitivityCurve": _sensitivity,
     "SimulationResult": _simulation,

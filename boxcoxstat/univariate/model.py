@@ -8,6 +8,7 @@ families' likelihoods per column; ``ymax`` bounds lambda by the Lambert W invers
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,7 +23,7 @@ from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
+__all__ = ["fit_columns", "fixed_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
@@ -193,3 +194,20 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, profile_=profile,
         gamma_values=gam, gamma_bse=gse, gamma_status=status, gamma_min=float(gamma_min),
     )
+
+
+def fixed_columns(cols: Columns, family: str, lmbda: Any) -> PowerTransformResult:
+    """Every column of validated data at a given power (``fit(x, lmbda=...)``): no estimation;
+    the result's likelihood is evaluated at that power and it has no lambda inference."""
+    x = cols.values
+    x.setflags(write=False)
+    p = x.shape[1]
+    template = PowerTransformResult(
+        names=tuple(cols.names), layout=cols.layout, families=(family,) * p,
+        family_reasons=("",) * p, requested_family=family, lmbda_mle=np.zeros(p),
+        lmbda_used=np.zeros(p), nll_mle=np.zeros(p), llf_values=np.zeros(p),
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
+        converged_values=np.ones(p, dtype=bool), ymax=None,
+        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, fixed=True,
+    )
+    return template.at(lmbda)

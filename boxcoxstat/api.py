@@ -60,7 +60,8 @@ def fit(
         search range, default (-4, 6), expanded as cellWise does unless ``expand=False``),
         ``tol``, ``prestandardize``, ``quant`` and ``c``; ``"rewml"`` also ``nbsteps``,
         ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h`` (fraction kept,
-        0.95) and ``mtl_grid``. ``method="mle"`` takes none (it has ``ymax``).
+        0.95); ``"mtl"`` and ``"carroll"`` ``grid`` (lambda grid points before Brent's
+        refinement, 201). ``method="mle"`` takes none (it has ``ymax``).
 
     Returns
     -------

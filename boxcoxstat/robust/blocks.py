@@ -26,7 +26,8 @@ __all__ = [
     "rejection_cutoff",
     "RECTIFY",
     "huber_loc_scale",
-    "huber_scale",
+    "huber_proposal2",
+    "huber_rho",
     "bisquare_rho",
     "robust_criterion",
     "change_points",
@@ -90,35 +91,62 @@ def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float
     return mu, sigma
 
 
-def huber_scale(v: ArrayLike, maxiter: int = 200, rtol: float = 1e-10
-                ) -> NDArray[np.float64]:
-    """Huber's proposal 2 scale (b = 1.5, consistent at the normal), fully iterated, per column.
+def huber_proposal2(v: ArrayLike, maxiter: int = 500, rtol: float = 1e-13
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Huber's proposal 2 location and scale (b = 1.5) of each column, as ``MASS::hubers``.
 
-    Location and scale are iterated jointly from the median and MAD: Huber-weighted mean for
-    the location and ``s <- s sqrt(mean(min((r/s)^2, b^2)) / delta)``, ``delta = 1.556931/2``,
-    for the scale (Huber 1964). Used by Carroll's estimator, which needs a scale that is a
-    smooth function of lambda (the one-step version inherits the median's kinks).
+    The joint solution of ``sum psi_b((v - mu)/s) = 0`` and
+    ``sum psi_b((v - mu)/s)**2 = (m - 1) beta`` with ``psi_b(t) = max(-b, min(t, b))`` and
+    ``beta = E min(Z**2, b**2) = 2 Phi(b) - 1 + b**2 (2 - 2 Phi(b)) - 2 b phi(b)``
+    (0.778465..., exactly as MASS computes it: consistent for sigma at the normal; the
+    ``m - 1`` is Venables & Ripley's, so the scale of normal data is the sd's analogue).
+    Solved by MASS's iteration (winsorize at ``mu -+ b s``, mean, winsorized sum of squares)
+    from the median and MAD, run to ``rtol`` instead of MASS's 30 steps. Used by Carroll's
+    (1980) estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.robust.blocks import huber_proposal2
+    >>> mu, s = huber_proposal2(np.array([1.0, 2.0, 3.0, 4.0, 100.0]))
+    >>> round(float(mu[0]), 4), round(float(s[0]), 4)  # converged (MASS stops at 30 steps)
+    (4.0275, 4.0733)
     """
     v = np.asarray(v, dtype=np.float64)
     if v.ndim == 1:
         v = v[:, None]
-    delta = 0.5 * HUBER_SCALE_NORM
+    m = v.shape[0]
+    th = 2.0 * stats.norm.cdf(HUBER_B) - 1.0
+    beta = th + HUBER_B**2 * (1.0 - th) - 2.0 * HUBER_B * stats.norm.pdf(HUBER_B)
     with np.errstate(all="ignore"):
         mu = np.median(v, axis=0)
-        s = K_MAD * np.median(np.abs(v - mu), axis=0)
+        s = MAD_R * np.median(np.abs(v - mu), axis=0)
         for _ in range(maxiter):
-            t = (v - mu) / s
-            wt = np.minimum(1.0, HUBER_B / np.abs(t))
-            mu_new = (wt * v).sum(axis=0) / wt.sum(axis=0)
-            new = s * np.sqrt(np.minimum(((v - mu_new) / s) ** 2, HUBER_B**2).mean(axis=0)
-                              / delta)
-            new = np.where(s > 0, new, 0.0)
-            done = np.all((np.abs(new - s) <= rtol * s) & (np.abs(mu_new - mu) <= rtol * s)
-                          | ~np.isfinite(new))
-            s, mu = new, mu_new
-            if done:
+            yy = np.clip(v, mu - HUBER_B * s, mu + HUBER_B * s)
+            mu_new = yy.mean(axis=0)
+            s_new = np.sqrt(((yy - mu_new) ** 2).sum(axis=0) / (m - 1) / beta)
+            done = (np.abs(mu_new - mu) <= rtol * s) & (np.abs(s_new - s) <= rtol * s)
+            mu, s = mu_new, s_new
+            if np.all(done | ~(s > 0)):
                 break
-    return s
+    return mu, s
+
+
+def huber_rho(t: ArrayLike) -> NDArray[np.float64]:
+    """Huber's rho (b = 1.5): ``t**2/2`` for ``|t| <= b``, ``b |t| - b**2/2`` beyond.
+
+    ``-rho`` is the log-density (up to a constant) of Huber's least favourable distribution,
+    the normal in the middle with exponential tails.
+
+    Examples
+    --------
+    >>> from boxcoxstat.robust.blocks import huber_rho
+    >>> huber_rho([0.0, 1.0, 3.0]).tolist()
+    [0.0, 0.5, 3.375]
+    """
+    a = np.abs(np.asarray(t, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        return np.where(a <= HUBER_B, 0.5 * a * a, HUBER_B * a - 0.5 * HUBER_B**2)
 
 
 def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .. import families as fam
+from .rrng import r_sample_no_replace
 
 __all__ = [
     "K_MAD",
@@ -59,12 +60,19 @@ def rejection_cutoff(quant: float) -> float:
     return float(stats.norm.ppf((1.0 + float(quant)) / 2.0))
 
 
-def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def huber_loc_scale(v: ArrayLike, subsample: int = 0
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """One-step Huber location and scale of each column (cellWise ``estLocScale`` "hubhub").
 
     Location: one reweighting step (Huber weights, b = 1.5) from the median and MAD. Scale:
     one step of the Huber-rho scale (b = 1.5, normalised by 1.556931) around that location,
     started from the MAD about it. A scale below 1e-12 is returned as 0.
+
+    With ``subsample > 0`` and more rows than that, both come from the rows cellWise uses:
+    ``subsample`` positions drawn by RcppArmadillo's ``sample()`` right after R's
+    ``set.seed(0)`` (:func:`.rrng.r_sample_no_replace`; cellWise resets the seed on every
+    call, so every column of a given length uses the same positions). cellWise draws from
+    the finite values only; here the columns are finite.
 
     Examples
     --------
@@ -77,6 +85,8 @@ def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float
     v = np.asarray(v, dtype=np.float64)
     if v.ndim == 1:
         v = v[:, None]
+    if 0 < subsample < v.shape[0]:
+        v = v[r_sample_no_replace(v.shape[0], subsample)]
     m = v.shape[0]
     with np.errstate(all="ignore"):
         m0 = np.median(v, axis=0)
@@ -164,12 +174,14 @@ def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
         return np.where(np.isnan(d), np.nan, c * (1.0 - (1.0 - t) ** 3))
 
 
-def robust_criterion(y_sorted: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
+def robust_criterion(y_sorted: ArrayLike, c: float = 0.5, subsample: int = 0
+                     ) -> NDArray[np.float64]:
     """The robust normality criterion of Raymaekers & Rousseeuw (2021), eq. (5), per column.
 
     ``mean_i rho((y_(i) - mu_H)/sigma_H - Phi^-1(p_i))`` with ``p_i = (i - 1/3)/(n + 1/3)``,
     Huber location and scale and the bisquare rho (cellWise's scaling, in ``[0, c]``). The
-    columns must be sorted. NaN when the Huber scale is 0.
+    columns must be sorted. NaN when the Huber scale is 0. ``subsample``: see
+    :func:`huber_loc_scale`.
 
     Examples
     --------
@@ -186,7 +198,7 @@ def robust_criterion(y_sorted: ArrayLike, c: float = 0.5) -> NDArray[np.float64]
         y = y[:, None]
     n = y.shape[0]
     q = stats.norm.ppf((np.arange(1, n + 1) - 1.0 / 3.0) / (n + 1.0 / 3.0))
-    mu, sigma = huber_loc_scale(y)
+    mu, sigma = huber_loc_scale(y, subsample)
     with np.errstate(all="ignore"):
         z = (y - mu) / sigma
         out = bisquare_rho(z - q[:, None], c).mean(axis=0)

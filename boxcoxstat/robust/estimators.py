@@ -9,8 +9,9 @@ are in :mod:`.blocks`; every likelihood is the core's stable one (:mod:`.stable`
 overflows at large ``|lambda|``; R's ``optimize()`` (:mod:`.rfmin`) searches lambda where
 cellWise parity needs it.
 
-Where this differs from cellWise: Huber estimates always use all values (cellWise subsamples
-25000 values with R's RNG above that size); cellWise's data checks (dropping discrete,
+Huber estimates of a column with more than 25000 values use the 25000 values cellWise uses
+(drawn as R draws them after ``set.seed(0)``, :mod:`.rrng`; option ``subsample``). Where this
+differs from cellWise: cellWise's data checks (dropping discrete,
 zero-MAD and case-number columns) are replaced by the package's errors naming the column;
 ``fmin`` steps golden where R's parabola would become NaN (only after DBL_MAX stand-ins).
 Carroll's estimator is Carroll's (1980) Huber likelihood with Huber's proposal 2 (b = 1.5, as
@@ -59,9 +60,10 @@ from .stable import LogScale, RetainedNLL, WindowNLL
 __all__ = ["RobustSolution", "robust_lambda"]
 
 
-def _flag(y: NDArray, cutoff: float) -> tuple[NDArray[np.bool_], NDArray, NDArray]:
+def _flag(y: NDArray, opt: Mapping[str, Any]) -> tuple[NDArray[np.bool_], NDArray, NDArray]:
     """Hard rejection: keep where ``|y - mu_H| <= cutoff * sigma_H`` (Huber location/scale)."""
-    mu, sigma = huber_loc_scale(y)
+    cutoff = opt["cutoff"]
+    mu, sigma = huber_loc_scale(y, opt["subsample"])
     with np.errstate(all="ignore"):
         keep = np.abs(y - mu) / sigma <= cutoff
     return keep, mu, sigma
@@ -75,14 +77,14 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     minimises the core's NLL of the retained points (:class:`.stable.RetainedNLL`) over the
     whole range, as cellWise does.
     """
-    tol, c = opt["tol"], opt["c"]
+    tol, c, sub = opt["tol"], opt["c"], opt["subsample"]
 
     def step1(lam, idx):
         xx = xs[:, idx]
         if not opt["rectified"]:
-            return robust_criterion(fam.forward_unchecked(xx, lam, family), c)
+            return robust_criterion(fam.forward_unchecked(xx, lam, family), c, sub)
         cut = change_points(xx, lam, family, opt["rectify"], opt["rectify_factor"])
-        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c)
+        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c, sub)
 
     lam0 = fmin(step1, lo, hi, tol)
     if opt["rectified"]:
@@ -90,11 +92,11 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
         y = fam.rectified_transform(xs, lam0, cut, family)
     else:
         y = fam.forward_unchecked(xs, lam0, family)
-    keep, mu, sigma = _flag(y, opt["cutoff"])
+    keep, mu, sigma = _flag(y, opt)
     lam = lam0
     for _ in range(opt["nbsteps"]):
         lam = fmin(RetainedNLL.build(xs, keep, family), lo, hi, tol)
-        keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt["cutoff"])
+        keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt)
     return {"lmbda": lam, "lmbda0": lam0, "weights": keep.astype(np.float64), "location": mu,
             "scale": sigma}
 
@@ -150,7 +152,7 @@ def _carroll(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
         return n * log_s + rho - (u - 1.0) * jsum[idx]
 
     lam = _grid_fmin(neg, n, lo, hi, opt["tol"], opt["grid"])
-    keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt["cutoff"])
+    keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt)
     return {"lmbda": lam, "lmbda0": lam, "weights": keep.astype(np.float64), "location": mu,
             "scale": sigma}
 
@@ -171,7 +173,7 @@ def _mtl(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     _, start = windows.best(lam)
     pos = np.arange(n)[:, None]
     wts = ((pos >= start) & (pos < start + h)).astype(np.float64)
-    mu, sigma = huber_loc_scale(fam.forward_unchecked(xs, lam, family))
+    mu, sigma = huber_loc_scale(fam.forward_unchecked(xs, lam, family), opt["subsample"])
     return {"lmbda": lam, "lmbda0": lam, "weights": wts, "location": mu, "scale": sigma}
 
 
@@ -251,7 +253,7 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
         todo = sel
     lam = res["lmbda"]
     y = fam.forward_unchecked(xt, lam, family)
-    objective = robust_criterion(y, opt["c"])
+    objective = robust_criterion(y, opt["c"], opt["subsample"])
     w = res["weights"]
     with np.errstate(all="ignore"):
         m = w.sum(axis=0)

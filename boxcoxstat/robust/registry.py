@@ -113,6 +113,9 @@ _SEARCH = {
     "quant": Option(0.99, _number("quant", 0.0, 1.0),
                     "flag |y - mu_H| > Phi^-1((1 + quant)/2) sigma_H"),
     "c": Option(0.5, _number("c", 0.0), "bisquare constant of the robust criterion"),
+    "subsample": Option(25000, _integer("subsample", 0),
+                        "Huber estimates of a longer column from this many values, the ones "
+                        "cellWise draws (R's set.seed(0)); 0: all values"),
 }
 _REWML = {
     "nbsteps": Option(2, _integer("nbsteps", 1), "reweighted ML steps"),

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.core.likelihood import llf_constant
@@ -302,3 +303,58 @@ def test_carroll_is_nearly_ml_on_clean_data():
     opts = {"mle": {}, "carroll": {"prestandardize": "none"}}
     lam = {m: bcs.fit(q, family="yeojohnson", method=m, **o).lmbda for m, o in opts.items()}
     assert lam["carroll"] == pytest.approx(lam["mle"], abs=0.05)
+
+
+# --------------------------------------------------------------------------- > 25000 values
+SUB = json.loads((Path(__file__).parent.parent / "reference" /
+                  "cellwise_subsample_reference.json").read_text())
+
+
+def _large(name):
+    """The data of cellwise_subsample_reference.R, rebuilt (scipy's and R's normal quantiles
+    agree to an ulp or two)."""
+    def qn(n):
+        return stats.norm.ppf((np.arange(1, n + 1) - 0.5) / n)
+
+    if name == "L1":
+        x = np.exp(qn(30000))
+        x[29000:] = 200 * np.exp(qn(1000))
+        return x
+    x = qn(27000)
+    x = x + 0.3 * x**2
+    x[:900] = -15 - qn(900)
+    return x
+
+
+def test_huber_subsample_draws_the_values_cellwise_draws():
+    small = SUB["small"]
+    mu, s = blocks.huber_loc_scale(np.array(small["x"]), subsample=small["nLocScale"])
+    # five values, a handful of operations: rounding only
+    assert (mu[0], s[0]) == pytest.approx((small["loc"], small["scale"]), rel=1e-14)
+    for case in SUB["cases"][::-1][:2]:
+        x = _large(case["name"])  # in the input order, as estLocScale saw it
+        for sub, key in ((25000, "hubhub_subsample"), (0, "hubhub_all")):
+            mu, s = blocks.huber_loc_scale(x, subsample=sub)
+            want = case[key]
+            # the data are rebuilt (1-2 ulp from R's), medians of 25000+ values: 1e-12
+            assert (mu[0], s[0]) == pytest.approx((want["loc"], want["scale"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("case", SUB["cases"], ids=[f"{c['name']}-{c['type']}"
+                                                    for c in SUB["cases"]])
+def test_more_than_25000_values_as_cellwise(case):
+    x = _large(case["name"])
+    r = bcs.fit(x, family=FAMILY[case["type"]], method="rewml")
+    got = [r.lmbda_used[0], r.objective_values[0], r.muhat_values[0], r.sigmahat_values[0],
+           r.locx_values[0], r.scalex_values[0]]
+    want = [case[k] for k in ("lambdahats", "objective", "muhat", "sigmahat", "locx",
+                              "scalex")]
+    # the same criterion on data within an ulp or two of R's: as the cellWise vectors, plus
+    # the data's rounding carried through fmin's path (1e-9)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    assert np.flatnonzero(np.asarray(r.weights) == 0).tolist() == [i - 1 for i in
+                                                                   case["flagged"]]
+    # all values instead of cellWise's subsample: a different (nearly equal) criterion
+    full = bcs.fit(x, family=FAMILY[case["type"]], method="rewml", subsample=0)
+    assert abs(full.objective - r.objective) > 1e-8
+    assert full.lmbda == pytest.approx(r.lmbda, abs=0.02)

@@ -94,7 +94,9 @@ class PCAFit:
     center: NDArray[np.float64]
     loadings: NDArray[np.float64]  # (p, k)
     eigenvalues: NDArray[np.float64]  # (k,)
-    all_eigenvalues: NDArray[np.float64]  # of the robust covariance, for the variance share
+    # the total variance's parts: the robust covariance's eigenvalues (MCD branch), the
+    # initial h-subset's (projection branch; rrcov's eig0)
+    all_eigenvalues: NDArray[np.float64]
     scores: NDArray[np.float64]  # (n, k)
     score_distances: NDArray[np.float64]
     orthogonal_distances: NDArray[np.float64]
@@ -156,9 +158,124 @@ def _mcd_branch(x: NDArray, pc: ClassPC, k: int | None, alpha: float, kmax: int,
                   len(fit.best), pc.rank, "ROBPCA (MCD of the classical scores)")
 
 
+def _uniran(seed: float) -> tuple[float, float]:
+    """rrcov's ``uniran``: the congruential generator behind its directions."""
+    seed = np.floor(seed * 5761) + 999
+    quot = np.floor(seed / 65536)
+    seed = np.floor(seed) - np.floor(quot * 65536)
+    return float(seed), float(seed / 65536)
+
+
+def _directions(x: NDArray, ndir: int) -> NDArray:
+    """rrcov's ``extradir``: differences of pairs of rows, all pairs when there are at most
+    ``ndir`` of them, else ``ndir`` pairs from ``uniran`` started at 0 (deterministic)."""
+    n = x.shape[0]
+    if n * (n - 1) // 2 <= ndir:
+        i, j = np.triu_indices(n, 1)
+        order = np.lexsort((j, i))  # R's combn: (1,2), (1,3), ..., (2,3), ...
+        return x[i[order]] - x[j[order]]
+    out = np.empty((ndir, x.shape[1]))
+    seed = 0.0
+    for r in range(ndir):
+        seed, u = _uniran(seed)
+        a = int(np.floor(u * n))
+        while True:
+            seed, u = _uniran(seed)
+            b = int(np.floor(u * n))
+            if b != a:
+                break
+        out[r] = x[a] - x[b]
+    return out
+
+
+def unimcd(y: NDArray, quan: int) -> tuple[float, float, NDArray[np.bool_]]:
+    """rrcov's ``unimcd``: the univariate MCD of ``y`` with ``quan`` points (the contiguous
+    window of smallest variance), rescaled and reweighted at ``chi2_1(0.975)``; returns the
+    reweighted location, scale and weights."""
+    n = y.size
+    if n - quan + 1 == 1:
+        return float(y.mean()), float(y.std(ddof=1)), np.ones(n, dtype=bool)
+    order = np.argsort(y, kind="stable")
+    ys = y[order]
+    c1 = np.concatenate([[0.0], np.cumsum(ys)])
+    c2 = np.concatenate([[0.0], np.cumsum(ys * ys)])
+    sums = c1[quan:] - c1[:-quan]
+    sq = (c2[quan:] - c2[:-quan]) - sums**2 / quan
+    best = np.flatnonzero(sq == sq.min())
+    mean0 = sums[best[(best.size + 1) // 2 - 1]] / quan
+    var0 = sq.min() / (quan - 1)
+    res = (ys - mean0) ** 2 / var0
+    var0 *= np.sort(res)[quan - 1] / stats.chi2.ppf(quan / n, 1)
+    w = (ys - mean0) ** 2 / var0 < stats.chi2.ppf(0.975, 1)
+    t = float((ys * w).sum() / w.sum())
+    sd = float(np.sqrt(((ys - t) ** 2 * w).sum() / (w.sum() - 1)))
+    weights = np.empty(n, dtype=bool)
+    weights[order] = w
+    return t, sd, weights
+
+
+def outlyingness(x: NDArray, h: int, ndir: int = 250) -> NDArray:
+    """Stahel-Donoho outlyingness over rrcov's directions, with the univariate MCD's location
+    and scale (rrcov's ``outl``)."""
+    b = _directions(x, ndir)
+    norms = np.sqrt((b * b).sum(axis=1))
+    a = b[norms > 1e-12] / norms[norms > 1e-12, None]
+    proj = x @ a.T
+    z = np.zeros(proj.shape)
+    for i in range(proj.shape[1]):
+        t, sd, _ = unimcd(proj[:, i], h)
+        if sd >= 1e-12:
+            z[:, i] = np.abs(proj[:, i] - t) / sd
+    return z.max(axis=1)
+
+
 def _projection_branch(x: NDArray, pc: ClassPC, k: int | None, h: int, kmax: int,
                        random_state: int) -> PCAFit:
-    raise BoxCoxError(
-        f"ROBPCA's projection stage (rank {pc.rank} > min(n/5, kmax) = "
-        f"{min(x.shape[0] // 5, kmax)}) is not implemented; reduce the number of variables "
-        "or use more rows")
+    """Many variables: ROBPCA's projection stage (Hubert et al. 2005, steps 1-3)."""
+    n = x.shape[0]
+    alpha = h / n
+    xs = pc.scores
+    h0 = np.argsort(outlyingness(xs, h), kind="stable")[:h]
+    sub = class_pc(xs[h0])
+    eig0 = sub.eigenvalues
+    kmax = min(sub.rank, kmax)
+    if k is None:
+        k = _choose_k(sub.eigenvalues, sub.rank, kmax)
+    if k != pc.rank:  # reweight by the orthogonal distances to the initial subspace
+        k = min(sub.rank, k)
+        xrc = xs - sub.center
+        p_k = sub.loadings[:, :k]
+        odh = np.sqrt(((xrc - xrc @ p_k @ p_k.T) ** 2).sum(axis=1))
+        t, sd, _ = unimcd(odh ** (2.0 / 3.0), h)
+        keep = odh <= (t + sd * stats.norm.ppf(CRIT)) ** 1.5
+        sub = class_pc(xs[keep])
+        k = min(sub.rank, k)
+    center = pc.center + sub.center @ pc.loadings.T
+    rot = (pc.loadings @ sub.loadings)[:, :k]
+    x2 = ((xs - sub.center) @ sub.loadings)[:, :k]
+    ev = sub.eigenvalues
+    # C-steps on the score distances in the k-dimensional subspace
+    mah = (x2**2 / ev[:k]).sum(axis=1)
+    old = np.prod(ev[:k])
+    for _ in range(100):
+        step = class_pc(x2[np.argsort(mah, kind="stable")[:h]])
+        obj = np.prod(step.eigenvalues)
+        x2 = (x2 - step.center) @ step.loadings
+        center = center + step.center @ rot.T
+        rot = rot @ step.loadings
+        mah = (x2**2 / step.eigenvalues).sum(axis=1)
+        if step.rank == k and abs(old - obj) < 1e-12:
+            break
+        old = obj
+        k = min(k, step.rank)
+    fit = mcd(x2, h_alpha_n(alpha, n, x2.shape[1]), alpha, random_state=random_state)
+    ev_all, vec = np.linalg.eigh(fit.cov)
+    ev_all, vec = ev_all[::-1], _signflip(vec[:, ::-1])
+    center = center + fit.center @ rot.T
+    loadings = rot @ vec
+    scores = (x2 - fit.center) @ vec
+    sd_, od, cut_sd, cut_od = _distances(x, center, loadings, ev_all, scores, pc.rank)
+    # no robust eigenvalues beyond the k-dimensional subspace: shares of the variance are of
+    # the initial h-subset's total variance (rrcov's eig0 and totvar0)
+    return PCAFit(center, loadings, ev_all, eig0, scores, sd_, od, cut_sd, cut_od, h,
+                  pc.rank, "ROBPCA (projection pursuit, C-steps, MCD in the subspace)")

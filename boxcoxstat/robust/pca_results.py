@@ -110,7 +110,8 @@ class RobustPCAResult(ResultBase):
     @property
     def explained_variance_ratio(self) -> pd.Series:
         """Each component's share of the robust total variance (the sum of all the robust
-        covariance's eigenvalues)."""
+        covariance's eigenvalues; for ROBPCA's projection stage, of the initial h-subset's
+        total variance, rrcov's ``totvar0``)."""
         return pd.Series(self.eigenvalue_values / self.all_eigenvalues.sum(),
                          index=self.components, name="explained variance ratio")
 
@@ -187,8 +188,8 @@ class RobustPCAResult(ResultBase):
                             "cumulative": ratio.cumsum()}, index=self.components)
         notes = [
             f"{self.method}; h = {self.h} of {self.nobs} rows; rank {self.rank}.",
-            "Proportions are of the robust total variance (all eigenvalues of the robust "
-            "covariance).",
+            "Proportions are of the robust total variance (rrcov's totvar0: all eigenvalues of "
+            "the robust covariance, or of the initial h-subset in the projection stage).",
             f"Cut-offs: score distance {format_number(self.sd_cutoff)} "
             f"(sqrt chi2_{self.n_components}(0.975)), orthogonal distance "
             f"{format_number(self.od_cutoff)} (Hubert, Rousseeuw & Vanden Branden 2005).",
@@ -206,14 +207,14 @@ class RobustPCAResult(ResultBase):
                 f"{share:.1%} of the robust variance; {len(self.outliers)} rows flagged>")
 
     # ----------------------------------------------------------------- plots
-    def plot_outlier_map(self, *, ax: Any = None, labels: int = 0) -> Any:
+    def plot_outlier_map(self, *, ax: Any = None, labels: int = 0, color: Any = None) -> Any:
         """Score distance against orthogonal distance with both cut-offs (Hubert et al.
         2005; Raymaekers & Rousseeuw 2021, Fig. 13); see
         :func:`boxcoxstat.robust.plotting.plot_outlier_map`."""
         from .plotting import plot_outlier_map
 
         self._need("plot_outlier_map")
-        return plot_outlier_map(self, ax=ax, labels=labels)
+        return plot_outlier_map(self, ax=ax, labels=labels, color=color)
 
     def plot_scores(self, *, axes: Any = None, color: Any = None) -> Any:
         """Pairs plot of the scores (Raymaekers & Rousseeuw 2021, Fig. 12); see
@@ -261,9 +262,13 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
     Notes
     -----
     With few variables (rank ``<= min(n/5, kmax)``, as in the paper's DPOSS data) ROBPCA is
-    the PCA of the reweighted MCD of the data; the MCD's subset is searched from deterministic
-    and random starts (:mod:`boxcoxstat.robust.mcd`), which is not certain to find the
-    smallest determinant (neither are R's FastMCD and DetMCD).
+    the PCA of the reweighted MCD of the data; otherwise the projection stage (outlyingness
+    over rrcov's deterministic directions, C-steps, the MCD in the k-dimensional subspace).
+    The MCD's subset is searched from deterministic and random starts
+    (:mod:`boxcoxstat.robust.mcd`), which is not certain to find the smallest determinant
+    (neither are R's FastMCD and DetMCD). Shares of the variance are of all eigenvalues of
+    the robust covariance (MCD stage) or of the initial h-subset's total variance
+    (projection stage), as rrcov reports them.
 
     References
     ----------

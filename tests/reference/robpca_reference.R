@@ -15,6 +15,7 @@
 #                      (the paper's Figures 12 and 13 left), k = 4
 #   dposs_raw:         the raw variables (Figure 13 right), k = 4
 #   synthetic:         n = 300, p = 5 (rows below), k = 2 and k = NULL (chosen by rrcov)
+#   wide_projection:   n = 60, p = 20 of rank 20 (rows below), k = 3: the projection stage
 # Neither FastMCD nor DetMCD is sure to find the h-subset of smallest covariance
 # determinant (on these data they differ by 1-5 points), so the stored PCA is that of the
 # best subset found by DetMCD and FastMCD with seeds 1..10, computed by PcaHubert's MCD
@@ -126,12 +127,52 @@ one <- function(data, k, label) {
   )
 }
 
+# Wide data (rank 20 > min(n/5, kmax) = 10): PcaHubert's projection stage. Its directions
+# come from rrcov's own deterministic generator; only the final MCD in the k-dimensional
+# subspace draws R's random numbers, so PcaHubert is run with five seeds and must agree.
+wide <- local({
+  n <- 60
+  p <- 20
+  i <- seq_len(n)
+  t1 <- qnorm((i - 0.5) / n)
+  t2 <- sin(i)
+  t3 <- cos(2 * i)
+  L <- cbind(sin(1:p), cos(1:p), (1:p) / p)
+  X <- cbind(t1, t2, 0.5 * t3) %*% t(L) + 0.05 * outer(sin(3 * i), cos(5 * (1:p))) +
+    0.02 * outer(cos(7 * i), sin(2 * (1:p)))
+  X <- X + 0.03 * sin(outer(i, seq_len(p), function(a, b) 1.7 * a * b + 0.3 * a^2))
+  X[1:5, ] <- X[1:5, ] + 4
+  X[6:8, 3] <- X[6:8, 3] + 6
+  X
+})
+
+projection <- function(data, k, label) {
+  fits <- lapply(1:5, function(sd) { set.seed(sd); PcaHubert(data, k = k) })
+  for (f in fits[-1])
+    stopifnot(isTRUE(all.equal(f@eigenvalues, fits[[1]]@eigenvalues, tolerance = 1e-13)))
+  pc <- fits[[1]]
+  rows <- seq_len(nrow(data))
+  list(
+    label = label, n = nrow(data), p = ncol(data), k_given = as.integer(k), k = pc@k,
+    quan = pc@quan, h_robpca = pc@quan, eigenvalues = unname(pc@eigenvalues),
+    eig0 = unname(pc@eig0), totvar0 = pc@totvar0,
+    loadings = lapply(seq_len(pc@k), function(j) unname(pc@loadings[, j])),
+    center = unname(pc@center), cutoff_sd = pc@cutoff.sd, cutoff_od = pc@cutoff.od,
+    n_flagged = as.integer(sum(!pc@flag)),
+    sd_sum = sum(pc@sd), od_sum = sum(pc@od), sd_max = max(pc@sd), od_max = max(pc@od),
+    rows = as.integer(rows), sd_rows = unname(pc@sd), od_rows = unname(pc@od),
+    scores_rows = lapply(seq_len(pc@k), function(j) unname(pc@scores[, j])),
+    pcahubert_checked = TRUE
+  )
+}
+
 t0 <- proc.time()[["elapsed"]]
 cases <- list(
   one(Y, 4, "dposs_transformed"),
   one(X, 4, "dposs_raw"),
   one(synthetic, 2, "synthetic_k2"),
-  one(synthetic, NULL, "synthetic_kauto")
+  one(synthetic, NULL, "synthetic_kauto"),
+  projection(wide, 3, "wide_projection")
 )
 
 if (!any(vapply(cases, function(cs) cs$pcahubert_checked, logical(1))))
@@ -152,6 +193,9 @@ out <- list(
     synthetic = paste("n = 300, t1 = qnorm((i - 0.5)/300), t2 = sin(i): columns 3 t1,",
                       "t1 + 2 t2, t1 t2, 0.1 cos(3 i), 0.05 sin(7 i); rows 1-15 column 1",
                       "+20, rows 16-25 column 4 +5"),
+    wide = paste("n = 60, p = 20: (qnorm((i - 0.5)/60), sin(i), 0.5 cos(2 i)) times the",
+                 "loadings (sin(j), cos(j), j/20), plus 0.05 sin(3 i) cos(5 j), 0.02 cos(7 i)",
+                 "sin(2 j) and 0.03 sin(1.7 i j + 0.3 i^2); rows 1-5 +4, rows 6-8 column 3 +6"),
     rows = "1-based rows at which sd, od and scores are stored",
     signs = "loadings and scores are defined up to the sign of each component",
     lambdahats = unname(fit$lambdahats),

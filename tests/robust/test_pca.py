@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
-from boxcoxstat.robust.pca import class_pc, od_cutoff, robpca
+from boxcoxstat.robust.pca import class_pc, od_cutoff, robpca, unimcd
 from tests.robust.test_mcd import synthetic
 
 REF = json.loads((Path(__file__).parent.parent / "reference" / "robpca_reference.json")
@@ -97,10 +98,39 @@ def test_class_pc_and_od_cutoff():
     assert od_cutoff(od) == pytest.approx(want, rel=1e-14)
 
 
-def test_projection_stage_is_refused_for_wide_data():
-    x = np.random.default_rng(0).standard_normal((30, 12))
-    with pytest.raises(bcs.BoxCoxError, match="projection stage"):
-        robpca(x, 2)
+def wide() -> np.ndarray:
+    """The wide data of robpca_reference.R (rank 20 > min(n/5, kmax))."""
+    n, p = 60, 20
+    i = np.arange(1, n + 1)[:, None]
+    j = np.arange(1, p + 1)[None, :]
+    t = np.column_stack([stats.norm.ppf((i[:, 0] - 0.5) / n), np.sin(i[:, 0]),
+                         0.5 * np.cos(2 * i[:, 0])])
+    loadings = np.column_stack([np.sin(j[0]), np.cos(j[0]), j[0] / p])
+    x = t @ loadings.T + 0.05 * np.sin(3 * i) * np.cos(5 * j) + \
+        0.02 * np.cos(7 * i) * np.sin(2 * j) + 0.03 * np.sin(1.7 * i * j + 0.3 * i**2)
+    x[:5] += 4
+    x[5:8, 2] += 6
+    return x
+
+
+def test_projection_stage_as_pcahubert():
+    # the projection stage: rrcov's deterministic directions, univariate MCDs, C-steps and
+    # the MCD in the 3-dimensional subspace; R's five seeds agree, and so do we (1e-10:
+    # the same subsets, then decompositions of 20 x 20 and 3 x 3 matrices)
+    case = CASES["wide_projection"]
+    fit = robpca(wide(), 3)
+    assert fit.method.startswith("ROBPCA (projection")
+    _compare(fit, case, 1e-10)
+    # the share of the variance is of the initial h-subset's total (rrcov's totvar0)
+    assert fit.all_eigenvalues.sum() == pytest.approx(case["totvar0"], rel=1e-12)
+
+
+def test_univariate_mcd_is_rrcov_unimcd():
+    # unimcd(c(1:9, 100), quan = 6) in rrcov: the window 1..6 (smallest variance, the first
+    # of the ties), rescaled and reweighted at chi2_1(0.975): 1..9 kept, 100 rejected
+    t, sd, w = unimcd(np.r_[np.arange(1.0, 10.0), 100.0], 6)
+    assert w.tolist() == [True] * 9 + [False]
+    assert (t, sd) == pytest.approx((5.0, np.std(np.arange(1.0, 10.0), ddof=1)), rel=1e-14)
 
 
 def test_more_components_than_available():

@@ -81,9 +81,11 @@ def fit(
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
         :func:`boxcoxstat.simulate`: every robust method takes ``lmbda_range`` (the lambda
         search range, default (-4, 6), expanded as cellWise does unless ``expand=False``),
-        ``tol``, ``prestandardize``, ``quant`` and ``c``; ``"rewml"`` also ``nbsteps``,
-        ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h`` (fraction kept,
-        0.95) and ``mtl_grid``. ``method="mle"`` takes none (it has ``ymax``).
+        ``tol``, ``prestandardize``, ``quant``, ``c`` and ``subsample`` (Huber estimates of a
+        column with more values from the 25000 cellWise draws; 0: all); ``"rewml"`` also
+        ``nbsteps``, ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h``
+        (fraction kept, 0.95); ``"mtl"`` and ``"carroll"`` ``grid`` (lambda grid points
+        before Brent's refinement, 201). ``method="mle"`` takes none (it has ``ymax``).
 
     Returns
     -------

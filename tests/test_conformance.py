@@ -1,9 +1,10 @@
 """Every result class speaks the one vocabulary (issue: one result surface).
 
-For each result the package returns -- fit (ML), federated and Dask fits, robust fits, joint
-fits, linear models and their ``power``, bcnPower and fixed-shift fits, Box-Tidwell, the
-inverse response, Guerrero, the spread-level result, classifier tuning, sensitivity curves,
-simulations, and the test statistic itself -- this module checks the shared surface:
+For each result the package returns -- fit (ML), federated and Dask fits, robust fits and
+robust PCA, joint fits, linear models and their ``power``, bcnPower and fixed-shift fits,
+Box-Tidwell, the inverse response, Guerrero, the spread-level result, classifier tuning,
+sensitivity curves, simulations, and the test statistic itself -- this module checks the
+shared surface:
 
 * it is a ``ResultBase``; ``summary()`` is a ``Summary`` with text, HTML and LaTeX, and the
   result shows that HTML in a notebook; ``repr`` is one line;
@@ -49,6 +50,14 @@ def _dask():
 
 def _robust():
     return bcs.fit(bcs.datasets.load("topgear")["MPG"], method="rewml")
+
+
+def _robust_pca():
+    rng = np.random.default_rng(5)
+    t = rng.standard_normal((120, 2))
+    x = np.column_stack([t[:, 0], t[:, 0] + t[:, 1], t[:, 1], 0.1 * rng.standard_normal(120)])
+    x[:4, 3] += 4.0
+    return bcs.robust_pca(x, n_components=2)
 
 
 def _joint():
@@ -111,6 +120,7 @@ RESULTS = {
     "PowerTransformResult (federated)": _federated,
     "PowerTransformResult (Dask)": _dask,
     "RobustTransformResult": _robust,
+    "RobustPCAResult": _robust_pca,
     "JointTransformResult": _joint,
     "LmResult": _lm,
     "LmResult.power": _power,

@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
 
-from .._special import dexprel, exprel, log_dexprel, log_exprel
+from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .sample import Sample, Side
 
@@ -102,11 +102,10 @@ def choose_shift(side: Side, kappa: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(far, np.where(kappa > 0, vmax, vmin), 0.0)
 
 
-def _wsum(a: NDArray, w: NDArray | None) -> NDArray:
-    return a.sum(axis=0) if w is None else (w * a).sum(axis=0)
-
-
-BLOCK_ELEMENTS = 1 << 15  # rows x columns per block: temporaries stay in cache
+BLOCK_ELEMENTS = 1 << 16  # rows x columns per block: the temporaries stay in cache
+ZERO_K = 1e-280  # |kappa| below this: phi = d and chi = d^2/2 to rounding (|kappa d| < 1e-276)
+_ARRAYS = ("W", "wv", "d_sum", "mean_phi", "m2", "mean_chi", "c2", "log_ref", "shift",
+           "kappa")
 
 
 def side_moments(
@@ -118,8 +117,15 @@ def side_moments(
 ) -> SideMoments:
     """Moments of one side at exponent(s) ``kappa`` (one per column, or many for one column).
 
-    Large data are processed in row blocks of about 32k values whose moments are merged
-    pairwise (:func:`merge_moments`), which keeps the work in cache and the sums accurate.
+    One pass over the data in row blocks of about 64k values (the temporaries stay in cache),
+    one ``expm1`` per value. With ``a = kappa d`` and ``m = expm1(a)``, a column whose largest
+    ``|a|`` reaches 1/8 works with ``m = kappa phi`` and ``a^2 exprel'(a) = kappa^2 chi``
+    (:func:`~boxcoxstat._special.a2_dexprel`) and divides ``kappa`` out of the block's
+    moments, not out of every value; a column with every ``|a| < 1/8`` forms ``phi = d m/a``
+    and ``chi = d^2 exprel'(a)`` (series) directly, and ``|kappa| <= 1e-280`` gives
+    ``phi = d``, ``chi = d^2/2``. Moments are two-pass within a block; blocks are merged by
+    the formulas of Chan, Golub & LeVeque (1982) for many groups at once (block means
+    against the grand mean), so nothing of the form ``E[y^2] - E[y]^2`` is formed.
 
     Parameters
     ----------
@@ -131,53 +137,118 @@ def side_moments(
     score : bool, default=True
         Also compute the moments of ``chi`` (needed for the score only; NaN otherwise).
     """
-    kappa = np.asarray(kappa, dtype=np.float64)
-    s = choose_shift(side, kappa) if shift is None else np.asarray(shift, dtype=np.float64)
-    s = np.broadcast_to(s, kappa.shape) if kappa.ndim else s
+    kappa_in = np.asarray(kappa, dtype=np.float64)
+    k = np.atleast_1d(kappa_in)
+    s = choose_shift(side, k) if shift is None else np.asarray(shift, dtype=np.float64)
+    s = np.ascontiguousarray(np.broadcast_to(s, k.shape))
+    vmin, vmax = side.vrange
+    span = np.maximum(np.abs(vmin - s), np.abs(vmax - s))
+    tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
+    if np.all(tier == tier[0]):
+        out = _moments(side, k, s, int(tier[0]), score)
+    else:  # columns in different regimes: each group on its own
+        p = side.v.shape[1]
+        parts = {}
+        for t in np.unique(tier):
+            idx = np.flatnonzero(tier == t)
+            sub = side if p == 1 else side.columns(idx)
+            parts[t] = (idx, _moments(sub, k[idx], s[idx], int(t), score))
+        first = next(iter(parts.values()))[1]
+        vals = {}
+        for f in _ARRAYS:
+            arr = np.empty(k.shape)
+            for idx, m in parts.values():
+                arr[idx] = np.broadcast_to(getattr(m, f), idx.shape)
+            vals[f] = arr
+        out = SideMoments(**vals, negative=first.negative)
+    if kappa_in.ndim == 1:
+        return out
+    return SideMoments(*(np.reshape(getattr(out, f), kappa_in.shape) for f in _ARRAYS),
+                       out.negative)
+
+
+def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool) -> SideMoments:
+    """:func:`side_moments` for columns that share one regime (``tier`` 0, 1 or 2)."""
     n, p = side.v.shape
-    width = max(p, kappa.size)
+    width = max(p, k.size)
+    shifted = bool(np.any(s != 0))
     rows = max(1, BLOCK_ELEMENTS // width)
-    parts = [
-        _block_moments(side, slice(a, min(a + rows, n)), kappa, s, score)
-        for a in range(0, max(n, 1), rows)
-    ]
-    while len(parts) > 1:
-        merged = [merge_moments(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-        parts = merged + ([parts[-1]] if len(parts) % 2 else [])
-    return parts[0]
+    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score)
+             for a in range(0, max(n, 1), rows)]
+    W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
+    Wt = W.sum(axis=0)
+    Ws = np.where(Wt > 0, Wt, 1.0)
+    mean_t = (W * mean).sum(axis=0) / Ws
+    dm = mean - mean_t
+    m2 = M2.sum(axis=0) + (W * dm * dm).sum(axis=0)
+    scale = k if tier == 2 else np.ones(width)
+    if score:
+        meanN_t = (W * meanN).sum(axis=0) / Ws
+        c2 = C2.sum(axis=0) + (W * dm * (meanN - meanN_t)).sum(axis=0)
+        mean_chi = meanN_t / (scale * scale)
+        c2 = c2 / (scale * scale * scale)
+    else:
+        mean_chi = c2 = np.full(width, np.nan)
+    wv = np.broadcast_to(side.vsum, (width,))
+    d_sum = dsum.sum(axis=0) if shifted else wv
+    return SideMoments(
+        np.broadcast_to(Wt, (width,)).astype(np.float64), np.array(wv, dtype=np.float64),
+        np.broadcast_to(d_sum, (width,)).astype(np.float64), mean_t / scale,
+        m2 / (scale * scale), mean_chi, c2, np.broadcast_to(side.log_ref, (width,)),
+        np.broadcast_to(s, (width,)), np.broadcast_to(k, (width,)), side.negative,
+    )
+
+
+def _block_values(d: NDArray, k: NDArray, tier: int, score: bool):
+    """The block's ``m`` and ``N`` (see :func:`_moments`; ``N`` is None without the score)."""
+    if tier == 0:
+        shape = np.broadcast_shapes(d.shape, k.shape)
+        return np.broadcast_to(d, shape), (0.5 * d * d + np.zeros(shape)) if score else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = d * k
+        m = np.expm1(a)
+        if tier == 2:
+            return m, (a2_dexprel(a, m) if score else None)
+        e = np.divide(m, a, out=np.ones_like(m), where=a != 0)
+        e *= d
+        return e, ((d * d) * _horner(_D1_REV, a) if score else None)
 
 
 def _block_moments(
-    side: Side, rows: slice, kappa: NDArray, s: NDArray, score: bool
-) -> SideMoments:
+    side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
+) -> tuple[NDArray, ...]:
+    """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
+    mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted."""
     v = side.v[rows]
     w = None if side.w is None else side.w[rows]
-    shifted = bool(np.any(s != 0))
-    d = v - s if shifted else np.broadcast_to(v, np.broadcast_shapes(v.shape, s.shape))
-    a = kappa * d
-    with np.errstate(over="ignore", invalid="ignore"):
-        phi = d * exprel(a)
-    shape = phi.shape[1:]
-    W = np.broadcast_to(float(v.shape[0]) if w is None else w.sum(axis=0), shape).astype(float)
-    Wsafe = np.where(W > 0, W, 1.0)
-    mean_phi = _wsum(phi, w) / Wsafe
-    phi -= mean_phi
-    m2 = _wsum(phi * phi, w)
-    if score:
-        with np.errstate(over="ignore", invalid="ignore"):
-            chi = (d * d) * dexprel(a)
-        mean_chi = _wsum(chi, w) / Wsafe
-        chi -= mean_chi
-        c2 = _wsum(phi * chi, w)
-    else:
-        mean_chi = c2 = np.full(shape, np.nan)
-    wv = np.broadcast_to(_wsum(v, w), shape)
-    d_sum = _wsum(d, w) if shifted else wv
-    return SideMoments(
-        W, np.asarray(wv, dtype=np.float64), np.asarray(d_sum, dtype=np.float64), mean_phi, m2,
-        mean_chi, c2, np.broadcast_to(side.log_ref, shape),
-        np.broadcast_to(s, shape), np.broadcast_to(kappa, shape), side.negative,
-    )
+    d = v - s if shifted else v
+    m, N = _block_values(d, k, tier, score)
+    width = m.shape[1]
+    zeros = np.zeros(width)
+    if w is None:
+        W = np.full(width, float(v.shape[0]))
+        mean = m.sum(axis=0) / W
+        mc = m - mean
+        M2 = np.einsum("ij,ij->j", mc, mc)
+        dsum = np.broadcast_to(d.sum(axis=0), (width,)) if shifted else zeros
+        if N is None:
+            return W, mean, M2, zeros, zeros, dsum
+        meanN = N.sum(axis=0) / W
+        C2 = np.einsum("ij,ij->j", mc, N) - meanN * mc.sum(axis=0)
+        return W, mean, M2, meanN, C2, dsum
+    W = np.broadcast_to(w.sum(axis=0), (width,)).astype(np.float64)
+    Ws = np.where(W > 0, W, 1.0)
+    wb = np.broadcast_to(w, m.shape)
+    mean = np.einsum("ij,ij->j", wb, m) / Ws
+    mc = m - mean
+    wmc = wb * mc
+    M2 = np.einsum("ij,ij->j", wmc, mc)
+    dsum = np.broadcast_to((w * d).sum(axis=0), (width,)) if shifted else zeros
+    if N is None:
+        return W, mean, M2, zeros, zeros, dsum
+    meanN = np.einsum("ij,ij->j", wb, N) / Ws
+    C2 = np.einsum("ij,ij->j", wmc, N) - meanN * wmc.sum(axis=0)
+    return W, mean, M2, meanN, C2, dsum
 
 
 def _log_affine(log_b: NDArray, a: NDArray, alpha: NDArray) -> NDArray:

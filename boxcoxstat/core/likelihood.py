@@ -214,40 +214,55 @@ def _block_values(d: NDArray, k: NDArray, tier: int, score: bool):
         return e, ((d * d) * _horner(_D1_REV, a) if score else None)
 
 
+WIDE = 16  # at least this many columns: blocks are (rows, columns); fewer: (columns, rows)
+
+
 def _block_moments(
     side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
 ) -> tuple[NDArray, ...]:
     """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
-    mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted."""
+    mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted.
+
+    Sums run along the contiguous axis: a block of few columns (one column at several
+    lambdas, above all) is laid out one row per column.
+    """
     v = side.v[rows]
     w = None if side.w is None else side.w[rows]
+    width = max(v.shape[1], k.shape[0])
+    if width < WIDE:  # (columns, rows): every reduction runs along contiguous memory
+        v = np.ascontiguousarray(v.T)
+        w = None if w is None else np.ascontiguousarray(w.T)
+        k, s = k[:, None], s[:, None]
+        ax, sub = 1, "ij,ij->i"
+    else:
+        ax, sub = 0, "ij,ij->j"
     d = v - s if shifted else v
     m, N = _block_values(d, k, tier, score)
-    width = m.shape[1]
     zeros = np.zeros(width)
+    nrow = v.shape[ax]
     if w is None:
-        W = np.full(width, float(v.shape[0]))
-        mean = m.sum(axis=0) / W
-        mc = m - mean
-        M2 = np.einsum("ij,ij->j", mc, mc)
-        dsum = np.broadcast_to(d.sum(axis=0), (width,)) if shifted else zeros
+        W = np.full(width, float(nrow))
+        mean = m.sum(axis=ax) / W
+        mc = m - (mean[:, None] if ax else mean)
+        M2 = np.einsum(sub, mc, mc)
+        dsum = np.broadcast_to(d.sum(axis=ax), (width,)) if shifted else zeros
         if N is None:
             return W, mean, M2, zeros, zeros, dsum
-        meanN = N.sum(axis=0) / W
-        C2 = np.einsum("ij,ij->j", mc, N) - meanN * mc.sum(axis=0)
+        meanN = N.sum(axis=ax) / W
+        C2 = np.einsum(sub, mc, N) - meanN * mc.sum(axis=ax)
         return W, mean, M2, meanN, C2, dsum
-    W = np.broadcast_to(w.sum(axis=0), (width,)).astype(np.float64)
+    W = np.broadcast_to(w.sum(axis=ax), (width,)).astype(np.float64)
     Ws = np.where(W > 0, W, 1.0)
     wb = np.broadcast_to(w, m.shape)
-    mean = np.einsum("ij,ij->j", wb, m) / Ws
-    mc = m - mean
+    mean = np.einsum(sub, wb, m) / Ws
+    mc = m - (mean[:, None] if ax else mean)
     wmc = wb * mc
-    M2 = np.einsum("ij,ij->j", wmc, mc)
-    dsum = np.broadcast_to((w * d).sum(axis=0), (width,)) if shifted else zeros
+    M2 = np.einsum(sub, wmc, mc)
+    dsum = np.broadcast_to((w * d).sum(axis=ax), (width,)) if shifted else zeros
     if N is None:
         return W, mean, M2, zeros, zeros, dsum
-    meanN = np.einsum("ij,ij->j", wb, N) / Ws
-    C2 = np.einsum("ij,ij->j", wmc, N) - meanN * wmc.sum(axis=0)
+    meanN = np.einsum(sub, wb, N) / Ws
+    C2 = np.einsum(sub, wmc, N) - meanN * wmc.sum(axis=ax)
     return W, mean, M2, meanN, C2, dsum
 
 

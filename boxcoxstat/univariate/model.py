@@ -26,12 +26,16 @@ __all__ = ["fit_columns"]
 def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family)
-    sol = solve(SampleProfile(sample))
+    profile = SampleProfile(sample)
+    sol = solve(profile)
+    slope = np.full(x.shape[1], np.nan) if sol.slope is None else sol.slope
     return {
         "lmbda": sol.lmbda,
         "nll": sol.nll,
         "llf": -sol.nll + llf_constant(sample.nobs()),
         "converged": sol.converged,
+        "slope": slope,
+        "profile": profile,
     }
 
 
@@ -44,6 +48,7 @@ def _choose(x: NDArray[np.float64], family: str):
         return _fit_family(x, family), fams, reasons
     positive = np.array([np.nanmin(x[:, j]) > 0 for j in range(p)])
     yj = _fit_family(x, "yeojohnson")
+    yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j] = "yeojohnson"
@@ -51,6 +56,7 @@ def _choose(x: NDArray[np.float64], family: str):
     if positive.any():
         idx = np.flatnonzero(positive)
         bc = _fit_family(x[:, idx], "boxcox")
+        bc.pop("profile")
         for k, j in enumerate(idx):
             if bc["llf"][k] >= yj["llf"][j]:
                 fams[j] = "boxcox"
@@ -106,4 +112,5 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         ymax=None if ymax is None else float(ymax),
         lambda_limits=limits,
         data=x,
+        fitted_=None if fam == "auto" or ymax is not None else (est["profile"], est["slope"]),
     )

@@ -94,9 +94,13 @@ class SideMoments:
     negative: bool
 
 
-def choose_shift(side: Side, kappa: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Reference shift per column: 0 while ``|kappa| max|v| <= 300``, else the max or min."""
+def choose_shift(side: Side, kappa: NDArray[np.float64],
+                 cols: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
+    """Reference shift per column: 0 while ``|kappa| max|v| <= 300``, else the max or min
+    (of columns ``cols`` of the side, default all)."""
     vmin, vmax = side.vrange
+    if cols is not None:
+        vmin, vmax = vmin[cols], vmax[cols]
     span = np.maximum(np.abs(vmin), np.abs(vmax))
     far = np.abs(kappa) * span > SHIFT_THRESHOLD
     return np.where(far, np.where(kappa > 0, vmax, vmin), 0.0)
@@ -114,6 +118,7 @@ def side_moments(
     *,
     shift: ArrayLike | None = None,
     score: bool = True,
+    cols: ArrayLike | None = None,
 ) -> SideMoments:
     """Moments of one side at exponent(s) ``kappa`` (one per column, or many for one column).
 
@@ -136,23 +141,30 @@ def side_moments(
         :func:`choose_shift`.
     score : bool, default=True
         Also compute the moments of ``chi`` (needed for the score only; NaN otherwise).
+    cols : array_like of int, optional
+        Evaluate these columns of the side only (each block takes them as it is read, so
+        no copy of the side is made).
     """
+    idx_cols = None if cols is None else np.asarray(cols, dtype=np.intp)
     kappa_in = np.asarray(kappa, dtype=np.float64)
     k = np.atleast_1d(kappa_in)
-    s = choose_shift(side, k) if shift is None else np.asarray(shift, dtype=np.float64)
+    s = choose_shift(side, k, idx_cols) if shift is None else np.asarray(shift,
+                                                                          dtype=np.float64)
     s = np.ascontiguousarray(np.broadcast_to(s, k.shape))
     vmin, vmax = side.vrange
+    if idx_cols is not None:
+        vmin, vmax = vmin[idx_cols], vmax[idx_cols]
     span = np.maximum(np.abs(vmin - s), np.abs(vmax - s))
     tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
     if np.all(tier == tier[0]):
-        out = _moments(side, k, s, int(tier[0]), score)
+        out = _moments(side, k, s, int(tier[0]), score, idx_cols)
     else:  # columns in different regimes: each group on its own
-        p = side.v.shape[1]
+        p = side.v.shape[1] if idx_cols is None else idx_cols.size
         parts = {}
         for t in np.unique(tier):
             idx = np.flatnonzero(tier == t)
-            sub = side if p == 1 else side.columns(idx)
-            parts[t] = (idx, _moments(sub, k[idx], s[idx], int(t), score))
+            sub = idx_cols if p == 1 else (idx if idx_cols is None else idx_cols[idx])
+            parts[t] = (idx, _moments(side, k[idx], s[idx], int(t), score, sub))
         first = next(iter(parts.values()))[1]
         vals = {}
         for f in _ARRAYS:
@@ -167,13 +179,16 @@ def side_moments(
                        out.negative)
 
 
-def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool) -> SideMoments:
+def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
+             cols: NDArray[np.intp] | None) -> SideMoments:
     """:func:`side_moments` for columns that share one regime (``tier`` 0, 1 or 2)."""
     n, p = side.v.shape
+    if cols is not None:
+        p = cols.size
     width = max(p, k.size)
     shifted = bool(np.any(s != 0))
     rows = max(1, BLOCK_ELEMENTS // width)
-    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score)
+    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols)
              for a in range(0, max(n, 1), rows)]
     W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
     Wt = W.sum(axis=0)
@@ -189,12 +204,14 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool) -> Side
         c2 = c2 / (scale * scale * scale)
     else:
         mean_chi = c2 = np.full(width, np.nan)
-    wv = np.broadcast_to(side.vsum, (width,))
+    vsum = side.vsum if cols is None else side.vsum[cols]
+    log_ref = side.log_ref if cols is None else side.log_ref[cols]
+    wv = np.broadcast_to(vsum, (width,))
     d_sum = dsum.sum(axis=0) if shifted else wv
     return SideMoments(
         np.broadcast_to(Wt, (width,)).astype(np.float64), np.array(wv, dtype=np.float64),
         np.broadcast_to(d_sum, (width,)).astype(np.float64), mean_t / scale,
-        m2 / (scale * scale), mean_chi, c2, np.broadcast_to(side.log_ref, (width,)),
+        m2 / (scale * scale), mean_chi, c2, np.broadcast_to(log_ref, (width,)),
         np.broadcast_to(s, (width,)), np.broadcast_to(k, (width,)), side.negative,
     )
 
@@ -219,6 +236,7 @@ WIDE = 16  # at least this many columns: blocks are (rows, columns); fewer: (col
 
 def _block_moments(
     side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
+    cols: NDArray[np.intp] | None = None,
 ) -> tuple[NDArray, ...]:
     """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
     mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted.
@@ -228,6 +246,9 @@ def _block_moments(
     """
     v = side.v[rows]
     w = None if side.w is None else side.w[rows]
+    if cols is not None:
+        v = np.take(v, cols, axis=1)
+        w = None if w is None else np.take(w, cols, axis=1)
     width = max(v.shape[1], k.shape[0])
     if width < WIDE:  # (columns, rows): every reduction runs along contiguous memory
         v = np.ascontiguousarray(v.T)
@@ -380,7 +401,7 @@ def nll_score_from_moments(
 
 
 def nll_score(
-    sample: Sample, lmbda: ArrayLike, *, score: bool = True
+    sample: Sample, lmbda: ArrayLike, *, score: bool = True, cols: ArrayLike | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile NLL and score at ``lmbda`` (one value per column, or many for one column).
 
@@ -389,9 +410,9 @@ def nll_score(
     lmbda = np.asarray(lmbda, dtype=np.float64)
     pm = nm = None
     if sample.pos is not None:
-        pm = side_moments(sample.pos, lmbda, score=score)
+        pm = side_moments(sample.pos, lmbda, score=score, cols=cols)
     if sample.neg is not None:
-        nm = side_moments(sample.neg, 2.0 - lmbda, score=score)
+        nm = side_moments(sample.neg, 2.0 - lmbda, score=score, cols=cols)
     return nll_score_from_moments(pm, nm, lmbda)
 
 

@@ -41,6 +41,7 @@ __all__ = [
 
 SUBSAMPLE_FROM = 100_000  # rows above which lambda is first solved on a systematic subsample
 SUBSAMPLE_SIZE = 20_000  # about this many rows in that subsample
+SUBSAMPLE_MIN_ROWS = 2_000  # a matrix's subsample keeps at least this many rows
 
 
 class Profile(Protocol):
@@ -135,18 +136,26 @@ class SampleProfile:
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
         uniq = np.unique(idx)
+        full = self.ncols
         if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
-            val[:], sc[:] = nll_score(self.sample.columns(uniq), lam, score=score)
+            val[:], sc[:] = nll_score(self.sample, lam, score=score,
+                                      cols=None if full == 1 else uniq)
             return val, sc
         for layer in _layers(idx):  # each column at most once per call
-            val[layer], sc[layer] = nll_score(self.sample.columns(idx[layer]), lam[layer],
-                                              score=score)
+            sel = idx[layer]
+            every = sel.size == full and np.array_equal(sel, np.arange(full))
+            val[layer], sc[layer] = nll_score(self.sample, lam[layer], score=score,
+                                              cols=None if every else sel)
         return val, sc
 
     def subsample(self) -> SampleProfile | None:
-        if self.sample.nrows <= SUBSAMPLE_FROM:
+        """Every k-th row: about 20,000 values per column for one column (above 100,000
+        rows), about 20,000 values in all but at least 2,000 rows for a matrix (from ten
+        times that many rows)."""
+        rows = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // self.ncols)
+        if self.sample.nrows < (SUBSAMPLE_FROM if self.ncols == 1 else 10 * rows):
             return None
-        return SampleProfile(self.sample.every(self.sample.nrows // SUBSAMPLE_SIZE))
+        return SampleProfile(self.sample.every(self.sample.nrows // rows))
 
 
 Rounds = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]

@@ -136,17 +136,26 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     65k values (a partition, not a sort).
     """
     if mask is None:
-        n = x.shape[0]
-        sub = x if n <= 2 * MEDIAN_SAMPLE else x[:: n // MEDIAN_SAMPLE]
-        cnt = sub.shape[0]
-        lo_i, hi_i = (cnt - 1) // 2, cnt // 2
-        part = np.partition(sub, (lo_i, hi_i), axis=0)
-        return 0.5 * part[lo_i] + 0.5 * part[hi_i]
-    srt = np.sort(np.where(mask, x, np.inf), axis=0)
-    cnt = mask.sum(axis=0)
-    lo = np.take_along_axis(srt, np.maximum((cnt - 1) // 2, 0)[None, :], axis=0)[0]
-    hi = np.take_along_axis(srt, np.maximum(cnt // 2, 0)[None, :], axis=0)[0]
-    return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
+        return _central(x)
+    # column by column on the transposed data (selection and partition on contiguous memory)
+    x_t, m_t = np.ascontiguousarray(x.T), np.ascontiguousarray(mask.T)
+    out = np.full(x.shape[1], np.nan)
+    for j in range(x.shape[1]):
+        sel = np.compress(m_t[j], x_t[j])
+        if sel.size:
+            out[j] = _central(sel[:, None])[0]
+    return out
+
+
+def _central(x: NDArray) -> NDArray:
+    """Median of each column of ``x`` (n >= 1 rows), or of a systematic subsample of about
+    ``MEDIAN_SAMPLE`` rows when ``n`` exceeds twice that; by partition."""
+    n = x.shape[0]
+    sub = x if n <= 2 * MEDIAN_SAMPLE else x[:: n // MEDIAN_SAMPLE]
+    cnt = sub.shape[0]
+    lo_i, hi_i = (cnt - 1) // 2, cnt // 2
+    part = np.partition(sub, (lo_i, hi_i), axis=0)
+    return 0.5 * part[lo_i] + 0.5 * part[hi_i]
 
 
 def _compact(
@@ -163,12 +172,21 @@ def _compact(
         sel = mask[:, 0]
         xs = np.compress(sel, x[:, 0])[:, None]
         return xs, None, None if w is None else np.compress(sel, w[:, 0])[:, None]
-    order = np.argsort(~mask, axis=0, kind="stable")
-    rows = int(mask.sum(axis=0).max())
-    order = order[:rows]
-    xc = np.take_along_axis(x, order, axis=0)
-    mc = np.take_along_axis(mask, order, axis=0)
-    wc = None if w is None else np.take_along_axis(w, order, axis=0)
+    cnt = mask.sum(axis=0)
+    rows = int(cnt.max())
+    # column by column on the transposed data: compress is fast on contiguous memory
+    m_t = np.ascontiguousarray(mask.T)
+    arrays = [x] if w is None else [x, w]
+    outs = []
+    for a in arrays:
+        a_t = np.ascontiguousarray(a.T)
+        out = np.zeros((a.shape[1], rows))  # 0 is a valid value on either side
+        for j in range(a.shape[1]):
+            out[j, : cnt[j]] = np.compress(m_t[j], a_t[j])
+        outs.append(np.ascontiguousarray(out.T))
+    xc = outs[0]
+    wc = outs[1] if w is not None else None
+    mc = np.arange(rows)[:, None] < cnt[None, :]
     return xc, (None if mc.all() else mc), wc
 
 

@@ -137,12 +137,17 @@ def find_root(
     xatol: float = 1e-14,
     xrtol: float = 4 * np.finfo(float).eps,
     max_iter: int = 200,
+    predict: bool = False,
 ) -> RootResult:
     """Chandrupatla's bracketing root finder, vectorised over columns.
 
     ``f(a)`` and ``f(b)`` must not have the same strict sign. The first step is a secant step;
     later steps use inverse quadratic interpolation when it is safe, else bisection. A column
-    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0.
+    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0. With
+    ``predict=True`` a column also stops when two interpolation steps in a row shrink fast
+    enough that the next iterate's predicted error, ``|step|^2 / |previous step|``, is below
+    half the tolerance; that iterate is returned unevaluated (``fx`` NaN there), which saves
+    the evaluations that would only close the far side of the bracket.
     """
     x1 = np.array(b, dtype=np.float64)
     f1 = np.array(fb, dtype=np.float64)
@@ -155,6 +160,9 @@ def find_root(
         t = np.clip(f1 / (f1 - f2), 0.0, 1.0)
     t = np.where(np.isfinite(t), t, 0.5)
     done = (f1 == 0) | (f2 == 0)
+    xout = np.full(p, np.nan)
+    used_iqi = np.zeros(p, dtype=bool)
+    xprev = np.full(p, np.nan)  # the iterate before the newest
     for _ in range(max_iter):
         xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
         tol = 2.0 * (xrtol * np.abs(xm) + xatol)
@@ -175,6 +183,7 @@ def find_root(
         x2[act] = np.where(same, x2[act], x1[act])
         f2[act] = np.where(same, f2[act], f1[act])
         x3[act], f3[act] = n3x, n3f
+        xprev[act] = x1[act]
         x1[act], f1[act] = xt, ft
         with np.errstate(divide="ignore", invalid="ignore"):
             xi = (x1[act] - x2[act]) / (x3[act] - x2[act])
@@ -183,10 +192,23 @@ def find_root(
             tq = (f1[act] / (f2[act] - f1[act]) * f3[act] / (f2[act] - f3[act])
                   + (x3[act] - x1[act]) / (x2[act] - x1[act])
                   * f1[act] / (f3[act] - f1[act]) * f2[act] / (f3[act] - f2[act]))
-        t[act] = np.where(iqi & np.isfinite(tq), tq, 0.5)
+        good = iqi & np.isfinite(tq)
+        t[act] = np.where(good, tq, 0.5)
+        if predict:
+            lo_, hi_ = np.minimum(x1[act], x2[act]), np.maximum(x1[act], x2[act])
+            nxt = x1[act] + t[act] * (x2[act] - x1[act])
+            step, prev = np.abs(nxt - x1[act]), np.abs(x1[act] - xprev[act])
+            tol_a = xrtol * np.abs(nxt) + xatol
+            ok = (good & used_iqi[act] & (step < 0.5 * prev) & (nxt > lo_) & (nxt < hi_)
+                  & (step * step <= 0.5 * tol_a * prev))
+            hit = act[ok]
+            xout[hit] = nxt[ok]
+            done[hit] = True
+            used_iqi[act] = good
     xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
     fm = np.where(np.abs(f1) < np.abs(f2), f1, f2)
-    return RootResult(xm, fm, done, nfev)
+    pred = np.isfinite(xout)
+    return RootResult(np.where(pred, xout, xm), np.where(pred, np.nan, fm), done, nfev)
 
 
 # ----------------------------------------------------------------------------- the solver
@@ -214,13 +236,17 @@ class _Recorder:
     def __init__(self, profile: Profile):
         self.profile = profile
         self.seen: dict[tuple[int, float], float] = {}
+        self.last: dict[int, tuple[float, float, float]] = {}  # column: (x, nll, score)
         self.nfev = np.zeros(profile.ncols, dtype=np.int64)
 
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
         np.add.at(self.nfev, np.unique(idx), 1)
-        for j, x, v in zip(idx.tolist(), lam.tolist(), val.tolist(), strict=True):
+        for j, x, v, f in zip(idx.tolist(), lam.tolist(), val.tolist(), sc.tolist(),
+                              strict=True):
             self.seen[(j, x)] = v
+            if score:
+                self.last[j] = (x, v, f)
         return val, sc
 
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -229,6 +255,12 @@ class _Recorder:
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
         """The NLL of column j at ``lam[j]``, evaluated (in one call) only where not seen."""
         out = np.array([self.seen.get((j, x), np.nan) for j, x in enumerate(lam.tolist())])
+        for j in np.flatnonzero(np.isnan(out) & np.isfinite(lam)):
+            # a root accepted unevaluated: the last evaluated NLL, corrected by the score
+            # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
+            x, v, f = self.last.get(int(j), (np.nan, np.nan, np.nan))
+            if abs(x - lam[j]) <= 1e-6 * max(1.0, abs(lam[j])) and np.isfinite(v + f):
+                out[j] = v - 0.5 * f * (x - lam[j])
         need = np.flatnonzero(np.isnan(out) & np.isfinite(lam))
         if need.size:
             out[need] = self.values(lam[need], need, score=False)[0]
@@ -350,7 +382,7 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
 
         lo, hi, flo, fhi, okb, _ = bracket_increasing(f, lo, hi, flo=flo, fhi=fhi,
                                                       limit=LIMIT)
-        res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol)
+        res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
         lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
         ok[todo] = okb & res.converged
         val[todo] = rec.nll_at(np.where(np.isin(np.arange(p), todo), lam, np.nan))[todo]

@@ -58,7 +58,7 @@ from scipy import optimize
 from .._validation import BoxCoxError
 from .design import Design, qr_design
 from .likelihood import llf_constant
-from .profile import Profile, as_pairs
+from .profile import Profile, SampleProfile, as_pairs
 from .response import ResponseProfile, response_profile, spans_constant_only
 from .solve import curvature, richardson_slope, solve
 
@@ -147,7 +147,7 @@ class JointProfile:
                 return bad
             return (float(v[0]), s.copy()) if grad else float(v[0])
         with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
-            parts = [c._vectors(lam[j : j + 1]) for j, c in enumerate(self.columns)]
+            parts = [c._vectors(lam[j : j + 1], grad) for j, c in enumerate(self.columns)]
             r = np.column_stack([q[0][:, 0] for q in parts])
             m = np.array([q[2][0] for q in parts])
             if not (np.all(np.isfinite(r)) and np.all(np.isfinite(m))):
@@ -350,6 +350,14 @@ def _one_column(problem: JointProfile) -> JointFit:
     return JointFit(lam, float(sol.nll[0]), hmat, lam.copy(), ok, np.atleast_1d(g))
 
 
+def _own_profile(column: ResponseProfile) -> Profile:
+    """A column's own profile: the sample's for an intercept-only design (which starts from
+    a subsample on large data), else the response profile."""
+    if column.design.sw is None and spans_constant_only(column.design):
+        return SampleProfile(column.sample_of_response())
+    return column
+
+
 def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = None) -> JointFit:
     """Minimise the joint NLL: quasi-Newton from the per-column MLEs, then Newton polish.
 
@@ -361,7 +369,7 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
     if problem.single is not None and start is None:
         return _one_column(problem)
     if start is None:
-        start = np.array([solve(c).lmbda[0] for c in problem.columns])
+        start = np.array([solve(_own_profile(c)).lmbda[0] for c in problem.columns])
         start = np.where(np.isfinite(start), np.clip(start, -10.0, 10.0), 1.0)
     start = np.asarray(start, dtype=np.float64)
 
@@ -374,8 +382,10 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
     lam = np.asarray(res.x, dtype=np.float64)
     val, g = problem.nll(lam, grad=True)
     noise = 1e-13 * max(1.0, abs(val))
+    # one Richardson Hessian at the BFGS point serves the Newton steps (they move lambda by
+    # about 1e-9, which changes the Hessian by as little) and the standard errors
+    hmat = hessian(problem, lam)
     for _ in range(30):
-        hmat = hessian(problem, lam)
         try:
             step = np.linalg.solve(hmat, g)
         except np.linalg.LinAlgError:
@@ -387,7 +397,6 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
         lam, val, g = new, nval, ng
         if np.max(np.abs(step)) <= 1e-12 * max(1.0, float(np.max(np.abs(lam)))):
             break
-    hmat = hessian(problem, lam)
     scale = np.sqrt(np.abs(np.diag(hmat)))
     ok = bool(np.all(np.isfinite(lam)) and np.all(np.abs(g) <= 1e-6 * np.maximum(scale, 1.0)
                                                   * problem.nobs ** 0.5))

@@ -175,8 +175,8 @@ def side_moments(
         out = SideMoments(**vals, negative=first.negative)
     if kappa_in.ndim == 1:
         return out
-    return SideMoments(*(np.reshape(getattr(out, f), kappa_in.shape) for f in _ARRAYS),
-                       out.negative)
+    vals = {f: np.reshape(getattr(out, f), kappa_in.shape) for f in _ARRAYS}
+    return SideMoments(**vals, negative=out.negative)
 
 
 def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,

@@ -120,8 +120,9 @@ class ResponseProfile:
         lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
         return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y)
 
-    def _vectors(self, lmbda: NDArray[np.float64]):
-        """Scaled residuals of the transform and of its lambda-derivative, one column each."""
+    def _vectors(self, lmbda: NDArray[np.float64], score: bool = True):
+        """Scaled residuals of the transform and of its lambda-derivative (``None`` unless
+        ``score``), one column each."""
         n, L = self.n, lmbda.shape[0]
         terms = []
         for s in self.sides:
@@ -132,7 +133,7 @@ class ResponseProfile:
             lr = side.log_ref[0] + shift  # (L,)
             with np.errstate(over="ignore", invalid="ignore"):
                 phi = d * exprel(kappa * d)
-                chi = (d * d) * dexprel(kappa * d)
+                chi = (d * d) * dexprel(kappa * d) if score else None
             a = kappa * lr
             with np.errstate(divide="ignore"):
                 log_lr = np.log(np.abs(lr))
@@ -151,13 +152,15 @@ class ResponseProfile:
             sign = -1.0 if s.negative else 1.0
             ea = np.exp(a - m)
             z[s.rows] += sign * ea * phi
-            zd[s.rows] += ea * (lr * phi + chi)
+            if score:
+                zd[s.rows] += ea * (lr * phi + chi)
             if np.any(s.m1 != 0):  # an absorbed constant adds nothing to the residuals
                 with np.errstate(under="ignore"):
                     cz += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_c - m))
-                    czd += np.outer(s.m1, np.exp(log_cd - m))
+                    if score:
+                        czd += np.outer(s.m1, np.exp(log_cd - m))
         r = self.design.resid(z) + cz
-        rd = self.design.resid(zd) + czd
+        rd = self.design.resid(zd) + czd if score else None
         return r, rd, m
 
     def fits_at_every_lambda(self) -> bool:
@@ -183,11 +186,11 @@ class ResponseProfile:
         likelihood is unbounded at ``lmbda``, as for ``y = exp(x)`` regressed on ``x`` at 0)."""
         lam = np.array([float(lmbda)])
         with np.errstate(all="ignore"):
-            r, _, m = self._vectors(lam)
+            r, _, m = self._vectors(lam, False)
             ones = np.ones((self.n, 1))
             w = None if self.design.sw is None else self.design.sw**2
             r0, _, m0 = ResponseProfile.build(self.y, qr_design(ones, w), self.family,
-                                              w)._vectors(lam)
+                                              w)._vectors(lam, False)
             n1 = np.linalg.norm(r) * np.exp(m[0] - m0[0])
             n0 = np.linalg.norm(r0)
         return bool(np.isfinite(n1) and np.isfinite(n0) and n0 > 0 and n1 <= 1e-10 * n0)
@@ -233,7 +236,7 @@ class ResponseProfile:
     def _general(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
         """NLL and score from the scaled residual vectors (any design, any sides)."""
         n = float(self.n)
-        r, rd, m = self._vectors(lam)
+        r, rd, m = self._vectors(lam, score)
         rr = np.einsum("ij,ij->j", r, r)
         with np.errstate(divide="ignore"):
             val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))

@@ -374,8 +374,10 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
     todo = np.flatnonzero(~done)
     ok = done.copy()
     if todo.size:  # bracket by doubling and close with Chandrupatla's method
-        lo, hi, flo, fhi = (None if a is None else np.asarray(a, dtype=np.float64)[todo]
-                            for a in start)
+        lo = np.asarray(start[0], dtype=np.float64)[todo]
+        hi = np.asarray(start[1], dtype=np.float64)[todo]
+        flo, fhi = (None if a is None else np.asarray(a, dtype=np.float64)[todo]
+                    for a in start[2:])
 
         def f(x: NDArray, idx: NDArray) -> NDArray:
             return rec(x, todo[idx])

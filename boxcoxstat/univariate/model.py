@@ -8,6 +8,7 @@ families' likelihoods per column; ``ymax`` bounds lambda by the Lambert W invers
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +24,7 @@ from .results import PowerTransformResult
 __all__ = ["fit_columns"]
 
 
-def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, NDArray]:
+def _fit_family(x: NDArray[np.float64], family: str) -> dict[str, Any]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family)
     profile = SampleProfile(sample)

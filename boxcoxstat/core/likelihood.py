@@ -43,7 +43,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 
 from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
@@ -190,16 +189,19 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     rows = max(1, BLOCK_ELEMENTS // width)
     parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols)
              for a in range(0, max(n, 1), rows)]
-    W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
-    Wt = W.sum(axis=0)
-    Ws = np.where(Wt > 0, Wt, 1.0)
-    mean_t = (W * mean).sum(axis=0) / Ws
-    dm = mean - mean_t
-    m2 = M2.sum(axis=0) + (W * dm * dm).sum(axis=0)
-    scale = k if tier == 2 else np.ones(width)
-    if score:
+    if len(parts) == 1:  # one block: its moments are the side's
+        Wt, mean_t, m2, meanN_t, c2, dsum_t = parts[0]
+    else:
+        W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
+        Wt, dsum_t = W.sum(axis=0), dsum.sum(axis=0)
+        Ws = np.where(Wt > 0, Wt, 1.0)
+        mean_t = (W * mean).sum(axis=0) / Ws
+        dm = mean - mean_t
+        m2 = M2.sum(axis=0) + (W * dm * dm).sum(axis=0)
         meanN_t = (W * meanN).sum(axis=0) / Ws
         c2 = C2.sum(axis=0) + (W * dm * (meanN - meanN_t)).sum(axis=0)
+    scale = k if tier == 2 else np.ones(width)
+    if score:
         mean_chi = meanN_t / (scale * scale)
         c2 = c2 / (scale * scale * scale)
     else:
@@ -207,7 +209,7 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     vsum = side.vsum if cols is None else side.vsum[cols]
     log_ref = side.log_ref if cols is None else side.log_ref[cols]
     wv = np.broadcast_to(vsum, (width,))
-    d_sum = dsum.sum(axis=0) if shifted else wv
+    d_sum = dsum_t if shifted else wv
     return SideMoments(
         np.broadcast_to(Wt, (width,)).astype(np.float64), np.array(wv, dtype=np.float64),
         np.broadcast_to(d_sum, (width,)).astype(np.float64), mean_t / scale,
@@ -383,7 +385,9 @@ def nll_score_from_moments(
         ln_msum = np.logaddexp(lphi_p, lphi_n)
         lnT3 = lnWp + lnWn - lnn + 2.0 * ln_msum
         lnT = np.stack([lnT1, lnT2, lnT3])
-        lse = logsumexp(lnT, axis=0)
+        top = lnT.max(axis=0)  # log-sum-exp of three terms (scipy's costs 0.4 ms a call)
+        top = np.where(np.isfinite(top), top, 0.0)
+        lse = top + np.log(np.exp(lnT - top).sum(axis=0))
         J = (pos.W * pos.log_ref + pos.wv) - (neg.W * neg.log_ref + neg.wv)
         mixed_nll = (1.0 - lmbda) * J + 0.5 * n * (lse - lnn)
         om = np.exp(lnT - lse)

@@ -133,10 +133,12 @@ class SampleProfile:
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         lam, idx = as_pairs(lmbda, cols)
+        full = self.ncols
+        if idx.size == full and (full == 1 or np.array_equal(idx, np.arange(full))):
+            return nll_score(self.sample, lam, score=score)  # every column once, in order
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
         uniq = np.unique(idx)
-        full = self.ncols
         if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
             val[:], sc[:] = nll_score(self.sample, lam, score=score,
                                       cols=None if full == 1 else uniq)

@@ -40,6 +40,7 @@ __all__ = [
     "Solution",
     "solve",
     "curvature",
+    "curvature_and_nll",
     "richardson_slope",
     "OPTIMIZERS",
     "LIMIT",
@@ -548,6 +549,18 @@ def curvature(profile: Profile, lmbda: NDArray[np.float64],
     truncation error is then below 1e-9 because the profile is nearly quadratic on that
     scale, and the rounding error below 1e-9 as well).
     """
+    return curvature_and_nll(profile, lmbda, slope)[0]
+
+
+def curvature_and_nll(
+    profile: Profile, lmbda: NDArray[np.float64], slope: NDArray[np.float64] | None = None,
+    extra_lmbda: NDArray[np.float64] | None = None, extra_cols: NDArray[np.intp] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`curvature`, and the NLL at the pairs ``(extra_lmbda, extra_cols)`` computed in
+    the same evaluation (one round for a federated or Dask profile)."""
+    xl = np.zeros(0) if extra_lmbda is None else np.asarray(extra_lmbda, dtype=np.float64)
+    xc = np.zeros(0, dtype=np.intp) if extra_cols is None else np.asarray(extra_cols,
+                                                                         dtype=np.intp)
     lam = np.asarray(lmbda, dtype=np.float64)
     p = lam.shape[0]
     scale = np.maximum(1.0, np.abs(lam))
@@ -568,10 +581,12 @@ def curvature(profile: Profile, lmbda: NDArray[np.float64],
     lam_q = np.r_[lam[one] + h[one], lam[one] - h[one], lam[four] + h[four],
                   lam[four] - h[four], lam[four] + h[four] / 2, lam[four] - h[four] / 2]
     col_q = np.r_[one, one, four, four, four, four]
-    _, s = profile.evaluate(lam_q, col_q)
+    val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc])
+    extra = val[lam_q.size :]
+    s = s[: lam_q.size]
     k1, k4 = one.size, four.size
     out[one] = (s[:k1] - s[k1 : 2 * k1]) / (2.0 * h[one])
     s4 = s[2 * k1 :].reshape(4, k4)
     out[four] = richardson_slope([(s4[0] - s4[1]) / (2.0 * h[four]),
                                   (s4[2] - s4[3]) / h[four]])
-    return out
+    return out, extra

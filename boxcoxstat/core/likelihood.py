@@ -57,6 +57,7 @@ __all__ = [
     "nll",
     "score",
     "llf_constant",
+    "phi_chi",
 ]
 
 SHIFT_THRESHOLD = 300.0  # largest exponent allowed before the reference moves to an extreme
@@ -231,6 +232,33 @@ def _block_values(d: NDArray, k: NDArray, tier: int, score: bool):
         e = np.divide(m, a, out=np.ones_like(m), where=a != 0)
         e *= d
         return e, ((d * d) * _horner(_D1_REV, a) if score else None)
+
+
+def phi_chi(d: NDArray, kappa: NDArray, span: NDArray, score: bool = True):
+    """``phi = expm1(kappa d)/kappa`` and ``chi = d phi/d kappa`` as vectors (``d`` of shape
+    (n, L) or (n, 1), one ``kappa`` per column), by the same regimes as :func:`side_moments`
+    (``span`` is each column's largest ``|d|``); ``chi`` is None unless ``score``."""
+    k = np.atleast_1d(np.asarray(kappa, dtype=np.float64))
+    span = np.broadcast_to(span, k.shape)
+    tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
+    shape = np.broadcast_shapes(d.shape, (d.shape[0], k.size))
+    groups: list[tuple[slice | NDArray[np.intp], int]] = (
+        [(slice(None), int(tier[0]))] if np.all(tier == tier[0])
+        else [(np.flatnonzero(tier == t), int(t)) for t in np.unique(tier)])
+    phi = np.empty(shape)
+    chi = np.empty(shape) if score else None
+    for idx, t in groups:
+        dd = d if d.shape[1] == 1 else d[:, idx]
+        kk = k[idx]
+        m, N = _block_values(dd, kk, t, score)
+        if t == 2:
+            with np.errstate(over="ignore", invalid="ignore"):
+                m = m / kk
+                N = None if N is None else N / (kk * kk)
+        phi[:, idx] = m
+        if chi is not None:
+            chi[:, idx] = N
+    return phi, chi
 
 
 WIDE = 16  # at least this many columns: blocks are (rows, columns); fewer: (columns, rows)

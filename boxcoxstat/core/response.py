@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import dexprel, exprel, log_dexprel, log_exprel
+from .._special import log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .design import Design, qr_design
-from .likelihood import choose_shift, llf_constant
+from .likelihood import choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, as_pairs
 from .sample import Sample
 
@@ -131,9 +131,7 @@ class ResponseProfile:
             shift = choose_shift(side, kappa)
             d = side.v - shift  # (n_s, L)
             lr = side.log_ref[0] + shift  # (L,)
-            with np.errstate(over="ignore", invalid="ignore"):
-                phi = d * exprel(kappa * d)
-                chi = (d * d) * dexprel(kappa * d) if score else None
+            phi, chi = phi_chi(d, kappa, _span(side, shift), score)
             a = kappa * lr
             with np.errstate(divide="ignore"):
                 log_lr = np.log(np.abs(lr))
@@ -262,8 +260,9 @@ class ResponseProfile:
         kappa = 2.0 - lam if info.negative else lam
         shift = choose_shift(side, kappa)
         d = side.v - shift
-        with np.errstate(over="ignore", invalid="ignore"):
-            r = self.design.resid(d * exprel(kappa * d))
+        span = _span(side, shift)
+        phi, chi = phi_chi(d, kappa, span, score)
+        r = self.design.resid(phi)
         rr = np.einsum("ij,ij->j", r, r)
         vsum = float(side.v.sum())
         d_sum = vsum - n * shift
@@ -271,10 +270,15 @@ class ResponseProfile:
             val = n * side.log_ref[0] + vsum - kappa * d_sum + 0.5 * n * (np.log(rr) - np.log(n))
         if not score:
             return val, np.full_like(lam, np.nan)
-        with np.errstate(over="ignore", invalid="ignore"):
-            rc = self.design.resid((d * d) * dexprel(kappa * d))
+        rc = self.design.resid(chi)
         sigma = -1.0 if info.negative else 1.0
         return val, sigma * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
+
+def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Largest ``|v - shift|`` of a one-column side, per shift."""
+    vmin, vmax = side.vrange
+    return np.maximum(np.abs(vmin[0] - shift), np.abs(vmax[0] - shift))
+
 
 def spans_constant_only(design: Design) -> bool:
     """Whether the design's column space is exactly the constants (an intercept-only model)."""

@@ -420,7 +420,8 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
 
     One column is solved as a sample or a regression (the one solver). Otherwise the start is
     each column's own ML power given the design; BFGS with the analytic gradient brings
-    lambda close, and Newton steps with the Richardson Hessian (each accepted only if the NLL
+    lambda close (seeded with the inverse analytic Hessian at the start), and Newton steps with
+    the analytic Hessian (each accepted only if the NLL
     does not rise beyond rounding) make the gradient vanish to rounding level.
     """
     if problem.single is not None and start is None:
@@ -434,12 +435,20 @@ def fit_joint_lambda(problem: JointProfile, start: NDArray[np.float64] | None = 
         val, g = problem.nll(lam, grad=True)
         return val, g
 
-    res = optimize.minimize(fun, start, jac=True, method="BFGS",
-                            options={"gtol": 1e-9, "maxiter": 2000})
+    opts: dict = {"gtol": 1e-9, "maxiter": 2000}
+    with np.errstate(all="ignore"):
+        h0 = problem.hessian(start)  # the analytic Hessian at the start seeds BFGS
+    try:
+        hinv = np.linalg.inv(h0)
+        np.linalg.cholesky(hinv)
+        opts["hess_inv0"] = 0.5 * (hinv + hinv.T)
+    except np.linalg.LinAlgError:
+        pass
+    res = optimize.minimize(fun, start, jac=True, method="BFGS", options=opts)
     lam = np.asarray(res.x, dtype=np.float64)
     val, g = problem.nll(lam, grad=True)
     noise = 1e-13 * max(1.0, abs(val))
-    # one Richardson Hessian at the BFGS point serves the Newton steps (they move lambda by
+    # one analytic Hessian at the BFGS point serves the Newton steps (they move lambda by
     # about 1e-9, which changes the Hessian by as little) and the standard errors
     hmat = problem.hessian(lam)
     for _ in range(30):

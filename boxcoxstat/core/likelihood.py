@@ -209,14 +209,19 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
         mean_chi = c2 = np.full(width, np.nan)
     vsum = side.vsum if cols is None else side.vsum[cols]
     log_ref = side.log_ref if cols is None else side.log_ref[cols]
-    wv = np.broadcast_to(vsum, (width,))
-    d_sum = dsum_t if shifted else wv
+    wv = _full(vsum, width)
     return SideMoments(
-        np.broadcast_to(Wt, (width,)).astype(np.float64), np.array(wv, dtype=np.float64),
-        np.broadcast_to(d_sum, (width,)).astype(np.float64), mean_t / scale,
-        m2 / (scale * scale), mean_chi, c2, np.broadcast_to(log_ref, (width,)),
-        np.broadcast_to(s, (width,)), np.broadcast_to(k, (width,)), side.negative,
+        _full(Wt, width), wv, _full(dsum_t, width) if shifted else wv, mean_t / scale,
+        m2 / (scale * scale), mean_chi, c2, _full(log_ref, width), _full(s, width),
+        _full(k, width), side.negative,
     )
+
+
+def _full(a: NDArray, width: int) -> NDArray[np.float64]:
+    """``a`` as a float array of shape (width,) (a copy only where it must be broadcast)."""
+    a = np.asarray(a, dtype=np.float64)
+    return a if a.shape == (width,) else np.full(width, a.reshape(-1)[0]) if a.size == 1 \
+        else np.array(np.broadcast_to(a, (width,)))
 
 
 def _block_values(d: NDArray, k: NDArray, tier: int, score: bool):

@@ -96,11 +96,11 @@ def bracket_increasing(
     nfev = np.zeros(p, dtype=np.int64)
     flo = np.full(p, np.nan) if flo is None else np.array(flo, dtype=np.float64)
     fhi = np.full(p, np.nan) if fhi is None else np.array(fhi, dtype=np.float64)
-    for x, fx in ((lo, flo), (hi, fhi)):
-        need = np.flatnonzero(np.isnan(fx))
-        if need.size:
-            fx[need] = f(x[need], need)
-            nfev[need] += 1
+    need_lo, need_hi = np.flatnonzero(np.isnan(flo)), np.flatnonzero(np.isnan(fhi))
+    if need_lo.size + need_hi.size:  # both ends in one evaluation (one round)
+        fx = f(np.r_[lo[need_lo], hi[need_hi]], np.r_[need_lo, need_hi])
+        flo[need_lo], fhi[need_hi] = fx[: need_lo.size], fx[need_lo.size :]
+        nfev[np.union1d(need_lo, need_hi)] += 1
     ok = np.ones(p, dtype=bool)
     for _ in range(max_iter):
         right = fhi < 0

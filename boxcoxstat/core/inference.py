@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
-from .profile import Profile
+from .profile import CallbackProfile, Profile
 from .solve import bracket_increasing, curvature, curvature_and_nll, find_root
 
 __all__ = [
@@ -203,17 +203,22 @@ def standard_inference(
 ) -> dict[str, NDArray[np.float64]]:
     """Standard error, profile interval and LR statistics at 0 and 1 of every column.
 
-    What a result's summary shows, in few evaluations of the profile (one for the curvature
-    and both tests when ``slope``, the solver's estimate of the curvature, is given, one more
-    without it; one per Newton step of both endpoints of every column, usually two), which
-    matters where an evaluation is a federated round or a Dask graph.
+    What a result's summary shows, in few evaluations of the profile (for a callback profile,
+    where an evaluation is a round, one for the curvature and both tests when ``slope``, the
+    solver's estimate of the curvature, is given, one more without it; in memory the tests
+    take their own NLL-only evaluation; one per Newton step of both endpoints of every column,
+    usually two), which matters where an evaluation is a federated round or a Dask graph.
     """
     p = lmbda.shape[0]
     cols = np.arange(p)
-    # the curvature and the NLL at 0 and 1 in one evaluation (one round for Dask/federated)
-    info, at01 = curvature_and_nll(profile, lmbda, slope, np.r_[np.zeros(p), np.ones(p)],
-                                   np.r_[cols, cols])
+    null = np.stack([np.zeros(p), np.ones(p)])
+    if isinstance(profile, CallbackProfile):
+        # the curvature and the NLL at 0 and 1 in one round (Dask graph, federated round)
+        info, at01 = curvature_and_nll(profile, lmbda, slope, null.ravel(), np.r_[cols, cols])
+        lr = np.maximum(2.0 * (at01.reshape(2, p) - nll_hat), 0.0)
+    else:  # in memory a pass costs its arithmetic: the tests need no score
+        info = curvature(profile, lmbda, slope)
+        lr = lr_statistic(profile, nll_hat, null)
     bse = np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
     lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha)
-    lr = np.maximum(2.0 * (at01.reshape(2, p) - nll_hat), 0.0)
     return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}

@@ -27,15 +27,19 @@ __all__ = ["fit_columns", "fixed_columns", "fit_shifted_columns", "gamma_summary
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
-                weights: NDArray[np.float64] | None = None) -> dict[str, NDArray]:
+                weights: NDArray[np.float64] | None = None) -> dict[str, Any]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family, weights)
-    sol = solve(SampleProfile(sample))
+    profile = SampleProfile(sample)
+    sol = solve(profile)
+    slope = np.full(x.shape[1], np.nan) if sol.slope is None else sol.slope
     return {
         "lmbda": sol.lmbda,
         "nll": sol.nll,
         "llf": -sol.nll + llf_constant(sample.nobs()),
         "converged": sol.converged,
+        "slope": slope,
+        "profile": profile,
     }
 
 
@@ -48,6 +52,7 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
         return _fit_family(x, family, weights), fams, reasons
     positive = np.nanmin(x, axis=0) > 0
     yj = _fit_family(x, "yeojohnson", weights)
+    yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j] = "yeojohnson"
@@ -55,6 +60,7 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
     if positive.any():
         idx = np.flatnonzero(positive)
         bc = _fit_family(x[:, idx], "boxcox", weights)
+        bc.pop("profile")
         for k, j in enumerate(idx):
             if bc["llf"][k] >= yj["llf"][j]:
                 fams[j] = "boxcox"
@@ -119,6 +125,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         gamma_values=None if shift is None else np.full(p, shift),
         gamma_status=None if shift is None else ("fixed",) * p,
         weights=weights,
+        fitted_=None if fam == "auto" or ymax is not None else (est["profile"], est["slope"]),
     )
 
 

@@ -8,7 +8,7 @@ Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
@@ -90,6 +90,10 @@ class PowerTransformResult(ColumnTransforms):
     weights: NDArray[np.float64] | None = None
     # a profile other than the columns' sample (a linear model's response): one column
     profile_: Profile | None = None
+    # the fit's own profile of every column and the solver's curvature estimates, so that
+    # inference neither prepares the data again nor spends an evaluation on the step size
+    fitted_: tuple[Profile, NDArray[np.float64]] | None = field(default=None, repr=False,
+                                                                 compare=False)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -105,9 +109,11 @@ class PowerTransformResult(ColumnTransforms):
         if self.stored is not None:
             return self.stored
         out = pd.DataFrame(np.nan, index=list(self.names), columns=list(_STORED))
+        slope = None if self.fitted_ is None else self.fitted_[1]
         for idx, profile in self._profiles().values():
             part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
-                                          infinite_ok=self.gamma_values is not None)
+                                          infinite_ok=self.gamma_values is not None,
+                                          slope=None if slope is None else slope[idx])
             for key, val in part.items():
                 out.iloc[idx, out.columns.get_loc(key)] = val
         return out
@@ -145,6 +151,8 @@ class PowerTransformResult(ColumnTransforms):
                    "intervals, tests, profiles or plots")
             self._not_available("this computation", why)
         out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
+        if self.fitted_ is not None and len(set(self.families)) == 1:
+            return {self.families[0]: (np.arange(len(self.names)), self.fitted_[0])}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
             x = self.data[:, idx]

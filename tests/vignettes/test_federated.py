@@ -15,7 +15,7 @@ def test_vignette_federated(tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg", "BCS_FIGURE_DIR": str(tmp_path),
            "BCS_VIGNETTE_QUICK": "1"}
     out = subprocess.run([sys.executable, str(SCRIPT)], env=env, capture_output=True,
-                         text=True, timeout=600)
+                         text=True, timeout=1800)  # a guard against a hang; ~1 min idle
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout
     # every feature/family row: federated equals in memory to <= 1e-10 relative
@@ -24,5 +24,19 @@ def test_vignette_federated(tmp_path):
     assert all(float(rel) <= 1e-10 and int(r) <= 30 for _, _, rel, r in rows)
     assert "Fitted without pooling the data: 100 clients" in text
     assert "Warning" not in out.stderr
-    for name in ("fig5", "fig3", "fig8_14", "fig15"):
+    for name in ("fig1", "fig3", "fig4", "fig5", "fig8_14", "fig11", "fig12", "fig13",
+                 "fig14", "fig15"):
         assert (tmp_path / f"federated_{name}.png").stat().st_size > 5000
+    # Figures 8 + 12: all seven ExpSearch failures of Table 3, each far from lambda*
+    fig12 = re.findall(r"^Figure 12 (\w+)\s+(\w+)\s+lambda\* = (\S+)\s+ExpSearch = (\S+)",
+                       text, re.M)
+    assert len(fig12) == 7
+    assert all(abs(float(e) - float(s)) > 1e-3 * abs(float(s)) for _, _, s, e in fig12)
+    # Figure 13: all eight linear-domain failures, each overflowing somewhere in its window
+    fig13 = re.findall(r"^Figure 13 (\w+)\s+(\w+)\s+linear-domain NLL inf/NaN at (\d+)%",
+                       text, re.M)
+    assert len(fig13) == 8 and all(int(p) > 0 for *_, p in fig13)
+    assert len(re.findall(r"^Figure 14 \w+\s+naive NLL off at \d+%", text, re.M)) == 9
+    # Figure 4: keeping the constant loses the NLL below lambda = -14.5
+    m = re.search(r"keeping the constant, the NLL is finite at (\d+)%", text)
+    assert m is not None and int(m.group(1)) < 100

@@ -23,7 +23,7 @@ every check; no server can tell it from an honest one.
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +33,8 @@ from ..core.likelihood import phi_chi
 from .messages import MomentsReply, Request, SetupReport, SideStats, finite, numbers
 from .protocol import SideFrame
 
-__all__ = ["check_setup", "check_side", "RTOL"]
+__all__ = ["check_setup", "check_side", "check_consistent", "check_reply", "SideBounds",
+           "RTOL"]
 
 RTOL = 1e-9  # rounding allowance, relative to the magnitude of the values bounded
 
@@ -87,16 +88,26 @@ def check_setup(rep: Any, family: str, column: int) -> str | None:
     return None
 
 
-def _within(value: NDArray, lo: NDArray, hi: NDArray, slack: NDArray) -> bool:
-    return bool(np.all((value >= lo - slack) & (value <= hi + slack)))
+@dataclass(frozen=True)
+class SideBounds:
+    """What the checks of one side need, computed once per client and frame
+    (``v`` the log-ratios of the declared min and max) or once per round (``shift``)."""
+
+    frame: SideFrame
+    rng: tuple[float, float]
+    vlo: float
+    vhi: float
+
+    @classmethod
+    def of(cls, frame: SideFrame, rng: tuple[float, float]) -> SideBounds:
+        with np.errstate(all="ignore"):
+            v = frame.side(np.asarray(rng, dtype=np.float64)).v[:, 0]
+        return cls(frame, (float(rng[0]), float(rng[1])), float(v.min()), float(v.max()))
 
 
-def check_side(st: Any, n: int, rng: tuple[float, float] | None, frame: SideFrame | None,
-               req: Request, minimal: bool, label: str, c_seen: float | None) -> str | None:
-    """What is wrong with one side's statistics in a reply to ``req`` (``None`` if nothing).
-
-    ``n`` and ``rng`` are what the client declared for the side at set-up, ``c_seen`` the
-    ``c`` it sent in an earlier round (``None`` in the first).
+def check_side(st: Any, n: int, req: Request, minimal: bool, label: str) -> str | None:
+    """What is wrong with the form of one side's statistics in a reply to ``req``: presence,
+    count (``n`` as declared at set-up), types, lengths and finiteness (``None`` if nothing).
     """
     if n == 0:
         return None if st is None else f"sent moments for its empty {label} side"
@@ -116,70 +127,95 @@ def check_side(st: Any, n: int, rng: tuple[float, float] | None, frame: SideFram
             return f"sent full moments on the {label} side to a minimal request"
     elif not all(numbers(q, L) for q in extra) or (score and not finite(*extra)):
         return f"sent non-finite or malformed derivative moments on the {label} side"
-    if frame is None or rng is None:  # pragma: no cover - the server always has both
-        return None
-    return _consistent(st, n, rng, frame, req, score, label, c_seen)
+    return None
 
 
-def _consistent(st: SideStats, n: int, rng: tuple[float, float], frame: SideFrame,
-                req: Request, score: bool, label: str, c_seen: float | None) -> str | None:
-    """The bounds of the module docstring."""
+def check_consistent(
+    items: list[tuple[SideStats, SideBounds, float | None]], req: Request,
+    shift: NDArray[np.float64], score: bool, label: str,
+) -> list[str | None]:
+    """The bounds of the module docstring for one side of every reply of a round at once.
+
+    ``items`` holds, per client, its side's statistics (already through
+    :func:`check_side`), its declared range and the ``c`` it sent in an earlier round
+    (``None`` in the first); ``shift`` is the frame's shift at the round's lambdas. Returns
+    the reason each client's statistics are impossible, or ``None``.
+    """
+    m = len(items)
+    if m == 0:
+        return []
     lam = np.asarray(req.lmbda, dtype=np.float64)
-    kappa = 2.0 - lam if frame.kind == "neg" else lam
-    shift = frame.shift(kappa)
-    with np.errstate(all="ignore"):
-        v = frame.side(np.asarray(rng, dtype=np.float64)).v[:, 0]
-    vlo, vhi = float(v.min()), float(v.max())
-    vmag = max(abs(vlo), abs(vhi))
-    c = float(st.c)
-    if not n * vlo - RTOL * n * vmag - 1e-300 <= c <= n * vhi + RTOL * n * vmag + 1e-300:
-        return (f"sent a sum of log-ratios c = {c:.6g} on the {label} side that no {n} values "
-                f"in its declared range {tuple(rng)} can give")
-    if c_seen is not None and abs(c - c_seen) > RTOL * (abs(c_seen) + n * vmag) + 1e-300:
-        return f"changed its sum of log-ratios c on the {label} side between rounds"
-    if len(st.d_sum):
-        d_sum = np.asarray(st.d_sum, dtype=np.float64)
+    L = lam.size
+    kappa = 2.0 - lam if items[0][1].frame.kind == "neg" else lam
+    n = np.array([float(st.n) for st, _, _ in items])[:, None]
+    vlo = np.array([b.vlo for _, b, _ in items])[:, None]
+    vhi = np.array([b.vhi for _, b, _ in items])[:, None]
+    c = np.array([float(st.c) for st, _, _ in items])[:, None]
+    seen = np.array([np.nan if cs is None else cs for _, _, cs in items])[:, None]
+    vmag = np.maximum(np.abs(vlo), np.abs(vhi))
+    why: list[str | None] = [None] * m
+
+    def flag(bad: NDArray[np.bool_], text: Any) -> None:
+        for i in np.flatnonzero(np.any(bad, axis=1)):
+            if why[i] is None:
+                why[i] = text(int(i))
+
+    def rng(i: int) -> tuple[float, float]:
+        return items[i][1].rng
+
+    tol_c = RTOL * n * vmag + 1e-300
+    flag((c < n * vlo - tol_c) | (c > n * vhi + tol_c), lambda i: (
+        f"sent a sum of log-ratios c = {float(c[i, 0]):.6g} on the {label} side that no "
+        f"{int(n[i, 0])} values in its declared range {rng(i)} can give"))
+    flag(np.abs(c - seen) > RTOL * (np.abs(seen) + n * vmag) + 1e-300, lambda i: (
+        f"changed its sum of log-ratios c on the {label} side between rounds"))
+    if not score and all(len(st.d_sum) == 0 for st, _, _ in items):
+        d_sum = None
+    else:
+        d_sum = np.array([st.d_sum for st, _, _ in items], dtype=np.float64).reshape(m, L)
+    if d_sum is not None:
         want = np.where(shift != 0, c - n * shift, c)
-        if np.any(np.abs(d_sum - want) > RTOL * (abs(c) + n * (np.abs(shift) + vmag)) + 1e-300):
-            return f"sent a shifted sum d_sum on the {label} side inconsistent with c"
-    d = np.stack([np.full(lam.shape, vlo), np.full(lam.shape, vhi)]) - shift
-    span = np.max(np.abs(d), axis=0)
+        flag(np.abs(d_sum - want) > RTOL * (np.abs(c) + n * (np.abs(shift) + vmag)) + 1e-300,
+             lambda i: f"sent a shifted sum d_sum on the {label} side inconsistent with c")
+    d_lo, d_hi = vlo - shift, vhi - shift  # (m, L)
+    span = np.maximum(np.abs(d_lo), np.abs(d_hi))
+    # one column per (client, lambda): each pair keeps its own regime, as the client's does
     with np.errstate(all="ignore"):
-        phi, chi = phi_chi(d, kappa, span, score=score)
-    if not np.all(np.isfinite(phi)):  # pragma: no cover - the frame keeps the ends finite
-        return None
-    plo, phi_hi = phi.min(axis=0), phi.max(axis=0)
-    mag = np.maximum(np.abs(plo), np.abs(phi_hi))
-    slack = RTOL * (mag + (phi_hi - plo)) + 1e-300
-    mean = np.asarray(st.mean, dtype=np.float64)
-    s = np.asarray(st.s, dtype=np.float64)
-    if not _within(mean, plo, phi_hi, slack):
-        return (f"sent a mean of the transformed values on the {label} side outside the "
-                f"transforms of its declared min and max {tuple(rng)}")
-    s_max = n * (0.5 * (phi_hi - plo) + RTOL * mag) ** 2
-    if np.any(s < 0) or np.any(s > s_max * (1 + RTOL) + 1e-300):
-        return (f"sent a sum of squared deviations on the {label} side that no {n} values in "
-                f"its declared range {tuple(rng)} can give (0 <= s <= n (max - min)^2 / 4 on "
-                "the transformed scale)")
+        phi, chi = phi_chi(np.stack([d_lo.ravel(), d_hi.ravel()]), np.tile(kappa, m),
+                           span.ravel(), score=score)
+    phi_lo = np.minimum(phi[0], phi[1]).reshape(m, L)
+    phi_hi = np.maximum(phi[0], phi[1]).reshape(m, L)
+    mag = np.maximum(np.abs(phi_lo), np.abs(phi_hi))
+    slack = RTOL * (mag + (phi_hi - phi_lo)) + 1e-300
+    mean = np.array([st.mean for st, _, _ in items], dtype=np.float64).reshape(m, L)
+    s = np.array([st.s for st, _, _ in items], dtype=np.float64).reshape(m, L)
+    flag((mean < phi_lo - slack) | (mean > phi_hi + slack), lambda i: (
+        f"sent a mean of the transformed values on the {label} side outside the transforms "
+        f"of its declared min and max {rng(i)}"))
+    s_max = n * (0.5 * (phi_hi - phi_lo) + RTOL * mag) ** 2
+    flag((s < 0) | (s > s_max * (1 + RTOL) + 1e-300), lambda i: (
+        f"sent a sum of squared deviations on the {label} side that no {int(n[i, 0])} values "
+        f"in its declared range {rng(i)} can give (0 <= s <= n (max - min)^2 / 4 on the "
+        "transformed scale)"))
     if score and chi is not None:
-        zero_inside = (d[0] <= 0) & (d[1] >= 0)
-        clo = np.where(zero_inside, 0.0, chi.min(axis=0))
-        chi_hi = chi.max(axis=0)
+        c_lo = np.where((d_lo <= 0) & (d_hi >= 0), 0.0,
+                        np.minimum(chi[0], chi[1]).reshape(m, L))
+        c_hi = np.maximum(chi[0], chi[1]).reshape(m, L)
         # chi = (e^a (a - 1) + 1)/k^2 (a = k d) is formed with an absolute error of about
         # eps |a| / k^2, which dominates where |a| is huge and chi tends to 1/k^2
         ka = np.abs(kappa)
         noise = np.where(ka > 0, (1.0 + ka * span) / np.where(ka > 0, ka, 1.0) ** 2,
                          span * span) * 1e-12
-        cmag = np.maximum(np.abs(clo), np.abs(chi_hi))
-        cslack = RTOL * (cmag + (chi_hi - clo)) + noise + 1e-300
-        if not _within(np.asarray(st.mean_chi, dtype=np.float64), clo, chi_hi, cslack):
-            return f"sent a mean derivative moment on the {label} side outside its range"
-        bound = (np.sqrt(np.maximum(s, 0.0)) * math.sqrt(n)
-                 * (0.5 * (chi_hi - clo) + RTOL * cmag + noise))
-        if np.any(np.abs(np.asarray(st.c2, dtype=np.float64)) > bound * (1 + RTOL) + 1e-300):
-            return (f"sent a co-moment c2 on the {label} side larger than Cauchy-Schwarz "
-                    "allows")
-    return None
+        cmag = np.maximum(np.abs(c_lo), np.abs(c_hi))
+        cslack = RTOL * (cmag + (c_hi - c_lo)) + noise + 1e-300
+        mean_chi = np.array([st.mean_chi for st, _, _ in items], dtype=np.float64).reshape(m, L)
+        c2 = np.array([st.c2 for st, _, _ in items], dtype=np.float64).reshape(m, L)
+        flag((mean_chi < c_lo - cslack) | (mean_chi > c_hi + cslack), lambda i: (
+            f"sent a mean derivative moment on the {label} side outside its range"))
+        bound = np.sqrt(np.maximum(s, 0.0) * n) * (0.5 * (c_hi - c_lo) + RTOL * cmag + noise)
+        flag(np.abs(c2) > bound * (1 + RTOL) + 1e-300, lambda i: (
+            f"sent a co-moment c2 on the {label} side larger than Cauchy-Schwarz allows"))
+    return why
 
 
 def check_reply(rep: Any, req: Request, client: str) -> str | None:

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
-from .checks import check_reply, check_setup, check_side
+from .checks import SideBounds, check_consistent, check_reply, check_setup, check_side
 from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
 
@@ -29,7 +29,6 @@ __all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOL
 
 DEFAULT_TIMEOUT = 60.0  # seconds a client may take to answer one call
 PROTOCOLS = ("full", "minimal")
-MAX_WORKERS = 16
 
 
 class ClientLike(Protocol):
@@ -136,14 +135,16 @@ class Server:
                                                                                     None)
         self._dropped_ids: set[int] = set()
         self._c_seen: dict[tuple, float] = {}
+        self._bounds: dict[tuple, SideBounds] = {}
         self._round = 0
         self._pool: ThreadPoolExecutor | None = None
 
     # ------------------------------------------------------------------ calls
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=max(1, min(MAX_WORKERS,
-                                                                   len(self.clients))),
+            # one worker per client: every call of a round starts at once, so the timeout
+            # is each call's own (threads are reused from round to round)
+            self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.clients)),
                                             thread_name_prefix="boxcoxstat-client")
         return self._pool
 
@@ -259,6 +260,8 @@ class Server:
         """Send the frame of the current column for ``family`` to every active client."""
         self.family = family
         self.frame = GlobalFrame.from_ranges(family, *self.ranges)
+        self._bounds.clear()  # both depend on the frame's reference
+        self._c_seen.clear()
         msg = self.frame.message(self.column, self.minimal)
         for c, _, why in self._call_all(self.active, "receive_frame", msg,
                                         what="to take the frame"):
@@ -302,10 +305,10 @@ class Server:
         pos: list[SideMoments] = []
         neg: list[SideMoments] = []
         dropped = False
-        for c, rep, why in self._call_all(self.active, "respond", req, what="to answer"):
-            self.tally.bytes_down += req.nbytes
-            if why is None:
-                why = self._check_reply(c, rep, req)
+        answers = self._call_all(self.active, "respond", req, what="to answer")
+        self.tally.bytes_down += req.nbytes * len(answers)
+        whys = self._check_replies(answers, req)
+        for (c, rep, _), why in zip(answers, whys, strict=True):
             if why:
                 self._bad(c, why)
                 dropped = True
@@ -323,23 +326,50 @@ class Server:
             sc = np.full_like(val, np.nan)
         return val, sc
 
-    def _check_reply(self, c: ClientLike, rep: Any, req: Request) -> str | None:
-        why = check_reply(rep, req, _name(c))
-        if why:
-            return why
+    def _check_replies(self, answers: list[tuple[ClientLike, Any, str | None]],
+                       req: Request) -> list[str | None]:
+        """Why each reply of a round is refused (``None``: accepted): its form client by
+        client, then the consistency of each side's numbers for all clients at once."""
         assert self.frame is not None
-        r = self.reports[id(c)]
+        lam = np.asarray(req.lmbda, dtype=np.float64)
         plabel = "x >= 0" if self.family != "boxcox" else "x > 0"
-        for st, n, rng, side, label in ((rep.pos, r.n_pos, r.pos_range, self.frame.pos, plabel),
-                                        (rep.neg, r.n_neg, r.neg_range, self.frame.neg,
-                                         "x < 0")):
-            key = (id(c), self.column, self.family, label)
-            why = check_side(st, n, rng, side, req, self.minimal, label, self._c_seen.get(key))
-            if why:
-                return why
-            if st is not None:
-                self._c_seen.setdefault(key, float(st.c))
-        return None
+        whys: list[str | None] = []
+        for c, rep, why in answers:
+            if why is None:
+                why = check_reply(rep, req, _name(c))
+            if why is None:
+                r = self.reports[id(c)]
+                why = (check_side(rep.pos, r.n_pos, req, self.minimal, plabel)
+                       or check_side(rep.neg, r.n_neg, req, self.minimal, "x < 0"))
+            whys.append(why)
+        for side, kappa, label, attr, rattr in (
+                (self.frame.pos, lam, plabel, "pos", "pos_range"),
+                (self.frame.neg, 2.0 - lam, "x < 0", "neg", "neg_range")):
+            if side is None:
+                continue
+            idx, items = [], []
+            for i, ((c, rep, _), why) in enumerate(zip(answers, whys, strict=True)):
+                st = None if why else getattr(rep, attr)
+                if st is None:
+                    continue
+                key = (id(c), self.column, self.family, label)
+                bounds = self._bounds.get(key)
+                if bounds is None:
+                    rng = getattr(self.reports[id(c)], rattr)
+                    bounds = self._bounds[key] = SideBounds.of(side, rng)
+                idx.append(i)
+                items.append((st, bounds, self._c_seen.get(key)))
+            found = check_consistent(items, req, side.shift(kappa), req.score, label)
+            for i, why in zip(idx, found, strict=True):
+                if why and whys[i] is None:
+                    whys[i] = why
+        for (c, rep, _), why in zip(answers, whys, strict=True):
+            if why is None:
+                for st, label in ((rep.pos, plabel), (rep.neg, "x < 0")):
+                    if st is not None:
+                        self._c_seen.setdefault((id(c), self.column, self.family, label),
+                                                float(st.c))
+        return whys
 
     def info(self) -> dict[str, Any]:
         """Cost and membership of the fit so far."""

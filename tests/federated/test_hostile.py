@@ -264,3 +264,14 @@ def test_random_splits_equal_pooled_or_refuse(seed, sizes, family, ncols, kind):
     tol = 1e-9 * np.maximum(1.0, np.abs(mem.lmbda_mle))  # the solver's roots, rounding apart
     assert np.all(np.abs(fed.lmbda_mle - mem.lmbda_mle) <= tol)
     assert fed.families == mem.families
+
+
+def test_dropping_the_client_with_the_extremes_changes_the_frame():
+    """The rogue holds the global min and max: after it is dropped the frame (reference and
+    shifts) changes, and the honest clients' new sums must not be taken for lies."""
+    sites = _honest_sites()
+    rogue = Hostile(np.r_[1e-3, 1e3, 1.0, 2.0], "count drifts", after=4, name="rogue")
+    clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites)] + [rogue]
+    fed = bcs.federated.fit(clients, on_bad_client="drop")
+    assert list(fed.federated["dropped"]) == ["rogue"]
+    assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10

@@ -71,6 +71,15 @@ def _name(client: Any) -> str:
         return f"<{type(client).__name__} without a name>"
 
 
+def _guarded(check: Any, *args: Any) -> str | None:
+    """A check that cannot crash the server: a message whose fields fail to read (a
+    hostile subclass, a property that raises) is refused like any other bad message."""
+    try:
+        return check(*args)
+    except Exception as err:
+        return f"sent a message the server cannot read ({type(err).__name__}: {err})"
+
+
 def check_timeout(timeout: Any) -> float | None:
     """``None`` (wait) or a positive number of seconds."""
     if timeout is None:
@@ -226,7 +235,7 @@ class Server:
         reports = []
         for c, rep, why in answers:
             if why is None:
-                why = check_setup(rep, self.family, column)
+                why = _guarded(check_setup, rep, self.family, column)
             if why:
                 self._bad(c, why)
                 continue
@@ -336,11 +345,12 @@ class Server:
         whys: list[str | None] = []
         for c, rep, why in answers:
             if why is None:
-                why = check_reply(rep, req, _name(c))
+                why = _guarded(check_reply, rep, req, _name(c))
             if why is None:
                 r = self.reports[id(c)]
-                why = (check_side(rep.pos, r.n_pos, req, self.minimal, plabel)
-                       or check_side(rep.neg, r.n_neg, req, self.minimal, "x < 0"))
+                why = _guarded(lambda rep=rep, r=r: (
+                    check_side(rep.pos, r.n_pos, req, self.minimal, plabel)
+                    or check_side(rep.neg, r.n_neg, req, self.minimal, "x < 0")))
             whys.append(why)
         for side, kappa, label, attr, rattr in (
                 (self.frame.pos, lam, plabel, "pos", "pos_range"),

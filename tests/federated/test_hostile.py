@@ -275,3 +275,31 @@ def test_dropping_the_client_with_the_extremes_changes_the_frame():
     fed = bcs.federated.fit(clients, on_bad_client="drop")
     assert list(fed.federated["dropped"]) == ["rogue"]
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10
+
+
+def test_message_whose_fields_raise():
+    """A reply object whose attribute access raises is refused, not a server crash."""
+    from boxcoxstat.federated import MomentsReply
+
+    class Booby(MomentsReply):
+        @property
+        def pos(self):
+            raise RuntimeError("boom")
+
+    class Trap(Client):
+        def respond(self, request):
+            rep = super().respond(request)
+            out = object.__new__(Booby)
+            object.__setattr__(out, "client", rep.client)
+            object.__setattr__(out, "neg", None)
+            object.__setattr__(out, "column", rep.column)
+            object.__setattr__(out, "round", rep.round)
+            return out
+
+    sites = _honest_sites()
+    clients = [Client(s, name=f"s{i}") for i, s in enumerate(sites)]
+    clients.append(Trap(sites[0] * 1.5, name="trap"))
+    with pytest.raises(BoxCoxError, match="'trap' sent a message the server cannot read"):
+        bcs.federated.fit(clients)
+    fed = bcs.federated.fit(clients, on_bad_client="drop")
+    assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10

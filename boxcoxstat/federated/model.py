@@ -275,7 +275,9 @@ def fit(
     p = len(fits)
     names = (list(server.names) if server.names is not None
              else ["x"] if p == 1 else [f"x{j}" for j in range(p)])
-    layout = "frame" if server.names is not None else "array1d" if p == 1 else "array2d"
+    # one column gives a scalar lambda, as before columns were named (a Series' name kept)
+    layout = ("array1d" if server.names is None else "series") if p == 1 else (
+        "array2d" if server.names is None else "frame")
     info = server.info() | {"fit_rounds": fit_rounds, "optimizer": optimizer,
                             "protocol": protocol, "unit": "clients"}
     return build_result(names, layout, fam, fits, n_missing, info, ymax)

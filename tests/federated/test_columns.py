@@ -218,3 +218,10 @@ def test_minimal_protocol_mixed_sign_clients():
     assert _rel(mini.lmbda, brent.lmbda) < 1e-10  # same optimiser, NLL equal to rounding
     assert _rel(mini.lmbda, full.lmbda) < 1e-6  # Brent's accuracy on a flat NLL
     assert _rel(full.lmbda, bcs.fit(y, family="yeojohnson").lmbda) < 1e-10
+
+
+def test_one_named_column_keeps_a_scalar_lambda_and_its_name():
+    x = pd.Series(np.random.default_rng(10).lognormal(size=90), name="income")
+    fed = bcs.federated.fit([x[:40], x[40:]])
+    assert fed.names == ("income",) and isinstance(fed.lmbda, float)
+    assert _rel(fed.lmbda, bcs.fit(x).lmbda) < 1e-10

@@ -12,7 +12,9 @@ inconsistent message (:mod:`~boxcoxstat.federated.checks`) -- ends the fit with 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor, wait
+import queue
+import threading
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -69,6 +71,34 @@ def _name(client: Any) -> str:
         return str(client.name)
     except Exception:  # a proxy whose name itself fails
         return f"<{type(client).__name__} without a name>"
+
+
+class _Worker:
+    """One client's daemon thread: runs its calls one at a time, answers into futures."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._loop, daemon=True, name="boxcoxstat-client").start()
+
+    def _loop(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            fut, method, args = item
+            try:
+                fut.set_result(getattr(self.client, method)(*args))
+            except BaseException as err:  # handed to the server, which decides
+                fut.set_exception(err)
+
+    def submit(self, method: str, args: tuple) -> Future:
+        fut: Future = Future()
+        self.queue.put((fut, method, args))
+        return fut
+
+    def stop(self) -> None:
+        self.queue.put(None)
 
 
 def _guarded(check: Any, *args: Any) -> str | None:
@@ -146,33 +176,31 @@ class Server:
         self._c_seen: dict[tuple, float] = {}
         self._bounds: dict[tuple, SideBounds] = {}
         self._round = 0
-        self._pool: ThreadPoolExecutor | None = None
+        self._workers: dict[int, _Worker] = {}
 
     # ------------------------------------------------------------------ calls
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            # one worker per client: every call of a round starts at once, so the timeout
-            # is each call's own (threads are reused from round to round)
-            self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.clients)),
-                                            thread_name_prefix="boxcoxstat-client")
-        return self._pool
-
     def close(self) -> None:
-        """Release the worker threads (a client still busy finishes on its own)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the idle worker threads (a client still busy finishes on its own)."""
+        for w in self._workers.values():
+            w.stop()
+        self._workers.clear()
 
     def _call_all(self, clients: list[ClientLike], method: str, *args: Any,
                   what: str) -> list[tuple[ClientLike, Any, str | None]]:
-        """Call ``method`` of every client in worker threads; (client, answer, why-bad)."""
-        pool = self._executor()
+        """Call ``method`` of every client, each in its own worker thread, and wait at most
+        ``timeout`` seconds; (client, answer, why-bad) in the clients' order.
 
-        def call(c: ClientLike) -> Any:
-            return getattr(c, method)(*args)
-
-        futures = [pool.submit(call, c) for c in clients]
-        done, pending = wait(futures, timeout=self.timeout)
+        Every client has one daemon worker thread, reused from call to call: a client that
+        never returns is abandoned with its thread (it cannot be stopped; it is dropped or
+        the fit ends) and keeps neither the fit nor the interpreter's exit waiting.
+        """
+        futures: list[Future] = []
+        for c in clients:
+            worker = self._workers.get(id(c))
+            if worker is None:
+                worker = self._workers[id(c)] = _Worker(c)
+            futures.append(worker.submit(method, args))
+        _, pending = wait(futures, timeout=self.timeout)
         out: list[tuple[ClientLike, Any, str | None]] = []
         for c, f in zip(clients, futures, strict=True):
             if f in pending:
@@ -183,15 +211,12 @@ class Server:
                 out.append((c, None, f"failed {what}: {_describe(err)}"))
             else:
                 out.append((c, f.result(), None))
-        if pending:  # the stuck threads are left to finish; later calls get fresh ones
-            self.close()
         return out
 
     # ------------------------------------------------------------------ problems
     def _bad(self, client: ClientLike, why: str) -> None:
         name = _name(client)
         if self.on_bad_client == "raise":
-            self.close()
             raise BoxCoxError(f"client {name!r} {why}; fix it or pass on_bad_client='drop'")
         self.tally.dropped[name] = why
         self._dropped_ids.add(id(client))

@@ -303,3 +303,33 @@ def test_message_whose_fields_raise():
         bcs.federated.fit(clients)
     fed = bcs.federated.fit(clients, on_bad_client="drop")
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10
+
+
+def test_a_client_that_never_returns_does_not_hold_the_exit(tmp_path):
+    """Its thread cannot be stopped, but it is a daemon: the process still ends."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import threading, numpy as np, boxcoxstat as bcs\n"
+        "from boxcoxstat.federated import Client\n"
+        "class Hang(Client):\n"
+        "    def respond(self, request):\n"
+        "        threading.Event().wait()  # for ever\n"
+        "rng = np.random.default_rng(0)\n"
+        "sites = [rng.lognormal(size=30) for _ in range(3)]\n"
+        "r = bcs.federated.fit(sites + [Hang(sites[0] * 2, name='hang')], timeout=0.5,\n"
+        "                      on_bad_client='drop')\n"
+        "print(sorted(r.federated['dropped']))\n"
+    )
+    root = str(Path(bcs.__file__).resolve().parents[1])
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": root})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['hang']"
+    # import (a few seconds on a loaded machine) + the fit + one 0.5 s timeout, not for ever
+    assert time.perf_counter() - t0 < 60

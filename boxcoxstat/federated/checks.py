@@ -49,7 +49,15 @@ def _range_ok(rng: Any) -> bool:
 
 
 def check_setup(rep: Any, family: str, column: int) -> str | None:
-    """What is wrong with a set-up report for ``column`` (``None`` if nothing)."""
+    """What is wrong with a set-up report for ``column`` (``None`` if nothing).
+
+    Examples
+    --------
+    >>> from boxcoxstat.federated.checks import check_setup
+    >>> from boxcoxstat.federated.messages import SetupReport
+    >>> check_setup(SetupReport("a", 1, 0, 0, (1.0, 2.0), None), "boxcox", 0)
+    'reported one value on the x >= 0 side but min != max ((1.0, 2.0))'
+    """
     if not isinstance(rep, SetupReport):
         return f"sent {type(rep).__name__} instead of a SetupReport"
     for name in ("n_pos", "n_neg", "n_missing", "column", "ncols"):

@@ -181,9 +181,12 @@ class Server:
     # ------------------------------------------------------------------ calls
     def close(self) -> None:
         """Stop the idle worker threads (a client still busy finishes on its own)."""
-        for w in self._workers.values():
+        for w in getattr(self, "_workers", {}).values():
             w.stop()
-        self._workers.clear()
+        getattr(self, "_workers", {}).clear()
+
+    def __del__(self) -> None:
+        self.close()
 
     def _call_all(self, clients: list[ClientLike], method: str, *args: Any,
                   what: str) -> list[tuple[ClientLike, Any, str | None]]:

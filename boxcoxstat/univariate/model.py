@@ -75,6 +75,12 @@ def auto_family(llf_boxcox: float | None, llf_yeojohnson: float) -> tuple[str, s
     Box-Cox where the column is positive (``llf_boxcox`` is given) and its log-likelihood is
     at least Yeo-Johnson's; Yeo-Johnson otherwise. Shared by every path that fits a column
     (in memory, federated, Dask).
+
+    Examples
+    --------
+    >>> from boxcoxstat.univariate.model import auto_family
+    >>> auto_family(-10.0, -10.5)[0], auto_family(None, -3.0)[0]
+    ('boxcox', 'yeojohnson')
     """
     if llf_boxcox is None:
         return "yeojohnson", "Yeo-Johnson: the column has values <= 0"

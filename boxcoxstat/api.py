@@ -40,8 +40,8 @@ def fit(
         One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array).
         The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
         collection is fitted partition by partition and never gathered (see
-        :mod:`boxcoxstat.federated.daskfit`; ``family="auto"`` and ``ymax`` are not available
-        for it).
+        :mod:`boxcoxstat.federated.daskfit`; ``family`` may be ``"boxcox"``,
+        ``"yeojohnson"`` or ``"auto"``, and ``ymax`` applies).
     family : {"boxcox", "yeojohnson", "bcnpower", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.

@@ -5,10 +5,12 @@ Layer 6 (``federated``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import ColumnReport, check_column, normalize_family
+from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family, to_matrix
 from ..core.sample import Side
 from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, local_moments, local_sides
@@ -21,17 +23,22 @@ class Client:
 
     Parameters
     ----------
-    data : array_like, 1-D
-        The site's values; NaN is missing (dropped and counted).
-    family : {"boxcox", "yeojohnson"}, default="boxcox"
+    data : array_like, 1-D or 2-D, or a pandas DataFrame / Series
+        The site's values, one column per variable; NaN is missing (dropped and counted).
+        Clients holding several columns get one lambda per column; all clients must hold the
+        same number of columns (and the same names, where they have names).
+    family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
+        The family the site's values are checked for at set-up (``"auto"``: any finite
+        values; the server then picks the family per column).
     name : str, optional
         How the server names this client in errors and reports.
 
     Notes
     -----
-    The client answers three messages: :meth:`setup` (counts and min/max per side),
-    :meth:`receive_frame` (the common reference) and :meth:`respond` (moments at the
-    requested lambdas). It computes the logs of its values once, when the frame arrives.
+    The client answers three messages: :meth:`setup` (counts and min/max per side of one
+    column), :meth:`receive_frame` (the common reference of a column) and :meth:`respond`
+    (moments at the requested lambdas). It computes the logs of a column's values once, when
+    its frame arrives. The caller's data are copied.
 
     Examples
     --------
@@ -44,18 +51,39 @@ class Client:
     """
 
     def __init__(self, data: ArrayLike, *, family: str = "boxcox", name: str | None = None):
-        self.family = normalize_family(family, allow_auto=False)
+        self.family = normalize_family(family)
         self.name = "client" if name is None else str(name)
-        x = np.array(data, dtype=np.float64, copy=True).reshape(-1)
-        self._n_missing = int(np.isnan(x).sum())
-        self._x: NDArray[np.float64] = x[~np.isnan(x)]
-        self._sides: tuple[Side | None, Side | None] = (None, None)
+        x, names, _, layout = to_matrix(data)
+        self._names: tuple[str, ...] | None = (tuple(names) if layout in ("frame", "series")
+                                               else None)
+        if x.shape[1] == 0:
+            raise BoxCoxError(f"client {self.name!r} holds no columns")
+        self._cols: list[NDArray[np.float64]] = [np.array(x[:, j], dtype=np.float64)
+                                                 for j in range(x.shape[1])]
+        self._sides: dict[int, tuple[Side | None, Side | None]] = {}
+        self._frames: dict[int, GlobalFrame] = {}
 
-    def setup(self) -> SetupReport:
-        """Counts and ranges per side (the only values the server sees before lambdas)."""
-        x = self._x
+    @property
+    def ncols(self) -> int:
+        """Number of columns the client holds."""
+        return len(self._cols)
+
+    def _column(self, column: Any) -> NDArray[np.float64]:
+        if (isinstance(column, bool) or not isinstance(column, (int, np.integer))
+                or not 0 <= column < self.ncols):
+            raise BoxCoxError(f"client {self.name!r} holds {self.ncols} column(s); column "
+                              f"{column!r} does not exist")
+        return self._cols[int(column)]
+
+    def setup(self, column: int = 0) -> SetupReport:
+        """Counts and ranges per side of ``column`` (the only values the server sees before
+        lambdas)."""
+        col = self._column(column)
+        n_missing = int(np.isnan(col).sum())
+        x = col[~np.isnan(col)]
         # the package's gate on the local part (the server checks the pooled counts and range)
-        check_column(ColumnReport.of(x), self.name, family=self.family, min_n=0, spread=False,
+        label = self.name if self.ncols == 1 else f"{self.name}, column {column}"
+        check_column(ColumnReport.of(x), label, family=self.family, min_n=0, spread=False,
                      noun="client")
         pos = x[x >= 0]
         neg = x[x < 0]
@@ -63,16 +91,26 @@ class Client:
             client=self.name,
             n_pos=int(pos.size),
             n_neg=int(neg.size),
-            n_missing=self._n_missing,
+            n_missing=n_missing,
             pos_range=(float(pos.min()), float(pos.max())) if pos.size else None,
             neg_range=(float(neg.min()), float(neg.max())) if neg.size else None,
+            column=int(column),
+            ncols=self.ncols,
+            columns=self._names,
         )
 
     def receive_frame(self, frame: Frame) -> None:
-        """Store the common reference and compute the log-ratios of the local values once."""
-        self._sides = local_sides(self._x, GlobalFrame.from_message(frame))
+        """Store the common reference of a column and compute the log-ratios of its values
+        once."""
+        col = self._column(frame.column)
+        gf = GlobalFrame.from_message(frame)
+        self._frames[frame.column] = gf
+        self._sides[frame.column] = local_sides(col[~np.isnan(col)], gf)
 
     def respond(self, request: Request) -> MomentsReply:
         """Moments of each side at the requested lambdas."""
-        pos, neg = local_moments(self._sides, request)
-        return MomentsReply(self.name, pos, neg)
+        if request.column not in self._sides:
+            raise BoxCoxError(f"client {self.name!r} has no frame for column {request.column}")
+        pos, neg = local_moments(self._sides[request.column], request,
+                                 self._frames[request.column])
+        return MomentsReply(self.name, pos, neg, request.column, request.round)

@@ -21,9 +21,9 @@ from numpy.typing import NDArray
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
 from ..core.likelihood import SideMoments, side_moments
 from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
-from ..core.solve import OPTIMIZERS, Solution, solve
+from ..core.solve import OPTIMIZERS
 from ..univariate.results import PowerTransformResult
-from .model import build_result, infer
+from .model import ColumnFit, build_result, check_ymax, fit_column
 from .protocol import GlobalFrame, global_nll_score, local_sides, tree_merge
 
 __all__ = ["is_dask", "fit_dask"]
@@ -207,7 +207,9 @@ def fit_dask(
 
     One graph execution per evaluation of the profile (per optimiser step, per batch of
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
-    so the result equals the in-memory fit to about 1e-12 relative.
+    so the result equals the in-memory fit to about 1e-12 relative. ``family="auto"`` picks
+    the family per column by ``boxcoxstat.fit``'s rule (both families fitted on a positive
+    column); ``ymax`` clips lambda to the Lambert W bounds of the column's global range.
 
     Examples
     --------
@@ -218,35 +220,31 @@ def fit_dask(
     (True, 8)
     """
     fam = normalize_family(family)
-    if fam == "auto":
-        raise BoxCoxError("family='auto' is not available for Dask input; choose 'boxcox' or "
-                          "'yeojohnson'")
-    if ymax is not None:
-        raise BoxCoxError("ymax is not available for Dask input yet; fit without it")
+    ymax = check_ymax(ymax)
     check_option("missing", missing, ("drop", "raise"))
     check_option("optimizer", optimizer, OPTIMIZERS)
 
     cols, names, kind = _columns(data)
-    sols: list[Solution] = []
-    infs = []
-    nobs, n_missing = [], []
+    fits: list[ColumnFit] = []
+    n_missing = []
     tally = {"rounds": 0, "evaluations": 0, "fit_rounds": 0, "subsample_rounds": 0}
     for col, name in zip(cols, names, strict=True):
         rep = _setup(col, name, fam, missing, split_every)
-        frame = GlobalFrame.from_ranges(fam, rep["pos"], rep["neg"])
         n = rep["n_pos"] + rep["n_neg"]
-        sub = None
-        if n > SUBSAMPLE_FROM and optimizer == "score":
-            sub = _subsample_profile(col, frame, n, split_every, tally)
-        profile = CallbackProfile(_evaluator(col, frame, split_every, tally, "rounds"),
-                                  np.array([float(n)]), sub)
-        before = tally["rounds"]
-        sol = solve(profile, optimizer=optimizer, grid=grid)
-        tally["fit_rounds"] += tally["rounds"] - before
-        sols.append(sol)
-        infs.append(infer(profile, sol))
-        nobs.append(n)
+
+        def prepare(f: str, col: Any = col, rep: dict = rep, n: int = n) -> CallbackProfile:
+            frame = GlobalFrame.from_ranges(f, rep["pos"], rep["neg"])
+            sub = None
+            if n > SUBSAMPLE_FROM and optimizer == "score":
+                sub = _subsample_profile(col, frame, n, split_every, tally)
+            return CallbackProfile(_evaluator(col, frame, split_every, tally, "rounds"),
+                                   np.array([float(n)]), sub)
+
+        lo, hi = rep["report"].lo, rep["report"].hi
+        fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax)
+        tally["fit_rounds"] += fit.rounds
+        fits.append(fit)
         n_missing.append(rep["report"].n_missing)
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return build_result(names, kind, fam, sols, infs, nobs, n_missing, info)
+    return build_result(names, kind, fam, fits, n_missing, info, ymax)

@@ -19,7 +19,13 @@ message                   direction  what it reveals
 
 A reply reveals what Xu & Cormode (2025, Algorithms 2-3) send -- ``(c, n, mean, s)`` of the
 transformed data, counts per sign -- plus two derivative moments in score rounds and the
-shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox data have one side.
+shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox data have one side. Under
+``protocol="minimal"`` a request carries the lambda only (the client derives the shift from
+the global ranges sent once in the :class:`Frame`) and a reply ``(n, c, mean, s)`` per side,
+the paper's four numbers.
+
+Labels -- the client's name, the column index, the number and names of the columns and the
+round number a reply must echo -- are not counted as numbers.
 
 Every number is counted as 8 bytes (float64) for the communication tally; :meth:`to_json`
 gives the wire form.
@@ -32,7 +38,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-import numpy as np
+from .._validation import BoxCoxError
 
 __all__ = [
     "SetupReport",
@@ -41,10 +47,13 @@ __all__ = [
     "SideStats",
     "MomentsReply",
     "BYTES_PER_NUMBER",
+    "MAX_DEPTH",
     "message_from_json",
 ]
 
 BYTES_PER_NUMBER = 8
+MAX_DEPTH = 4  # deepest nesting of a message: reply {} > side {} > list []
+_LABELS = frozenset({"client", "column", "ncols", "columns", "round"})
 
 
 def _count_numbers(obj: Any) -> int:
@@ -52,7 +61,7 @@ def _count_numbers(obj: Any) -> int:
         return 0
     if isinstance(obj, _Message):
         return sum(_count_numbers(getattr(obj, f.name)) for f in fields(obj)  # type: ignore
-                   if f.name != "client")
+                   if f.name not in _LABELS)
     if isinstance(obj, (list, tuple)):
         if obj and isinstance(obj[0], (int, float)):  # a flat sequence of numbers
             return len(obj)
@@ -76,16 +85,18 @@ class _Message:
 
     @property
     def nbytes(self) -> int:
-        """Size on the wire, counting 8 bytes per number (flags and names are free)."""
+        """Size on the wire, counting 8 bytes per number (flags and labels are free)."""
         return BYTES_PER_NUMBER * _count_numbers(self)
 
 
 @dataclass(frozen=True)
 class SetupReport(_Message):
-    """First message of a client: counts and ranges per side.
+    """First message of a client, per column: counts and ranges per side.
 
     ``n_pos``, ``n_neg`` count values with x >= 0 and x < 0 (Box-Cox: all in ``n_pos``);
     ``pos_range``/``neg_range`` are ``(min, max)`` of each side, ``None`` when it is empty.
+    ``column`` is the column reported on, ``ncols`` how many the client holds and ``columns``
+    their names (``None`` for unnamed data such as a NumPy array).
     """
 
     client: str
@@ -94,25 +105,38 @@ class SetupReport(_Message):
     n_missing: int
     pos_range: tuple[float, float] | None
     neg_range: tuple[float, float] | None
+    column: int = 0
+    ncols: int = 1
+    columns: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Frame(_Message):
-    """The common reference values (x scale) of each side, chosen by the server."""
+    """The common reference values (x scale) of each side, chosen by the server.
+
+    ``pos_range``/``neg_range``: the global range of each side, sent only under
+    ``protocol="minimal"`` (the client then derives each round's shift from the lambda).
+    """
 
     family: str
     ref_pos: float | None
     ref_neg: float | None
+    column: int = 0
+    pos_range: tuple[float, float] | None = None
+    neg_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
 class Request(_Message):
-    """One round: the lambdas to evaluate and the shift of each side's frame per lambda."""
+    """One round: the lambdas to evaluate and the shift of each side's frame per lambda
+    (empty under ``protocol="minimal"``); ``round`` numbers the request, the reply echoes it."""
 
     lmbda: tuple[float, ...]
     shift_pos: tuple[float, ...]
     shift_neg: tuple[float, ...]
     score: bool
+    column: int = 0
+    round: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,7 +145,8 @@ class SideStats(_Message):
 
     ``n`` count, ``c`` sum of log-ratios ``v``, ``d_sum`` sum of ``v - shift``, ``mean`` and
     ``s`` the mean and sum of squared deviations of ``phi = expm1(k d)/k``, ``mean_chi`` and
-    ``c2`` those of its derivative (NaN in NLL-only rounds).
+    ``c2`` those of its derivative (NaN in NLL-only rounds; ``d_sum``, ``mean_chi`` and ``c2``
+    are empty under ``protocol="minimal"``).
     """
 
     n: int
@@ -140,60 +165,182 @@ class MomentsReply(_Message):
     client: str
     pos: SideStats | None
     neg: SideStats | None
+    column: int = 0
+    round: int = 0
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> MomentsReply:
-        def side(d: dict[str, Any] | None) -> SideStats | None:
-            if d is None:
-                return None
-            d = {k: v for k, v in d.items() if k != "type"}
-            args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                                    for k, v in d.items()}
-            return SideStats(**args)
-
-        return cls(doc["client"], side(doc.get("pos")), side(doc.get("neg")))
+        """Rebuild from :meth:`to_dict` output (checked as :func:`message_from_json` does)."""
+        return _build("MomentsReply", dict(doc))
 
 
-_TYPES = {c.__name__: c for c in (SetupReport, Frame, Request, MomentsReply)}
+# ----------------------------------------------------------------------- parsing
+# what each field of each message must hold on the wire
+_SCHEMA: dict[str, dict[str, str]] = {
+    "SetupReport": {"client": "str", "n_pos": "count", "n_neg": "count", "n_missing": "count",
+                    "pos_range": "range?", "neg_range": "range?", "column": "count?",
+                    "ncols": "count?", "columns": "names?"},
+    "Frame": {"family": "str", "ref_pos": "number?", "ref_neg": "number?", "column": "count?",
+              "pos_range": "range?", "neg_range": "range?"},
+    "Request": {"lmbda": "numbers", "shift_pos": "numbers", "shift_neg": "numbers",
+                "score": "bool", "column": "count?", "round": "count?"},
+    "SideStats": {"n": "count", "c": "number", "d_sum": "numbers", "mean": "numbers",
+                  "s": "numbers", "mean_chi": "numbers", "c2": "numbers"},
+    "MomentsReply": {"client": "str", "pos": "side?", "neg": "side?", "column": "count?",
+                     "round": "count?"},
+}
+_CLASSES: dict[str, type] = {c.__name__: c for c in (SetupReport, Frame, Request, SideStats,
+                                                     MomentsReply)}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _field(kind: str, where: str, v: Any) -> Any:
+    """The value of one field, checked against its kind (``?``: may be null)."""
+    if kind.endswith("?"):
+        if v is None:
+            return None
+        kind = kind[:-1]
+
+    def bad(what: str) -> BoxCoxError:
+        return BoxCoxError(f"malformed message: field {where!r} must be {what}, got "
+                           f"{type(v).__name__} {str(v)[:40]!r}")
+
+    if kind == "str":
+        if not isinstance(v, str):
+            raise bad("a string")
+        return v
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise bad("true or false")
+        return v
+    if kind == "count":
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise bad("an integer >= 0")
+        return v
+    if kind == "number":
+        if not _is_number(v):
+            raise bad("a number")
+        return float(v)
+    if kind in ("numbers", "range"):
+        if not isinstance(v, list) or not all(_is_number(o) for o in v):
+            raise bad("a list of numbers")
+        if kind == "range" and len(v) != 2:
+            raise bad("a list of two numbers [min, max]")
+        return tuple(float(o) for o in v)
+    if kind == "names":
+        if not isinstance(v, list) or not all(isinstance(o, str) for o in v):
+            raise bad("a list of strings")
+        return tuple(v)
+    if kind == "side":
+        if not isinstance(v, dict):
+            raise bad("an object of side statistics")
+        return _build("SideStats", dict(v), where + ".")
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _build(kind: str, doc: dict[str, Any], prefix: str = "") -> Any:
+    schema = _SCHEMA[kind]
+    doc.pop("type", None)
+    extra = sorted(set(doc) - set(schema))
+    if extra:
+        raise BoxCoxError(f"malformed message: {kind} has unknown field(s) "
+                          f"{[prefix + k for k in extra]}")
+    args = {}
+    for name, k in schema.items():
+        if name not in doc:
+            if k.endswith("?") and name in ("column", "ncols", "columns", "round", "pos_range",
+                                            "neg_range"):
+                continue  # optional on the wire (defaults of the record)
+            raise BoxCoxError(f"malformed message: {kind} lacks the field {prefix + name!r}")
+        args[name] = _field(k, prefix + name, doc[name])
+    return _CLASSES[kind](**args)
+
+
+def _depth(text: str) -> int:
+    """Deepest nesting of brackets outside strings (checked before parsing)."""
+    depth = deepest = 0
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def message_from_json(text: str) -> Any:
-    """Rebuild any protocol message from :meth:`to_json` output.
+    """Rebuild any protocol message from :meth:`to_json` output, checking every field.
+
+    Raises
+    ------
+    BoxCoxError
+        For anything that is not a well-formed message: not JSON, nested deeper than a
+        message can be, not an object, an unknown ``type``, a missing or unknown field, a
+        field of the wrong type (the message names the field).
 
     Examples
     --------
+    >>> import boxcoxstat as bcs
     >>> from boxcoxstat.federated.messages import Request, message_from_json
     >>> r = Request((0.5,), (0.0,), (), True)
     >>> message_from_json(r.to_json()) == r, r.nbytes
     (True, 16)
+    >>> try:
+    ...     message_from_json('{"type": "Request", "lmbda": "0.5"}')
+    ... except bcs.BoxCoxError as err:
+    ...     print(err)
+    malformed message: field 'lmbda' must be a list of numbers, got str '0.5'
     """
-    doc = json.loads(text)
-    kind = doc.pop("type", None)
-    if kind not in _TYPES:
-        raise ValueError(f"not a boxcoxstat federated message (type {kind!r})")
-    if kind == "MomentsReply":
-        return MomentsReply.from_dict(doc)
-    cls = _TYPES[kind]
-    names = {f.name for f in fields(cls)}
-    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
-                            for k, v in doc.items() if k in names}
-    return cls(**args)
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BoxCoxError("malformed message: not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise BoxCoxError(f"malformed message: expected JSON text, got {type(text).__name__}")
+    if _depth(text) > MAX_DEPTH:
+        raise BoxCoxError(f"malformed message: nested deeper than {MAX_DEPTH} levels")
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise BoxCoxError(f"malformed message: not valid JSON ({err})") from None
+    if not isinstance(doc, dict):
+        raise BoxCoxError(f"malformed message: expected a JSON object, got "
+                          f"{type(doc).__name__}")
+    kind = doc.get("type")
+    if kind not in _CLASSES or kind == "SideStats":
+        raise BoxCoxError(f"malformed message: field 'type' is {kind!r}, not one of "
+                          "'SetupReport', 'Frame', 'Request', 'MomentsReply'")
+    return _build(kind, doc)
 
 
 def finite(*values: Any) -> bool:
     """True when every value is a finite real number or a flat sequence of them."""
     for v in values:
         if isinstance(v, (tuple, list)):
-            if not all(isinstance(o, (int, float)) and not isinstance(o, bool) for o in v[:1]):
+            if not all(_is_number(o) for o in v):
                 return False
-            try:
-                arr = np.asarray(v, dtype=np.float64)
-            except (TypeError, ValueError):
+            if not all(math.isfinite(o) for o in v):
                 return False
-            if arr.ndim != 1 or not np.isfinite(arr).all():
-                return False
-        elif v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
-            return False
-        elif not math.isfinite(v):
+        elif not _is_number(v) or not math.isfinite(v):
             return False
     return True
+
+
+def numbers(v: Any, length: int | None = None) -> bool:
+    """True when ``v`` is a tuple or list of real numbers (of ``length``, where given)."""
+    return (isinstance(v, (tuple, list)) and (length is None or len(v) == length)
+            and all(_is_number(o) for o in v))

@@ -6,7 +6,8 @@ Layer 6 (``federated``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -14,15 +15,17 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, check_option, normalize_family
+from ..core.bounds import lambda_bounds
 from ..core.inference import standard_inference
 from ..core.likelihood import llf_constant
 from ..core.profile import CallbackProfile
 from ..core.solve import OPTIMIZERS, Solution, solve
+from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client
-from .server import ClientDropped, ClientLike, Server
+from .server import DEFAULT_TIMEOUT, PROTOCOLS, ClientDropped, Server
 
-__all__ = ["fit", "nll_curve", "build_result"]
+__all__ = ["fit", "nll_curve", "build_result", "fit_column", "ColumnFit", "check_ymax"]
 
 MAX_RESTARTS = 1000
 
@@ -36,22 +39,89 @@ def infer(profile: CallbackProfile, sol: Solution) -> dict[str, NDArray[np.float
     return standard_inference(profile, sol.lmbda, sol.nll, slope=sol.slope)
 
 
+@dataclass
+class ColumnFit:
+    """One column's fit on a callback profile: lambda, its inference, the family chosen."""
+
+    sol: Solution
+    inf: dict[str, NDArray[np.float64]]
+    family: str
+    reason: str
+    lmbda_used: float
+    llf: float
+    limits: tuple[float, float]
+    nobs: int
+    rounds: int  # evaluations spent finding lambda (every family tried, the ymax clip)
+
+
+def fit_column(
+    prepare: Callable[[str], CallbackProfile],
+    family: str,
+    value_range: tuple[float, float],
+    nobs: int,
+    *,
+    optimizer: str = "score",
+    grid: int = 1000,
+    ymax: float | None = None,
+    infer_prepare: Callable[[str], CallbackProfile] | None = None,
+) -> ColumnFit:
+    """Fit one column whose profile is evaluated remotely (federated rounds, Dask graphs).
+
+    ``prepare(f)`` readies the profile of family ``f`` (sends the frame, builds the graph);
+    ``family="auto"`` fits Yeo-Johnson and, for a positive column, Box-Cox, and keeps the
+    family by the rule of :func:`boxcoxstat.univariate.model.auto_family` (as ``bcs.fit``
+    does). ``ymax`` clips lambda to the Lambert W bounds of the column's global range
+    (:func:`~boxcoxstat.core.bounds.lambda_bounds`) and evaluates the NLL there in one more
+    round. ``infer_prepare`` readies the profile used for the inference rounds (default
+    ``prepare``).
+    """
+    lo, hi = value_range
+    fams = [family]
+    if family == "auto":
+        fams = ["yeojohnson"] + (["boxcox"] if lo > 0 else [])
+    fits: dict[str, tuple[Solution, CallbackProfile]] = {}
+    rounds = 0
+    for f in fams:
+        profile = prepare(f)
+        fits[f] = (solve(profile, optimizer=optimizer, grid=grid), profile)
+        rounds += int(fits[f][0].nfev.max())
+    reason = ""
+    chosen = fams[0]
+    if family == "auto":
+        llf = {f: float(-s.nll[0] + llf_constant(nobs)) for f, (s, _) in fits.items()}
+        chosen, reason = auto_family(llf.get("boxcox"), llf["yeojohnson"])
+    sol, profile = fits[chosen]
+    if infer_prepare is not None or chosen != fams[-1]:  # the clients hold the last frame
+        profile = (infer_prepare or prepare)(chosen)
+    lam = float(sol.lmbda[0])
+    llf_used = float(-sol.nll[0] + llf_constant(nobs))
+    limits = (-np.inf, np.inf)
+    if ymax is not None:
+        limits = lambda_bounds(np.array([lo, hi]), ymax, chosen)
+        clipped = float(np.clip(lam, *limits))
+        if clipped != lam:
+            val, _ = profile.evaluate(np.array([clipped]), np.array([0]), score=False)
+            lam, llf_used = clipped, float(-val[0] + llf_constant(nobs))
+            rounds += 1
+    return ColumnFit(sol, infer(profile, sol), chosen, reason, lam, llf_used, limits, nobs,
+                     rounds)
+
+
 def build_result(
     names: Sequence[str],
     layout: str,
     family: str,
-    sols: Sequence[Solution],
-    infs: Sequence[dict[str, NDArray[np.float64]]],
-    nobs: Sequence[int],
+    fits: Sequence[ColumnFit],
     n_missing: Sequence[int],
     info: dict[str, Any],
+    ymax: float | None = None,
 ) -> PowerTransformResult:
     """A :class:`~boxcoxstat.PowerTransformResult` for a fit that never pooled its data."""
-    p = len(names)
-    lam = np.concatenate([s.lmbda for s in sols])
-    nll = np.concatenate([s.nll for s in sols])
-    conv = np.concatenate([s.converged for s in sols])
-    n = np.asarray(nobs, dtype=np.int64)
+    lam = np.concatenate([f.sol.lmbda for f in fits])
+    nll = np.concatenate([f.sol.nll for f in fits])
+    conv = np.concatenate([f.sol.converged for f in fits])
+    n = np.asarray([f.nobs for f in fits], dtype=np.int64)
+    infs = [f.inf for f in fits]
     stored = pd.DataFrame({k: np.concatenate([d[k] for d in infs]) for k in infs[0]},
                           index=list(names))
     if not conv.all():
@@ -61,74 +131,114 @@ def build_result(
     return PowerTransformResult(
         names=tuple(names),
         layout=layout,
-        families=(family,) * p,
-        family_reasons=("",) * p,
+        families=tuple(f.family for f in fits),
+        family_reasons=tuple(f.reason for f in fits),
         requested_family=family,
         lmbda_mle=lam,
-        lmbda_used=lam.copy(),
+        lmbda_used=np.array([f.lmbda_used for f in fits]),
         nll_mle=nll,
-        llf_values=-nll + llf_constant(n),
+        llf_values=np.array([f.llf for f in fits]),
         nobs_values=n,
         n_missing=np.asarray(n_missing, dtype=np.int64),
         converged_values=conv,
-        ymax=None,
-        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)),
+        ymax=None if ymax is None else float(ymax),
+        lambda_limits=np.array([f.limits for f in fits], dtype=np.float64).reshape(-1, 2),
         data=None,
         stored=stored,
         federated=info,
     )
 
 
+def check_ymax(ymax: Any) -> float | None:
+    """``None`` or a positive finite bound (checked before any round is spent)."""
+    if ymax is None:
+        return None
+    if isinstance(ymax, bool) or not isinstance(ymax, (int, float, np.floating, np.integer)):
+        raise BoxCoxError(f"ymax must be a positive finite number, got {ymax!r}")
+    lambda_bounds(np.array([1.0]), float(ymax))  # the core's own check of the bound
+    return float(ymax)
+
+
+def _wrap(clients: Sequence[Any], family: str) -> list[Any]:
+    if isinstance(clients, (np.ndarray, str, bytes)) or not isinstance(clients, Sequence) \
+            or not len(clients):
+        raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
+    return [c if hasattr(c, "respond") else Client(c, family=family, name=f"client {i}")
+            for i, c in enumerate(clients)]
+
+
 def fit(
     clients: Sequence[Any],
     *,
-    family: Literal["boxcox", "yeojohnson"] = "boxcox",
-    optimizer: Literal["score", "brent", "grid"] = "score",
+    family: Literal["boxcox", "yeojohnson", "auto"] = "boxcox",
+    ymax: float | None = None,
+    optimizer: Literal["score", "brent", "grid"] | None = None,
     grid: int = 1000,
     on_bad_client: Literal["raise", "drop"] = "raise",
+    protocol: Literal["full", "minimal"] = "full",
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> PowerTransformResult:
     """Maximum-likelihood lambda of data split across sites that cannot pool it.
 
     The server evaluates the *global* profile NLL (and its score) from per-site summaries,
     merged pairwise (Xu & Cormode 2025, Algorithms 1-3); averaging local lambdas would be
-    wrong. The result equals ``boxcoxstat.fit`` on the pooled data to about 1e-12 relative.
+    wrong. The result equals ``boxcoxstat.fit`` on the pooled data to about 1e-12 relative,
+    one lambda per column.
 
     Parameters
     ----------
     clients : sequence of array_like or Client
-        One entry per site: a 1-D array of its values (wrapped in a
-        :class:`~boxcoxstat.federated.Client` named ``"client <i>"``) or any object with the
-        client methods (``name``, ``setup``, ``receive_frame``, ``respond``).
-    family : {"boxcox", "yeojohnson"}, default="boxcox"
-    optimizer : {"score", "brent", "grid"}, default="score"
-        ``"score"``: bracketing root finder on the score, one lambda per round;
-        ``"brent"``: the paper's Brent minimiser on NLL values (about 1e-8 relative);
-        ``"grid"``: ``grid`` lambdas per round (section 7), fewer rounds, larger messages.
+        One entry per site: its values (1-D, or 2-D / a DataFrame for several columns,
+        wrapped in a :class:`~boxcoxstat.federated.Client` named ``"client <i>"``) or any
+        object with the client methods (``name``, ``setup``, ``receive_frame``,
+        ``respond``). Every site must hold the same columns; each object is passed once.
+    family : {"boxcox", "yeojohnson", "auto"}, default="boxcox"
+        ``"auto"``: per column, Box-Cox where the column is positive and its log-likelihood
+        is at least Yeo-Johnson's, as ``boxcoxstat.fit(..., family="auto")`` decides.
+    ymax : float, optional
+        Bound on the magnitude of the transformed values: lambda is clipped to the interval
+        on which every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse of the global min and
+        max, Xu & Cormode 2025), as ``boxcoxstat.fit(x, ymax=...)`` does.
+    optimizer : {"score", "brent", "grid"}, optional
+        ``"score"`` (the default of ``protocol="full"``): bracketing root finder on the
+        score, one lambda per round; ``"brent"`` (the default, and the only choice, of
+        ``protocol="minimal"``): the paper's Brent minimiser on NLL values (about 1e-8
+        relative); ``"grid"``: ``grid`` lambdas per round (section 7), fewer rounds, larger
+        messages.
     grid : int, default=1000
         Lambdas per round for ``optimizer="grid"``.
     on_bad_client : {"raise", "drop"}, default="raise"
-        What to do with an empty client or one whose messages fail the checks (non-finite
-        numbers, negative or inconsistent counts): stop with an error naming it, or leave it
-        out and list it in ``result.federated["dropped"]``.
+        What to do with a client that is empty, raises, does not answer within ``timeout``
+        or sends a message failing the checks (types, finiteness, consistency with its
+        declared counts and ranges, see :mod:`boxcoxstat.federated.checks`): stop with an
+        error naming it, or leave it out and list it in ``result.federated["dropped"]``.
+    protocol : {"full", "minimal"}, default="full"
+        ``"minimal"``: the paper's messages (Algorithms 2-3): a request carries one lambda,
+        a reply ``(n, c, mean, s)`` per side; lambda by Brent on NLL values. The standard
+        error, interval and tests then take a few rounds of the full messages.
+    timeout : float or None, default=60
+        Seconds each client may take per call (``None``: wait for ever).
 
     Returns
     -------
     PowerTransformResult
         With the 95% profile interval, standard error and LR tests at 0 and 1 computed in
         extra rounds, and ``federated`` = ``{"clients", "dropped", "rounds", "fit_rounds",
-        "evaluations", "bytes_up", "bytes_down", "optimizer", "unit"}`` (shown in the summary).
+        "evaluations", "bytes_up", "bytes_down", "optimizer", "protocol", "unit"}`` (shown
+        in the summary).
 
     Raises
     ------
     BoxCoxError
         For a bad client under ``on_bad_client="raise"`` (the message names it), no usable
-        client, fewer than 3 values or constant pooled data.
+        client, fewer than 3 values or constant pooled data, bad options.
 
     Notes
     -----
     What each message reveals is listed in :mod:`boxcoxstat.federated.messages`: counts and
     the min/max of each side once, then per lambda the count, sum of log-ratios and the
-    mean and sum of squared deviations of the scaled transform (plus two derivative moments).
+    mean and sum of squared deviations of the scaled transform (plus, under the full
+    protocol, two derivative moments).
 
     Examples
     --------
@@ -141,36 +251,72 @@ def fit(
     >>> r.federated["clients"], r.federated["fit_rounds"] <= 30
     (3, True)
     """
-    fam = normalize_family(family, allow_auto=False)
+    fam = normalize_family(family)
+    check_option("protocol", protocol, PROTOCOLS)
+    if optimizer is None:
+        optimizer = "brent" if protocol == "minimal" else "score"
     check_option("optimizer", optimizer, OPTIMIZERS)
+    if protocol == "minimal" and optimizer != "brent":
+        raise BoxCoxError(f"protocol='minimal' sends NLL values only; optimizer={optimizer!r} "
+                          "needs the score: use optimizer='brent' or protocol='full'")
     check_option("on_bad_client", on_bad_client, ("raise", "drop"))
-    if isinstance(clients, np.ndarray) or not len(clients):
-        raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
-    wrapped: list[ClientLike] = [
-        c if hasattr(c, "respond") else Client(c, family=fam, name=f"client {i}")
-        for i, c in enumerate(clients)
-    ]
-    server = Server(wrapped, fam, on_bad_client)
-
-    def rounds(lam: NDArray[np.float64], cols: NDArray[np.intp], score: bool = True):
-        return server.evaluate(lam, score=score)  # one column: every pair is column 0
-
-    for _ in range(MAX_RESTARTS):
-        try:
-            server.setup()
-            profile = CallbackProfile(rounds, np.array([float(server.nobs)]))
-            sol = solve(profile, optimizer=optimizer, grid=grid)
-            fit_rounds = server.tally.rounds
-            inf = infer(profile, sol)
-            break
-        except ClientDropped:
-            continue
+    ymax = check_ymax(ymax)
+    server = Server(_wrap(clients, fam), "yeojohnson" if fam == "auto" else fam, on_bad_client,
+                    timeout=timeout, protocol=protocol)
+    try:
+        for _ in range(MAX_RESTARTS):
+            try:
+                fits, n_missing, fit_rounds = _fit_all(server, fam, optimizer, grid, ymax)
+                break
+            except ClientDropped:
+                continue
+    finally:
+        server.close()
+    p = len(fits)
+    names = (list(server.names) if server.names is not None
+             else ["x"] if p == 1 else [f"x{j}" for j in range(p)])
+    # one column gives a scalar lambda, as before columns were named (a Series' name kept)
+    layout = ("array1d" if server.names is None else "series") if p == 1 else (
+        "array2d" if server.names is None else "frame")
     info = server.info() | {"fit_rounds": fit_rounds, "optimizer": optimizer,
-                            "unit": "clients"}
-    return build_result(["x"], "array1d", fam, [sol], [inf], [server.nobs],
-                        [server.n_missing], info)
+                            "protocol": protocol, "unit": "clients"}
+    return build_result(names, layout, fam, fits, n_missing, info, ymax)
 
 
+def _fit_all(server: Server, family: str, optimizer: str, grid: int,
+             ymax: float | None) -> tuple[list[ColumnFit], list[int], int]:
+    """Every column in turn (a client dropped in any column restarts the whole fit)."""
+    fits: list[ColumnFit] = []
+    n_missing: list[int] = []
+    fit_rounds = 0
+    column = 0
+    first = "yeojohnson" if family == "auto" else family
+    while True:
+        server.setup(column, first)
+
+        def rounds(lam: NDArray[np.float64], cols: NDArray[np.intp], score: bool = True):
+            return server.evaluate(lam, score=score)  # one column: every pair is column 0
+
+        def prepare(f: str, minimal: bool = server.minimal) -> CallbackProfile:
+            server.minimal = minimal
+            if f != server.family:
+                server.broadcast_frame(f)
+            return CallbackProfile(rounds, np.array([float(server.nobs)]))
+
+        minimal = server.minimal
+        try:
+            fits.append(fit_column(
+                prepare, family, server.global_range, server.nobs, optimizer=optimizer,
+                grid=grid, ymax=ymax,
+                # the inference needs the score: full messages even under the minimal protocol
+                infer_prepare=(lambda f: prepare(f, False)) if minimal else None))
+        finally:
+            server.minimal = minimal
+        fit_rounds += fits[-1].rounds
+        n_missing.append(server.n_missing)
+        column += 1
+        if column >= (server.ncols or 1):
+            return fits, n_missing, fit_rounds
 def nll_curve(
     clients: Sequence[Any], lmbda: Any, *, family: str = "boxcox"
 ) -> NDArray[np.float64]:
@@ -187,9 +333,10 @@ def nll_curve(
     True
     """
     fam = normalize_family(family, allow_auto=False)
-    wrapped = [c if hasattr(c, "respond") else Client(c, family=fam, name=f"client {i}")
-               for i, c in enumerate(clients)]
-    server = Server(wrapped, fam)
+    server = Server(_wrap(clients, fam), fam)
     lam = np.asarray(lmbda, dtype=np.float64)
-    val, _ = server.evaluate(lam.reshape(-1), score=False)
+    try:
+        val, _ = server.evaluate(lam.reshape(-1), score=False)
+    finally:
+        server.close()
     return val.reshape(lam.shape)

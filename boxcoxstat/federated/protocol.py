@@ -101,24 +101,42 @@ class GlobalFrame:
             neg = SideFrame("neg", reference(*neg_range, "neg"), *neg_range)
         return cls(family, pos, neg)
 
-    def message(self) -> Frame:
+    def message(self, column: int = 0, minimal: bool = False) -> Frame:
+        """The frame as sent to the clients (with the global ranges under ``minimal``)."""
+        def rng(f: SideFrame | None) -> tuple[float, float] | None:
+            return None if f is None or not minimal else (f.lo, f.hi)
+
         return Frame(self.family, None if self.pos is None else self.pos.ref,
-                     None if self.neg is None else self.neg.ref)
+                     None if self.neg is None else self.neg.ref, column, rng(self.pos),
+                     rng(self.neg))
 
     @classmethod
     def from_message(cls, msg: Frame) -> GlobalFrame:
-        """A client's view of the frame (ranges are not needed to compute moments)."""
+        """A client's view of the frame (the ranges, sent under ``protocol="minimal"`` only,
+        let it derive each round's shift itself)."""
         kpos = "bc" if msg.family == "boxcox" else "pos"
-        pos = None if msg.ref_pos is None else SideFrame(kpos, msg.ref_pos, np.nan, np.nan)
-        neg = None if msg.ref_neg is None else SideFrame("neg", msg.ref_neg, np.nan, np.nan)
-        return cls(msg.family, pos, neg)
 
-    def request(self, lmbda: Iterable[float], score: bool) -> Request:
-        """The broadcast for one round at ``lmbda``."""
-        lam = np.asarray(list(lmbda), dtype=np.float64)
+        def side(kind: str, ref: float | None, rng: tuple[float, float] | None):
+            if ref is None:
+                return None
+            lo, hi = (np.nan, np.nan) if rng is None else rng
+            return SideFrame(kind, ref, lo, hi)
+
+        return cls(msg.family, side(kpos, msg.ref_pos, msg.pos_range),
+                   side("neg", msg.ref_neg, msg.neg_range))
+
+    def shifts(self, lam: NDArray[np.float64]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """The shift of each side's frame at every lambda."""
         sp = () if self.pos is None else tuple(self.pos.shift(lam).tolist())
         sn = () if self.neg is None else tuple(self.neg.shift(2.0 - lam).tolist())
-        return Request(tuple(lam.tolist()), sp, sn, bool(score))
+        return sp, sn
+
+    def request(self, lmbda: Iterable[float], score: bool, *, column: int = 0,
+                round: int = 0, minimal: bool = False) -> Request:
+        """The broadcast for one round at ``lmbda`` (the lambdas only under ``minimal``)."""
+        lam = np.asarray(list(lmbda), dtype=np.float64)
+        sp, sn = ((), ()) if minimal else self.shifts(lam)
+        return Request(tuple(lam.tolist()), sp, sn, bool(score) and not minimal, column, round)
 
 
 def local_sides(x: NDArray[np.float64], frame: GlobalFrame) -> tuple[Side | None, Side | None]:
@@ -131,7 +149,11 @@ def local_sides(x: NDArray[np.float64], frame: GlobalFrame) -> tuple[Side | None
     return pos, neg
 
 
-def _stats(m: SideMoments) -> SideStats:
+def _stats(m: SideMoments, minimal: bool) -> SideStats:
+    if minimal:  # the paper's (n, c, mean, s)
+        return SideStats(n=int(round(float(m.W[0]))), c=float(m.wv[0]), d_sum=(),
+                         mean=tuple(m.mean_phi.tolist()), s=tuple(m.m2.tolist()), mean_chi=(),
+                         c2=())
     return SideStats(
         n=int(round(float(m.W[0]))),
         c=float(m.wv[0]),
@@ -144,21 +166,30 @@ def _stats(m: SideMoments) -> SideStats:
 
 
 def local_moments(
-    sides: tuple[Side | None, Side | None], req: Request
+    sides: tuple[Side | None, Side | None], req: Request, frame: GlobalFrame | None = None
 ) -> tuple[SideStats | None, SideStats | None]:
-    """A client's reply to ``req``: the moments of each side it holds."""
+    """A client's reply to ``req``: the moments of each side it holds.
+
+    A request without shifts (``protocol="minimal"``) takes them from ``frame``, which then
+    carries the global ranges; the reply holds ``(n, c, mean, s)`` per side.
+    """
     from ..core.likelihood import side_moments
 
     lam = np.asarray(req.lmbda, dtype=np.float64)
+    minimal = not req.shift_pos and not req.shift_neg
+    shift_pos, shift_neg = req.shift_pos, req.shift_neg
+    if minimal:
+        if frame is None:
+            raise BoxCoxError("a request without shifts needs the frame with its ranges")
+        shift_pos, shift_neg = frame.shifts(lam)
     out: list[SideStats | None] = []
-    for side, kappa, shift in ((sides[0], lam, req.shift_pos),
-                               (sides[1], 2.0 - lam, req.shift_neg)):
+    for side, kappa, shift in ((sides[0], lam, shift_pos), (sides[1], 2.0 - lam, shift_neg)):
         if side is None:
             out.append(None)
             continue
         with np.errstate(over="ignore", invalid="ignore"):
             m = side_moments(side, kappa, shift=np.asarray(shift), score=req.score)
-        out.append(_stats(m))
+        out.append(_stats(m, minimal))
     return out[0], out[1]
 
 
@@ -167,17 +198,20 @@ def stats_to_moments(st: SideStats, side: SideFrame, req: Request) -> SideMoment
     lam = np.asarray(req.lmbda, dtype=np.float64)
     neg = side.kind == "neg"
     kappa = 2.0 - lam if neg else lam
-    shift = np.asarray(req.shift_neg if neg else req.shift_pos, dtype=np.float64)
+    shift = side.shift(kappa)  # the server's own frame (a minimal request carries none)
     log_ref = side.side(np.array([side.ref])).log_ref
     L = lam.shape[0]
+    nan = np.full(L, np.nan)
     return SideMoments(
         W=np.full(L, float(st.n)),
         wv=np.full(L, float(st.c)),
-        d_sum=np.asarray(st.d_sum, dtype=np.float64),
+        # c - n shift: what a full reply sends as d_sum (redundant given the frame)
+        d_sum=(np.asarray(st.d_sum, dtype=np.float64) if len(st.d_sum)
+               else np.where(shift != 0, float(st.c) - float(st.n) * shift, float(st.c))),
         mean_phi=np.asarray(st.mean, dtype=np.float64),
         m2=np.asarray(st.s, dtype=np.float64),
-        mean_chi=np.asarray(st.mean_chi, dtype=np.float64),
-        c2=np.asarray(st.c2, dtype=np.float64),
+        mean_chi=np.asarray(st.mean_chi, dtype=np.float64) if len(st.mean_chi) else nan,
+        c2=np.asarray(st.c2, dtype=np.float64) if len(st.c2) else nan,
         log_ref=np.broadcast_to(log_ref, (L,)),
         shift=shift,
         kappa=kappa,

@@ -1,12 +1,20 @@
-"""The coordinator: validates the clients' messages, merges them and counts the cost.
+"""The coordinator: calls the clients, checks their messages, merges them, counts the cost.
 
 Layer 6 (``federated``). One *round* is one broadcast of a :class:`~.messages.Request` (one
 lambda, or a batch of lambdas in grid mode and for inference) followed by every client's
-reply. The set-up exchange (counts and ranges up, the frame down) is counted as round 0.
+reply. The set-up exchange of a column (counts and ranges up, the frame down) is counted as
+round 0. Every call to a client runs in a worker thread and is waited for at most
+``timeout`` seconds; whatever a client does -- raise, hang, send a malformed or an
+inconsistent message (:mod:`~boxcoxstat.federated.checks`) -- ends the fit with a
+:class:`~boxcoxstat.BoxCoxError` naming it, or leaves it out under ``on_bad_client="drop"``.
 """
 
 from __future__ import annotations
 
+import math
+import queue
+import threading
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,14 +23,22 @@ from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
-from .messages import Frame, MomentsReply, Request, SetupReport, SideStats, finite
+from .checks import SideBounds, check_consistent, check_reply, check_setup, check_side
+from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
 
-__all__ = ["ClientLike", "Server", "ClientDropped"]
+__all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOLS"]
+
+DEFAULT_TIMEOUT = 60.0  # seconds a client may take to answer one call
+PROTOCOLS = ("full", "minimal")
 
 
 class ClientLike(Protocol):
-    """What the server needs from a client (a :class:`~.client.Client` or a remote proxy)."""
+    """What the server needs from a client (a :class:`~.client.Client` or a remote proxy).
+
+    ``setup`` is called without arguments for the first column (a one-column client may
+    ignore columns altogether) and with ``column=j`` for the others.
+    """
 
     name: str
 
@@ -46,53 +62,63 @@ class _Tally:
     dropped: dict[str, str] = field(default_factory=dict)
 
 
-def _check_setup(rep: Any, family: str) -> str | None:
-    """What is wrong with a setup report (``None`` if nothing)."""
-    if not isinstance(rep, SetupReport):
-        return f"sent {type(rep).__name__} instead of a SetupReport"
-    for name in ("n_pos", "n_neg", "n_missing"):
-        v = getattr(rep, name)
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
-            return f"reported an invalid count {name}={v!r} (counts must be integers >= 0)"
-    if rep.n_pos + rep.n_neg == 0:
-        return "holds no values (empty client)"
-    for name, n, rng in (("x >= 0", rep.n_pos, rep.pos_range),
-                         ("x < 0", rep.n_neg, rep.neg_range)):
-        if (n > 0) != (rng is not None):
-            return f"reported inconsistent counts and range for the {name} side"
-        if rng is None:
-            continue
-        if len(rng) != 2 or not finite(*rng):
-            return f"reported a non-finite range {rng!r} for the {name} side"
-        if rng[0] > rng[1]:
-            return f"reported min > max ({rng!r}) for the {name} side"
-    if rep.pos_range is not None and rep.pos_range[0] < 0:
-        return "reported a negative minimum for the x >= 0 side"
-    if rep.neg_range is not None and rep.neg_range[1] >= 0:
-        return "reported a maximum >= 0 for the x < 0 side"
-    if family == "boxcox":
-        if rep.n_neg or (rep.pos_range is not None and rep.pos_range[0] <= 0):
-            return "holds values <= 0; Box-Cox needs positive data (use family='yeojohnson')"
-    return None
-
-
-def _check_side(st: Any, n: int, L: int, score: bool, label: str) -> str | None:
-    if n == 0:
-        return None if st is None else f"sent moments for its empty {label} side"
-    if not isinstance(st, SideStats):
-        return f"sent no moments for its {label} side ({n} values reported)"
-    if st.n != n:
-        return f"sent inconsistent counts: {st.n} on the {label} side, {n} reported at set-up"
-    seqs = [st.d_sum, st.mean, st.s] + ([st.mean_chi, st.c2] if score else [])
-    if any(len(q) != L for q in seqs) or not finite(st.c, *seqs):
-        return f"sent non-finite or malformed moments on the {label} side"
-    if min(st.s) < 0:
-        return f"sent a negative sum of squares on the {label} side"
-    return None
-
-
-def _describe(err: Exception) -> str:
+def _describe(err: BaseException) -> str:
     return str(err) if isinstance(err, BoxCoxError) else f"{type(err).__name__}: {err}"
+
+
+def _name(client: Any) -> str:
+    try:
+        return str(client.name)
+    except Exception:  # a proxy whose name itself fails
+        return f"<{type(client).__name__} without a name>"
+
+
+class _Worker:
+    """One client's daemon thread: runs its calls one at a time, answers into futures."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._loop, daemon=True, name="boxcoxstat-client").start()
+
+    def _loop(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            fut, method, args = item
+            try:
+                fut.set_result(getattr(self.client, method)(*args))
+            except BaseException as err:  # handed to the server, which decides
+                fut.set_exception(err)
+
+    def submit(self, method: str, args: tuple) -> Future:
+        fut: Future = Future()
+        self.queue.put((fut, method, args))
+        return fut
+
+    def stop(self) -> None:
+        self.queue.put(None)
+
+
+def _guarded(check: Any, *args: Any) -> str | None:
+    """A check that cannot crash the server: a message whose fields fail to read (a
+    hostile subclass, a property that raises) is refused like any other bad message."""
+    try:
+        return check(*args)
+    except Exception as err:
+        return f"sent a message the server cannot read ({type(err).__name__}: {err})"
+
+
+def check_timeout(timeout: Any) -> float | None:
+    """``None`` (wait) or a positive number of seconds."""
+    if timeout is None:
+        return None
+    if (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout) or timeout <= 0):
+        raise BoxCoxError(f"timeout must be a positive number of seconds or None (wait), got "
+                          f"{timeout!r}")
+    return float(timeout)
 
 
 class Server:
@@ -102,106 +128,228 @@ class Server:
     ----------
     clients : list of ClientLike
     family : {"boxcox", "yeojohnson"}
+        The family of the first column's fit (:meth:`setup` takes another).
     on_bad_client : {"raise", "drop"}, default="raise"
-        A client whose message fails the checks either stops the fit with a
-        :class:`~boxcoxstat.BoxCoxError` naming it, or is left out (and listed in the
-        result's ``federated["dropped"]``); a fit in progress then restarts without it.
+        A client whose message fails the checks, raises, or does not answer in time either
+        stops the fit with a :class:`~boxcoxstat.BoxCoxError` naming it, or is left out (and
+        listed in the result's ``federated["dropped"]``); a fit in progress then restarts
+        without it.
+    timeout : float or None, default=60
+        Seconds each client may take per call; ``None`` waits for ever.
+    protocol : {"full", "minimal"}, default="full"
+        ``"minimal"``: requests carry the lambda only and replies ``(n, c, mean, s)`` per side
+        (Xu & Cormode 2025, Algorithms 2-3); NLL values only.
     """
 
-    def __init__(self, clients: list[ClientLike], family: str, on_bad_client: str = "raise"):
+    def __init__(self, clients: list[ClientLike], family: str, on_bad_client: str = "raise",
+                 *, timeout: float | None = DEFAULT_TIMEOUT, protocol: str = "full"):
         check_option("on_bad_client", on_bad_client, ("raise", "drop"))
-        self.clients = list(clients)
+        check_option("protocol", protocol, PROTOCOLS)
+        self.timeout = check_timeout(timeout)
         self.family = family
         self.on_bad_client = on_bad_client
+        self.minimal = protocol == "minimal"
         self.tally = _Tally()
+        self.clients: list[ClientLike] = []
+        seen: dict[int, int] = {}
+        for i, c in enumerate(clients):
+            if id(c) in seen:  # the same object twice would be merged twice
+                why = (f"is passed more than once (entries {seen[id(c)]} and {i}); pass each "
+                       "client once")
+                if self.on_bad_client == "raise":
+                    raise BoxCoxError(f"client {_name(c)!r} {why}")
+                self.tally.dropped[f"{_name(c)} (entry {i})"] = why
+                continue
+            seen[id(c)] = i
+            self.clients.append(c)
         self.active: list[ClientLike] = []
-        self.counts: dict[int, tuple[int, int]] = {}  # by id() of the client
+        self.reports: dict[int, SetupReport] = {}  # this column's, by id() of the client
+        self.counts: dict[int, tuple[int, int]] = {}
         self.frame: GlobalFrame | None = None
+        self.column = 0
         self.n_missing = 0
+        self.ncols: int | None = None
+        self.names: tuple[str, ...] | None = None
+        self.ranges: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None,
+                                                                                    None)
         self._dropped_ids: set[int] = set()
+        self._c_seen: dict[tuple, float] = {}
+        self._bounds: dict[tuple, SideBounds] = {}
+        self._round = 0
+        self._workers: dict[int, _Worker] = {}
+
+    # ------------------------------------------------------------------ calls
+    def close(self) -> None:
+        """Stop the idle worker threads (a client still busy finishes on its own)."""
+        for w in getattr(self, "_workers", {}).values():
+            w.stop()
+        getattr(self, "_workers", {}).clear()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _call_all(self, clients: list[ClientLike], method: str, *args: Any,
+                  what: str) -> list[tuple[ClientLike, Any, str | None]]:
+        """Call ``method`` of every client, each in its own worker thread, and wait at most
+        ``timeout`` seconds; (client, answer, why-bad) in the clients' order.
+
+        Every client has one daemon worker thread, reused from call to call: a client that
+        never returns is abandoned with its thread (it cannot be stopped; it is dropped or
+        the fit ends) and keeps neither the fit nor the interpreter's exit waiting.
+        """
+        futures: list[Future] = []
+        for c in clients:
+            worker = self._workers.get(id(c))
+            if worker is None:
+                worker = self._workers[id(c)] = _Worker(c)
+            futures.append(worker.submit(method, args))
+        _, pending = wait(futures, timeout=self.timeout)
+        out: list[tuple[ClientLike, Any, str | None]] = []
+        for c, f in zip(clients, futures, strict=True):
+            if f in pending:
+                out.append((c, None, f"did not answer within {self.timeout:g} s {what}"))
+                continue
+            err = f.exception()
+            if err is not None:  # a remote client's failure must not crash the server
+                out.append((c, None, f"failed {what}: {_describe(err)}"))
+            else:
+                out.append((c, f.result(), None))
+        return out
 
     # ------------------------------------------------------------------ problems
     def _bad(self, client: ClientLike, why: str) -> None:
-        name = getattr(client, "name", repr(client))
+        name = _name(client)
         if self.on_bad_client == "raise":
             raise BoxCoxError(f"client {name!r} {why}; fix it or pass on_bad_client='drop'")
-        self.tally.dropped[str(name)] = why
+        self.tally.dropped[name] = why
         self._dropped_ids.add(id(client))
 
     # ------------------------------------------------------------------ round 0
-    def setup(self) -> GlobalFrame:
-        """Collect counts and ranges, choose the frame and broadcast it."""
+    def _declared(self, reports: list[tuple[ClientLike, SetupReport]]) -> list[tuple]:
+        """Clients must agree on the number and names of their columns: the most common
+        declaration (the first on a tie) is the reference, set at the first column."""
+        if self.ncols is None:
+            decl = [(r.ncols, None if r.columns is None else tuple(r.columns))
+                    for _, r in reports]
+            named = [d for d in decl if d[1] is not None]
+            pool = named or decl
+            best = max(pool, key=lambda d: (sum(e[0] == d[0] for e in decl), -pool.index(d)))
+            self.ncols, self.names = best
+        kept = []
+        for c, r in reports:
+            why = None
+            if r.ncols != self.ncols:
+                why = f"holds {r.ncols} column(s) where the other clients hold {self.ncols}"
+            elif (r.columns is not None and self.names is not None
+                  and tuple(r.columns) != tuple(self.names)):
+                why = (f"names its columns {list(r.columns)} where the other clients name "
+                       f"them {list(self.names)}")
+            if why:
+                self._bad(c, why)
+            else:
+                kept.append((c, r))
+        return kept
+
+    def setup(self, column: int = 0, family: str | None = None) -> GlobalFrame:
+        """Collect the counts and ranges of ``column``, choose its frame and broadcast it."""
+        if family is not None:
+            self.family = family
+        if column == 0:
+            self.ncols, self.names = None, None
+        self.column = column
+        clients = [c for c in self.clients if id(c) not in self._dropped_ids]
+        answers = (self._call_all(clients, "setup", what="at set-up") if column == 0 else
+                   self._call_all(clients, "setup", column, what="at set-up"))
         reports = []
-        for c in self.clients:
-            if id(c) in self._dropped_ids:
-                continue
-            try:
-                rep = c.setup()
-            except Exception as err:  # a remote client's failure must not crash the server
-                self._bad(c, f"failed at set-up: {_describe(err)}")
-                continue
-            why = _check_setup(rep, self.family)
+        for c, rep, why in answers:
+            if why is None:
+                why = _guarded(check_setup, rep, self.family, column)
             if why:
                 self._bad(c, why)
                 continue
             reports.append((c, rep))
             self.tally.bytes_up += rep.nbytes
+        reports = self._declared(reports) if reports else reports
         if not reports:
             raise BoxCoxError("no usable client: every client was empty or invalid")
         self.active = [c for c, _ in reports]
+        self.reports = {id(c): r for c, r in reports}
         self.counts = {id(c): (r.n_pos, r.n_neg) for c, r in reports}
         self.n_missing = sum(r.n_missing for _, r in reports)
         pr = [r.pos_range for _, r in reports if r.pos_range is not None]
         nr = [r.neg_range for _, r in reports if r.neg_range is not None]
         prange = (min(a for a, _ in pr), max(b for _, b in pr)) if pr else None
         nrange = (min(a for a, _ in nr), max(b for _, b in nr)) if nr else None
+        self.ranges = (prange, nrange)
         lo = nrange[0] if nrange else prange[0]  # type: ignore[index]
         hi = prange[1] if prange else nrange[1]  # type: ignore[index]
         pooled = ColumnReport(n_finite=sum(r.n_pos + r.n_neg for _, r in reports), lo=lo,
                               hi=hi, n_missing=self.n_missing)
-        check_column(pooled, "x", family=self.family)  # the pooled column, as in memory
-        self.frame = GlobalFrame.from_ranges(self.family, prange, nrange)
-        msg = self.frame.message()
-        for c in self.active:
-            c.receive_frame(msg)
+        check_column(pooled, self.column_name(column), family=self.family)  # as in memory
+        return self.broadcast_frame(self.family)
+
+    def column_name(self, column: int) -> str:
+        if self.names is not None:
+            return self.names[column]
+        return "x" if (self.ncols or 1) == 1 else f"x{column}"
+
+    def broadcast_frame(self, family: str) -> GlobalFrame:
+        """Send the frame of the current column for ``family`` to every active client."""
+        self.family = family
+        self.frame = GlobalFrame.from_ranges(family, *self.ranges)
+        self._bounds.clear()  # both depend on the frame's reference
+        self._c_seen.clear()
+        msg = self.frame.message(self.column, self.minimal)
+        for c, _, why in self._call_all(self.active, "receive_frame", msg,
+                                        what="to take the frame"):
             self.tally.bytes_down += msg.nbytes
+            if why:
+                self._bad(c, why)
+        if any(id(c) in self._dropped_ids for c in self.active):
+            self.frame = None
+            raise ClientDropped
         return self.frame
 
     @property
     def nobs(self) -> int:
         return sum(a + b for a, b in self.counts.values())
 
+    @property
+    def global_range(self) -> tuple[float, float]:
+        """Smallest and largest value of the current column over the active clients."""
+        prange, nrange = self.ranges
+        lo = nrange[0] if nrange else prange[0]  # type: ignore[index]
+        hi = prange[1] if prange else nrange[1]  # type: ignore[index]
+        return float(lo), float(hi)
+
     # ------------------------------------------------------------------ rounds
     def evaluate(
         self, lmbda: NDArray[np.float64], *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """One round: NLL and score (NaN unless ``score``) at every lambda in ``lmbda``."""
+        """One round: NLL and score (NaN unless ``score`` under the full protocol) at every
+        lambda in ``lmbda``."""
         if self.frame is None:
-            self.setup()
+            self.setup(self.column)
         assert self.frame is not None
         lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
         if not np.all(np.isfinite(lam)):
             raise BoxCoxError("the optimiser asked for a non-finite lambda")
-        req = self.frame.request(lam.tolist(), score)
+        self._round += 1
+        req = self.frame.request(lam.tolist(), score, column=self.column, round=self._round,
+                                 minimal=self.minimal)
         self.tally.rounds += 1
         self.tally.evaluations += lam.size
         pos: list[SideMoments] = []
         neg: list[SideMoments] = []
         dropped = False
-        for c in self.active:
-            self.tally.bytes_down += req.nbytes
-            why = None
-            try:
-                rep = c.respond(req)
-            except Exception as err:  # a remote client's failure must not crash the server
-                rep, why = None, f"failed to answer: {_describe(err)}"
-            if why is None:
-                why = self._check_reply(c, rep, lam.size, score)
+        answers = self._call_all(self.active, "respond", req, what="to answer")
+        self.tally.bytes_down += req.nbytes * len(answers)
+        whys = self._check_replies(answers, req)
+        for (c, rep, _), why in zip(answers, whys, strict=True):
             if why:
                 self._bad(c, why)
                 dropped = True
                 continue
-            assert rep is not None
             self.tally.bytes_up += rep.nbytes
             if rep.pos is not None and self.frame.pos is not None:
                 pos.append(stats_to_moments(rep.pos, self.frame.pos, req))
@@ -211,17 +359,55 @@ class Server:
             self.frame = None
             raise ClientDropped
         val, sc = global_nll_score(tree_merge(pos), tree_merge(neg), lam)
-        if not score:
+        if not req.score:
             sc = np.full_like(val, np.nan)
         return val, sc
 
-    def _check_reply(self, c: ClientLike, rep: Any, L: int, score: bool) -> str | None:
-        if not isinstance(rep, MomentsReply):
-            return f"sent {type(rep).__name__} instead of a MomentsReply"
-        n_pos, n_neg = self.counts[id(c)]
+    def _check_replies(self, answers: list[tuple[ClientLike, Any, str | None]],
+                       req: Request) -> list[str | None]:
+        """Why each reply of a round is refused (``None``: accepted): its form client by
+        client, then the consistency of each side's numbers for all clients at once."""
+        assert self.frame is not None
+        lam = np.asarray(req.lmbda, dtype=np.float64)
         plabel = "x >= 0" if self.family != "boxcox" else "x > 0"
-        return (_check_side(rep.pos, n_pos, L, score, plabel)
-                or _check_side(rep.neg, n_neg, L, score, "x < 0"))
+        whys: list[str | None] = []
+        for c, rep, why in answers:
+            if why is None:
+                why = _guarded(check_reply, rep, req, _name(c))
+            if why is None:
+                r = self.reports[id(c)]
+                why = _guarded(lambda rep=rep, r=r: (
+                    check_side(rep.pos, r.n_pos, req, self.minimal, plabel)
+                    or check_side(rep.neg, r.n_neg, req, self.minimal, "x < 0")))
+            whys.append(why)
+        for side, kappa, label, attr, rattr in (
+                (self.frame.pos, lam, plabel, "pos", "pos_range"),
+                (self.frame.neg, 2.0 - lam, "x < 0", "neg", "neg_range")):
+            if side is None:
+                continue
+            idx, items = [], []
+            for i, ((c, rep, _), why) in enumerate(zip(answers, whys, strict=True)):
+                st = None if why else getattr(rep, attr)
+                if st is None:
+                    continue
+                key = (id(c), self.column, self.family, label)
+                bounds = self._bounds.get(key)
+                if bounds is None:
+                    rng = getattr(self.reports[id(c)], rattr)
+                    bounds = self._bounds[key] = SideBounds.of(side, rng)
+                idx.append(i)
+                items.append((st, bounds, self._c_seen.get(key)))
+            found = check_consistent(items, req, side.shift(kappa), req.score, label)
+            for i, why in zip(idx, found, strict=True):
+                if why and whys[i] is None:
+                    whys[i] = why
+        for (c, rep, _), why in zip(answers, whys, strict=True):
+            if why is None:
+                for st, label in ((rep.pos, plabel), (rep.neg, "x < 0")):
+                    if st is not None:
+                        self._c_seen.setdefault((id(c), self.column, self.family, label),
+                                                float(st.c))
+        return whys
 
     def info(self) -> dict[str, Any]:
         """Cost and membership of the fit so far."""

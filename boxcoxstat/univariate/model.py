@@ -23,7 +23,8 @@ from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns", "fixed_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
+__all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",
+           "gamma_summary", "check_shift"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
@@ -55,24 +56,39 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
     yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
-        fams[j] = "yeojohnson"
-        reasons[j] = "Yeo-Johnson: the column has values <= 0"
+        fams[j], reasons[j] = auto_family(None, float(yj["llf"][j]))
     if positive.any():
         idx = np.flatnonzero(positive)
         bc = _fit_family(x[:, idx], "boxcox", weights)
         bc.pop("profile")
         for k, j in enumerate(idx):
-            if bc["llf"][k] >= yj["llf"][j]:
-                fams[j] = "boxcox"
+            fams[j], reasons[j] = auto_family(float(bc["llf"][k]), float(yj["llf"][j]))
+            if fams[j] == "boxcox":
                 for key in out:
                     out[key][j] = bc[key][k]
-                reasons[j] = (f"Box-Cox: log-likelihood {bc['llf'][k]:.4f} >= Yeo-Johnson "
-                              f"{yj['llf'][j]:.4f}")
-            else:
-                fams[j] = "yeojohnson"
-                reasons[j] = (f"Yeo-Johnson: log-likelihood {yj['llf'][j]:.4f} > Box-Cox "
-                              f"{bc['llf'][k]:.4f}")
     return out, fams, reasons
+
+
+def auto_family(llf_boxcox: float | None, llf_yeojohnson: float) -> tuple[str, str]:
+    """The rule of ``family="auto"`` for one column, and the reason shown in the summary.
+
+    Box-Cox where the column is positive (``llf_boxcox`` is given) and its log-likelihood is
+    at least Yeo-Johnson's; Yeo-Johnson otherwise. Shared by every path that fits a column
+    (in memory, federated, Dask).
+
+    Examples
+    --------
+    >>> from boxcoxstat.univariate.model import auto_family
+    >>> auto_family(-10.0, -10.5)[0], auto_family(None, -3.0)[0]
+    ('boxcox', 'yeojohnson')
+    """
+    if llf_boxcox is None:
+        return "yeojohnson", "Yeo-Johnson: the column has values <= 0"
+    if llf_boxcox >= llf_yeojohnson:
+        return "boxcox", (f"Box-Cox: log-likelihood {llf_boxcox:.4f} >= Yeo-Johnson "
+                          f"{llf_yeojohnson:.4f}")
+    return "yeojohnson", (f"Yeo-Johnson: log-likelihood {llf_yeojohnson:.4f} > Box-Cox "
+                          f"{llf_boxcox:.4f}")
 
 
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,

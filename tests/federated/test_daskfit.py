@@ -88,8 +88,8 @@ def test_dask_grid_mode_batches_lambdas():
         ([1.0, 2.0, np.inf, 3.0], {}, "infinite"),
         ([1.0, -2.0, 3.0, 4.0], {}, "strictly positive"),
         ([1.0, np.nan, 3.0, 4.0], {"missing": "raise"}, "missing"),
-        ([1.0, 2.0, 3.0, 4.0], {"family": "auto"}, "auto"),
-        ([1.0, 2.0, 3.0, 4.0], {"ymax": 1e10}, "ymax"),
+        ([1.0, 2.0, 3.0, 4.0], {"ymax": -1.0}, "ymax must be a positive"),
+        ([1.0, 2.0, 3.0, 4.0], {"family": "bcnpower"}, "not available for Dask"),
         ([2.0, 2.0, 2.0, 2.0], {}, "constant"),
         ([1.0, 2.0, 3.0, 4.0], {"method": "rewml"}, "not available for Dask"),
     ],
@@ -105,3 +105,35 @@ def test_large_input_solves_on_a_persisted_subsample_first(cluster_client):
     assert r.federated["subsample_rounds"] > 0
     assert r.federated["fit_rounds"] <= 8  # the subsample's root leaves a few full passes
     assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("kind", "family", "ymax"),
+    [("positive", "auto", None), ("mixed", "auto", None), ("table1", "boxcox", 1e10),
+     ("mixed", "auto", 1.5)],
+)
+def test_dask_auto_and_ymax_equal_in_memory(kind, family, ymax):
+    """family='auto' and ymax on Dask input: the pooled in-memory fit to 1e-10 (the solver's
+    roots on the same likelihood; the bound is the same Lambert W computation)."""
+    rng = np.random.default_rng(12)
+    x = {"positive": rng.lognormal(1.0, 0.6, 600),
+         "mixed": np.random.default_rng(7).lognormal(0, 3, 200) - 0.1,
+         "table1": np.array([0.1, 0.1, 0.1, 0.101] * 6)}[kind]
+    with dask.config.set(scheduler="sync"):
+        r = bcs.fit(da.from_array(x, chunks=max(4, x.size // 5)), family=family, ymax=ymax)
+    m = bcs.fit(x, family=family, ymax=ymax)
+    assert r.families == m.families and r.bound_active == m.bound_active
+    assert _rel(r.lmbda, m.lmbda) < 1e-10
+    assert r.llf == pytest.approx(m.llf, rel=1e-10)
+    if ymax is not None and kind != "positive":
+        assert r.bound_active  # the binding cases
+
+
+def test_dask_auto_per_column_frame():
+    rng = np.random.default_rng(13)
+    df = pd.DataFrame({"pos": rng.lognormal(size=500), "signed": rng.normal(size=500)})
+    with dask.config.set(scheduler="sync"):
+        r = bcs.fit(dd.from_pandas(df, npartitions=4), family="auto")
+    m = bcs.fit(df, family="auto")
+    assert r.families == m.families == ("boxcox", "yeojohnson")
+    assert _rel(r.lmbda, m.lmbda) < 1e-10

@@ -407,7 +407,7 @@ plt.close(fig)
 # %% [markdown]
 # ## Figure 15: rounds vs grid size
 #
-# With one lambda per round the score root finder needs 10-20 rounds. Evaluating G lambdas
+# With one lambda per round the score root finder needs 6-14 rounds. Evaluating G lambdas
 # per round (a geometric grid brackets the root in the first round, then each round
 # shrinks the bracket G + 1 fold) trades message size for rounds.
 

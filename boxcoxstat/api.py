@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import numpy as np
-
-from ._validation import BoxCoxError, as_columns, normalize_family
+from ._validation import BoxCoxError, as_columns, check_number, check_option, normalize_family
 from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
@@ -135,6 +133,13 @@ def fit(
     """
     from .federated.daskfit import is_dask
 
+    normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
+    if not isinstance(method, str):
+        raise BoxCoxError(f"method must be a string such as 'mle' or 'rewml', got {method!r:.80}")
+    check_option("missing", missing, ("drop", "raise"))
+    ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
+    gamma = None if gamma is None else check_number("gamma", gamma)
+    gamma_min = check_number("gamma_min", gamma_min, positive=True)
     if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
         from .federated.daskfit import fit_dask
 
@@ -159,10 +164,8 @@ def fit(
         if fam not in ("boxcox", "bcnpower"):
             raise BoxCoxError(f"gamma= applies to family='boxcox' (a fixed shift) or "
                               f"'bcnpower', not {family!r}")
-        if gamma is not None and (not np.isfinite(gamma) or (fam == "bcnpower" and gamma <= 0)):
+        if gamma is not None and fam == "bcnpower" and gamma <= 0:
             raise BoxCoxError(f"gamma must be a finite number (> 0 for bcnpower), got {gamma!r}")
-        if not (np.isfinite(gamma_min) and gamma_min > 0):
-            raise BoxCoxError(f"gamma_min must be a positive number, got {gamma_min!r}")
         cols = as_columns(data, family="yeojohnson", missing=missing)
         return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min))
     if lmbda is not None:

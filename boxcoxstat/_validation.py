@@ -65,10 +65,8 @@ def normalize_family(family: str, *, allow_auto: bool = True,
 
 def check_option(name: str, value: Any, allowed: tuple) -> Any:
     """Raise a clear error unless ``value`` is one of ``allowed``."""
-    try:
-        known = bool(value in allowed)
-    except (TypeError, ValueError):  # an array or another object without a plain ==
-        known = False
+    # same type and equal: an array, whose == is elementwise, is never an option value
+    known = any(isinstance(value, type(a)) and bool(value == a) for a in allowed)
     if not known:
         choices = ", ".join(repr(a) for a in allowed)
         raise BoxCoxError(f"{name}={value!r} is not valid; use one of {choices}")
@@ -97,6 +95,48 @@ def check_number(name: str, value: Any, *, positive: bool = False) -> float:
     if not np.isfinite(v) or (positive and not v > 0):
         raise BoxCoxError(f"{name} must be {kind} finite number, got {value!r}")
     return v
+
+
+# Largest |lambda| at which the core evaluates a likelihood: its moments are kept in units of
+# lambda^-2 and lambda^-3, which leave float64 beyond about 5e102.
+LAMBDA_MAX = 1e100
+
+
+def check_lambdas(lmbda: NDArray[np.float64], what: str = "lmbda") -> NDArray[np.float64]:
+    """Refuse powers the likelihood cannot be evaluated at: NaN, infinite, or beyond
+    ``LAMBDA_MAX`` (1e100) in magnitude; returns ``lmbda``."""
+    if not np.all(np.isfinite(lmbda)):
+        raise BoxCoxError(f"{what} must be finite, got {lmbda!r:.80}")
+    if np.any(np.abs(lmbda) > LAMBDA_MAX):
+        raise BoxCoxError(f"{what} = {float(np.max(np.abs(lmbda))):g} in magnitude is beyond "
+                          f"{LAMBDA_MAX:g}, where the likelihood leaves the float64 range; "
+                          "use a smaller power")
+    return lmbda
+
+
+def as_numbers(values: Any, what: str) -> NDArray[np.float64]:
+    """``values`` as a float array if they are real numbers (not text, booleans, ragged lists
+    or other objects), else the package's error starting with ``what`` (which names the
+    option and what it takes).
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation import as_numbers
+    >>> as_numbers([0, 0.5], "lmbda must be numbers")
+    array([0. , 0.5])
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
+    if arr.dtype.kind == "O":
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    if arr.dtype.kind not in "iuf":
+        raise BoxCoxError(f"{what}, got {values!r:.80}")
+    return arr.astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -446,9 +486,10 @@ def _spread_ok(lo: NDArray, hi: NDArray, family: str) -> bool:
     if family == "boxcox":
         rel = (hi - lo) / hi
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0: constant, refused below
-            rel = (hi - lo) / np.maximum(np.abs(lo), np.abs(hi))
-        if np.any(hi - lo < YJ_TINY_RANGE):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # 0/0: constant
+            width = hi - lo  # inf for data from -1.7e308 to 1.7e308: a wide spread
+            rel = width / np.maximum(np.abs(lo), np.abs(hi))
+        if np.any(width < YJ_TINY_RANGE):
             return False
     return bool(np.all((lo != hi) & (rel >= DEGENERATE_SPREAD)))
 

@@ -35,7 +35,8 @@ def fit(
     Parameters
     ----------
     data : array_like, pandas Series or DataFrame
-        One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array).
+        One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array) of
+        real numbers; NaN, None, pd.NA and a masked array's masked entries are missing.
         The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
         collection is fitted partition by partition and never gathered (see
         :mod:`boxcoxstat.federated.daskfit`; ``family="auto"`` and ``ymax`` are not available
@@ -97,8 +98,13 @@ def fit(
     Raises
     ------
     BoxCoxError
-        For unusable input: non-numeric or constant columns, infinite values, fewer than 3
-        finite values, Box-Cox with values <= 0, missing values under ``missing="raise"``.
+        For unusable input, named by column (and first row) or option: columns that are not
+        real numbers (datetimes, durations, text, categories, complex numbers, booleans),
+        constant columns, infinite values, fewer than 3 finite values, Box-Cox with values
+        <= 0, missing values under ``missing="raise"``, no columns or no rows, ragged lists,
+        integers beyond float64, Yeo-Johnson data spanning less than 1e-80; options of the
+        wrong type or value (a string ``ymax``, a NaN ``lmbda``, ``|lmbda| > 1e100``, ...).
+        A masked array's masked entries are missing values.
 
     Notes
     -----
@@ -154,6 +160,9 @@ def fit(
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
+    if isinstance(lmbda, str):
+        raise BoxCoxError(f"lmbda must be a number, one number per column or a Series by "
+                          f"column, got {lmbda!r:.40}")
     if lmbda is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
                           "gamma= yet; fit the shift, or transform with the power you chose")

@@ -49,7 +49,7 @@ __all__ = [
 
 
 def _finite_or_raise(out: NDArray, what: str, given: NDArray) -> NDArray[np.float64]:
-    """``out``, unless a value is not finite where the input ``given`` was not missing."""
+    """``out``, unless a value is not finite where the data ``given`` were not missing."""
     if not np.all(np.isfinite(out) | np.isnan(given)):
         raise TransformOverflowError(
             f"{what} overflows float64 at this lambda; fit with ymax= to bound the "
@@ -77,6 +77,18 @@ def _powers(lmbda: ArrayLike) -> NDArray[np.float64]:
     lam = _real(lmbda, "lmbda")
     if not np.all(np.isfinite(lam)):
         raise BoxCoxError(f"lmbda must be finite, got {lmbda!r:.80}")
+    return lam
+
+
+def _pair(values: NDArray, lmbda: ArrayLike) -> NDArray[np.float64]:
+    """The powers, checked (:func:`_powers`) and broadcastable against the data ``values``."""
+    lam = _powers(lmbda)
+    try:
+        np.broadcast_shapes(values.shape, lam.shape)
+    except ValueError:
+        raise BoxCoxError(f"lmbda of shape {lam.shape} does not broadcast against data of "
+                          f"shape {values.shape}; give one power, or one per column (the "
+                          "last axis)") from None
     return lam
 
 
@@ -119,7 +131,7 @@ def boxcox(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     array([0.        , 0.69314718, 1.38629436])
     """
     x = _data(x, "x")
-    lmbda = _powers(lmbda)
+    lmbda = _pair(x, lmbda)
     if np.any(x <= 0):
         raise BoxCoxError("Box-Cox requires strictly positive data; use yeojohnson instead")
     logx = np.log(x)
@@ -146,7 +158,7 @@ def boxcox_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     array([0.5, 3. ])
     """
     y = _data(y, "y")
-    lmbda = _powers(lmbda)
+    lmbda = _pair(y, lmbda)
     t = lmbda * y
     if np.any(t <= -1):
         raise BoxCoxError(
@@ -155,7 +167,7 @@ def boxcox_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
         )
     with np.errstate(over="ignore"):
         out = np.exp(y * log1prel(t))
-    return _finite_or_raise(out, "the inverse Box-Cox transform", y * lmbda)
+    return _finite_or_raise(out, "the inverse Box-Cox transform", y)
 
 
 def boxcox_logjac(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
@@ -188,11 +200,11 @@ def yeojohnson(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     array([-4.    ,  0.    ,  1.3863])
     """
     x = _data(x, "x")
-    lmbda = _powers(lmbda)
+    lmbda = _pair(x, lmbda)
     u, kappa, sign = _yj_parts(x, lmbda)
     with np.errstate(over="ignore", invalid="ignore"):
         out = sign * u * exprel(kappa * u)
-    return _finite_or_raise(out, "the Yeo-Johnson transform", x * lmbda)
+    return _finite_or_raise(out, "the Yeo-Johnson transform", x)
 
 
 def yeojohnson_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
@@ -211,7 +223,7 @@ def yeojohnson_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     array([-2. ,  0.5,  7. ])
     """
     y = _data(y, "y")
-    lmbda = _powers(lmbda)
+    lmbda = _pair(y, lmbda)
     pos = y >= 0
     kappa = np.where(pos, lmbda, 2.0 - lmbda)
     sign = np.where(pos, 1.0, -1.0)
@@ -223,7 +235,7 @@ def yeojohnson_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
         )
     with np.errstate(over="ignore"):
         out = sign * np.expm1(np.abs(y) * log1prel(t))
-    return _finite_or_raise(out, "the inverse Yeo-Johnson transform", y * lmbda)
+    return _finite_or_raise(out, "the inverse Yeo-Johnson transform", y)
 
 
 def yeojohnson_logjac(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:

@@ -73,8 +73,11 @@ def boxcox_lambda_at(b: float, y: float) -> float:
     logb = float(np.log(b))
     if logb == 0.0 or y == 0.0 or np.sign(logb) != np.sign(y):
         raise BoxCoxError("the transform of b has the sign of log(b); no lambda reaches y")
-    c = logb / y
-    return float(-1.0 / y - _w_branch(c) / logb)
+    with np.errstate(over="ignore", divide="ignore"):
+        c = logb / y
+        if not np.isfinite(c):  # y below ~1e-308 |log b|: lambda ~ -1/y is beyond float64
+            return float(-np.sign(y) * np.inf)
+        return float(-1.0 / y - _w_branch(c) / logb)
 
 
 def lambda_bounds(

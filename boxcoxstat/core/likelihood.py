@@ -458,7 +458,7 @@ def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
     """Validated sample of :func:`nll` / :func:`score` and its lambdas: a 1-D ``x`` with any
     array of lambdas, or an (n, p) ``x`` with one lambda (or one per column); the flag says
     which."""
-    from .._validation import as_columns, as_weights
+    from .._validation import as_columns, as_weights, check_lambdas
 
     fam = normalize_family(family, allow_auto=False)
     cols = as_columns(x, family=fam, missing="raise", min_n=2)
@@ -466,9 +466,7 @@ def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
     lam = np.asarray(lmbda)
     if lam.dtype.kind not in "iuf":
         raise BoxCoxError(f"lmbda must be a number or an array of numbers, got {lmbda!r:.80}")
-    lam = lam.astype(np.float64)
-    if not np.all(np.isfinite(lam)):
-        raise BoxCoxError(f"lmbda must be finite, got {lmbda!r:.80}")
+    lam = check_lambdas(lam.astype(np.float64))
     if cols.univariate:
         return Sample.from_array(cols.values[:, 0], fam, w), lam, False
     p = cols.values.shape[1]
@@ -507,7 +505,8 @@ def nll(
     ------
     BoxCoxError
         For data the package refuses (see ``bcs.fit``), fewer than 2 values, missing values,
-        non-finite or non-numeric ``lmbda``, or a 2-D ``x`` with a ``lmbda`` of another shape.
+        non-finite or non-numeric ``lmbda`` or ``|lmbda| > 1e100``, or a 2-D ``x`` with a
+        ``lmbda`` of another shape.
 
     Examples
     --------

@@ -429,6 +429,7 @@ def as_columns(
     family: str,
     missing: str = "drop",
     min_n: int = 3,
+    tiny_scale: bool = False,
 ) -> Columns:
     """Validate ``data`` for a power-transform fit.
 
@@ -442,6 +443,10 @@ def as_columns(
         NaN (and None) are dropped per column and counted, or refused.
     min_n : int, default=3
         Fewest finite values a column may have.
+    tiny_scale : bool, default=False
+        Accept Yeo-Johnson columns on a tiny scale (range down to 1e-80): for callers whose
+        solver reaches the inverse of the range (a sample's profile, see
+        :func:`check_spread`).
 
     Raises
     ------
@@ -467,7 +472,7 @@ def as_columns(
     labels = None if index is None else index
     row_label = None if labels is None else (lambda i: labels[i])
     if clean.all() and n >= min_n and not (family == "boxcox" and np.any(lo <= 0)) \
-            and _spread_ok(lo, hi, family):
+            and _spread_ok(lo, hi, family, tiny_scale):
         return Columns(values, names, index, layout, n_missing)
     for j, name in enumerate(names):  # the slow path: full reports, the package's messages
         if clean[j]:
@@ -477,14 +482,18 @@ def as_columns(
         else:
             report = ColumnReport.of(values[:, j], row_label)
         n_missing[j] = report.n_missing
-        check_column(report, name, family=family, missing=missing, min_n=min_n)
+        check_column(report, name, family=family, missing=missing, min_n=min_n,
+                     tiny_scale=tiny_scale)
     return Columns(values, names, index, layout, n_missing)
 
 
-def _spread_ok(lo: NDArray, hi: NDArray, family: str) -> bool:
+def _spread_ok(lo: NDArray, hi: NDArray, family: str, tiny_scale: bool) -> bool:
     """Whether every column passes :func:`check_spread` (vectorised; no message)."""
     if family == "boxcox":
         rel = (hi - lo) / hi
+    elif not tiny_scale:
+        with np.errstate(over="ignore"):
+            rel = (hi - lo) / (1.0 + np.maximum(np.abs(lo), np.abs(hi)))
     else:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # 0/0: constant
             width = hi - lo  # inf for data from -1.7e308 to 1.7e308: a wide spread
@@ -568,14 +577,15 @@ def _at(row: Any) -> str:
 
 def check_column(report: ColumnReport, name: str, *, family: str, missing: str = "drop",
                  min_n: int = 3, spread: bool = True, noun: str = "column",
-                 remedy: str = "use family='yeojohnson' or shift the data") -> None:
+                 remedy: str = "use family='yeojohnson' or shift the data",
+                 tiny_scale: bool = False) -> None:
     """THE gate for one column: the package's errors, named by column (and row where known).
 
     Refuses infinite values, missing values under ``missing="raise"``, fewer than ``min_n``
     finite values, Box-Cox values <= 0, and (``spread=True``) constant columns or columns
     float64 cannot resolve (:func:`check_spread`). ``noun`` says what ``name`` names (a
     column, a federated client); ``remedy`` what to do about Box-Cox values <= 0, in the
-    caller's option names.
+    caller's option names; ``tiny_scale`` as in :func:`check_spread`.
     """
     if report.n_inf:
         raise BoxCoxError(
@@ -601,7 +611,7 @@ def check_column(report: ColumnReport, name: str, *, family: str, missing: str =
         )
     if spread and report.n_finite:
         check_spread(np.array([report.lo, report.hi]), name,
-                     "boxcox" if family == "boxcox" else "yeojohnson")
+                     "boxcox" if family == "boxcox" else "yeojohnson", tiny_scale=tiny_scale)
 
 
 def check_positive(col: NDArray[np.float64], name: str, row_label: Any = None) -> None:
@@ -641,26 +651,36 @@ def new_columns(data: Any, names: tuple[str, ...] | list[str],
     return x
 
 
-def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox") -> None:
-    """Refuse a constant column, or one that float64 cannot resolve.
+def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox", *,
+                 tiny_scale: bool = False) -> None:
+    """Refuse a constant column, or one that float64 cannot resolve on the family's scale.
 
-    The spread is relative to the values, ``(max - min) / max|x|``: below 1e-12 the data
-    agree to about 12 significant digits and lambda is not determined. Box-Cox is scale
-    invariant, so that is all; Yeo-Johnson is not, and data on a tiny scale have their
-    optimum near the inverse of their range (1e-32 gives about 1e31), which the core computes
-    exactly from ``log1p`` while the range is at least 1e-80 (``YJ_TINY_RANGE``); beyond that
-    the likelihood's moments leave the float64 range and the column is refused.
+    Box-Cox is scale-invariant, so the spread is relative to the values (``(max - min) /
+    max``); below 1e-12 the data agree to about 12 significant digits and lambda is not
+    determined. Yeo-Johnson is not scale invariant: data on a tiny scale have their optimum
+    near the inverse of their range (1e-32 gives about 1e31). With ``tiny_scale`` (callers
+    whose solver reaches that far: a sample's profile, see ``SampleProfile.lambda_limit``)
+    its spread is also relative to the values, and columns with a range below 1e-80
+    (``YJ_TINY_RANGE``), where the likelihood's moments leave float64, are refused; otherwise
+    (federated, Dask and model profiles, whose solver stops at 1e18) the spread is relative
+    to ``1 + max|x|``, the Yeo-Johnson scale.
     """
     lo, hi = float(finite.min()), float(finite.max())
     if lo == hi:
         raise BoxCoxError(
             f"column {name!r} is constant ({lo!r}); a power transform cannot be estimated"
         )
-    rel = (hi - lo) / max(abs(lo), abs(hi))
+    if family == "boxcox" or tiny_scale:
+        rel = (hi - lo) / max(abs(lo), abs(hi))
+        where = "the values"
+    else:
+        rel = (hi - lo) / (1.0 + max(abs(lo), abs(hi)))
+        where = "the values of 1 + |x| (the Yeo-Johnson scale)"
     if rel < DEGENERATE_SPREAD:
+        hint = "" if family == "boxcox" or tiny_scale else "; rescale the data first"
         raise BoxCoxError(
-            f"column {name!r}: the values differ only beyond the 12th significant digit "
-            f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data"
+            f"column {name!r}: {where} differ only beyond the 12th significant digit "
+            f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data{hint}"
         )
     if family != "boxcox" and hi - lo < YJ_TINY_RANGE:
         raise BoxCoxError(

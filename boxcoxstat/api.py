@@ -184,12 +184,13 @@ def fit(
                 "method='mle', no ymax=, and a named family ('boxcox' or 'yeojohnson'), "
                 f"got method={method!r}, ymax={ymax!r}, family={family!r}"
             )
-        cols = as_columns(data, family=fam, missing=missing)
+        cols = as_columns(data, family=fam, missing=missing, tiny_scale=True)
         return fixed_columns(cols, fam, lmbda)
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")
         cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
         return fit_robust_columns(cols, fam, spec)
-    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
+    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
+                      tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
     return fit_columns(cols, fam, ymax)

@@ -59,15 +59,22 @@ def test_messages_name_column_and_row():
         as_columns(np.array([1 + 1j, 2, 3]), family="boxcox")
 
 
-def test_yeojohnson_spread_is_judged_relative_to_the_values():
-    """Tiny Yeo-Johnson data have a computable optimum (about the inverse of their range), so
-    they pass the gate down to a range of 1e-80; values equal to 12 digits do not."""
-    assert as_columns([1e-20, 2e-20, 3e-20], family="yeojohnson").values.shape == (3, 1)
+def test_yeojohnson_spread_is_judged_on_its_own_scale():
+    with pytest.raises(BoxCoxError, match="Yeo-Johnson scale"):
+        as_columns([1e-20, 2e-20, 3e-20], family="yeojohnson")
+    # the same values are fine for Box-Cox, which is scale-invariant
     assert as_columns([1e-20, 2e-20, 3e-20], family="boxcox").values.shape == (3, 1)
+
+
+def test_yeojohnson_on_a_tiny_scale_for_a_sample_profile():
+    """A sample's profile reaches lambda ~ 1/range (bcs.fit), so its gate accepts tiny
+    Yeo-Johnson data down to a range of 1e-80; values equal to 12 digits still fail."""
+    ok = as_columns([1e-20, 2e-20, 3e-20], family="yeojohnson", tiny_scale=True)
+    assert ok.values.shape == (3, 1)
     with pytest.raises(BoxCoxError, match="span less than 1e-80"):
-        as_columns([1e-90, 2e-90, 3e-90], family="yeojohnson")
+        as_columns([1e-90, 2e-90, 3e-90], family="yeojohnson", tiny_scale=True)
     with pytest.raises(BoxCoxError, match="12th significant digit"):
-        as_columns([1.0, 1.0 + 1e-14, 1.0 + 2e-14], family="yeojohnson")
+        as_columns([1.0, 1.0 + 1e-14, 1.0 + 2e-14], family="yeojohnson", tiny_scale=True)
 
 
 def test_weights_and_options():

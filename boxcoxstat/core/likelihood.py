@@ -461,7 +461,7 @@ def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
     from .._validation import as_columns, as_weights, check_lambdas
 
     fam = normalize_family(family, allow_auto=False)
-    cols = as_columns(x, family=fam, missing="raise", min_n=2)
+    cols = as_columns(x, family=fam, missing="raise", min_n=2, tiny_scale=True)
     w = as_weights(weights, cols.values.shape[0])
     lam = np.asarray(lmbda)
     if lam.dtype.kind not in "iuf":

@@ -280,3 +280,24 @@ def test_yeojohnson_below_the_representable_range_is_refused_by_name():
     # Box-Cox is scale invariant: the same data have the same lambda; 1e-9: the log-ratios
     # of the rescaled values agree to rounding, the solver's tolerance is 1e-12 relative
     assert bcs.fit(X * 1e-150).lmbda == pytest.approx(bcs.fit(X).lmbda, rel=1e-9)
+
+
+def test_plots_check_their_arguments_before_drawing():
+    """A wrong ax failed inside matplotlib ('int' object has no attribute 'plot')."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = bcs.fit(X)
+    with pytest.raises(BoxCoxError, match="ax must be a matplotlib Axes"):
+        r.plot_profile(ax=3)
+    fig, one = plt.subplots()
+    with pytest.raises(BoxCoxError, match="axes must be 2 matplotlib Axes"):
+        r.qqplot(axes=one)
+    with pytest.raises(BoxCoxError, match="unknown column"):
+        r.plot_profile(column="y")
+    with pytest.raises(BoxCoxError, match="alpha must be a number"):
+        r.plot_profile(alpha="0.05")
+    assert r.plot_profile(ax=one) is one
+    plt.close("all")

@@ -140,8 +140,7 @@ def fit(
     from .federated.daskfit import is_dask
 
     normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
-    if not isinstance(method, str):
-        raise BoxCoxError(f"method must be a string such as 'mle' or 'rewml', got {method!r:.80}")
+    get_method(method)  # a known estimator's name, or the registry's error
     check_option("missing", missing, ("drop", "raise"))
     ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
     gamma = None if gamma is None else check_number("gamma", gamma)

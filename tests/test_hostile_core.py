@@ -239,8 +239,11 @@ def test_families_pass_nan_through_like_result_transform_gh_hardening(family):
     np.testing.assert_allclose(back[[0, 2]], x[[0, 2]], rtol=1e-14)
     with pytest.raises(BoxCoxError, match="lmbda must be finite"):
         families.transform(x, np.nan, family)
-    with pytest.raises(BoxCoxError, match="infinite"):
-        families.transform([1.0, np.inf], 0.3, family)
+    for lam in (0.0, 0.3, 2.0):
+        with pytest.raises(BoxCoxError, match="infinite"):
+            families.transform([1.0, np.inf], lam, family)
+        with pytest.raises(BoxCoxError, match="infinite"):
+            families.inverse_transform([np.inf, 0.5], lam, family)
     with pytest.raises(BoxCoxError, match="does not broadcast"):
         families.transform(np.ones((4, 2)), [0.1, 0.2, 0.3], family)
     with pytest.raises(BoxCoxError, match="real numbers"):

@@ -201,6 +201,11 @@ def test_result_methods_give_finite_numbers_or_package_error(key, new, alpha, lm
 @given(x=arrays(), lmbda=OPTION_VALUES, family=st.sampled_from(["boxcox", "yeojohnson"]))
 def test_family_transforms_keep_nan_and_are_finite_or_refuse(x, lmbda, family):
     before = x.copy()
+    inv = _quietly(lambda: families.inverse_transform(x, lmbda, family))  # any y
+    if inv is not None:
+        nan_in = np.broadcast_to(np.isnan(np.asarray(x, dtype=np.float64)), inv.shape)
+        np.testing.assert_array_equal(np.isnan(inv), nan_in)
+        assert np.all(np.isfinite(inv[~nan_in]))
     y = _quietly(lambda: families.transform(x, lmbda, family))
     assert _same(x, before)
     event("transformed" if y is not None else "refused")

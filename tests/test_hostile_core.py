@@ -304,3 +304,34 @@ def test_plots_check_their_arguments_before_drawing():
         r.plot_profile(alpha="0.05")
     assert r.plot_profile(ax=one) is one
     plt.close("all")
+
+
+def _mutations(doc: dict):
+    """Every list field one entry short or one too long, every string field an unknown value."""
+    for name, value in doc.items():
+        if name in ("format", "version"):
+            continue
+        if isinstance(value, list) and value:
+            yield name, {**doc, name: value[:-1]}
+            yield name, {**doc, name: value + value[-1:]}
+        elif isinstance(value, str):
+            yield name, {**doc, name: "logit"}
+
+
+@pytest.mark.parametrize("which", sorted(__import__("tests.test_conformance",
+                                                    fromlist=["RESULTS"]).RESULTS))
+def test_every_result_class_refuses_lengths_and_values_by_name_gh_hardening(which):
+    """For every result class: names and lambdas of different lengths and unknown families
+    (any string field) are refused with BoxCoxError naming the field, or give a result whose
+    report works; never an error in summary() after a successful load."""
+    from tests.test_conformance import RESULTS
+
+    result = RESULTS[which]()
+    cls = type(result)
+    for name, doc in _mutations(json.loads(result.to_json())):
+        try:
+            back = cls.from_json(doc)
+        except BoxCoxError as err:
+            assert "JSON" in str(err), (name, err)
+            continue
+        assert len(str(back.summary())) > 40, name

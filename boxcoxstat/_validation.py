@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,9 @@ _FAMILY_ALIASES = {
 
 # Relative spread below which float64 cannot resolve a power (values equal to ~12 digits).
 DEGENERATE_SPREAD = 1e-12
+# Yeo-Johnson only: absolute range below which lambda (about the inverse of the range, beyond
+# 1e80) would leave the float64 range of the likelihood's moments (chi ~ range^2 / lambda).
+YJ_TINY_RANGE = 1e-80
 
 
 class BoxCoxError(ValueError):
@@ -47,7 +50,10 @@ def normalize_family(family: str, *, allow_auto: bool = True,
                      allow_shifted: bool = False) -> str:
     """Return the canonical family name (``"boxcox"``, ``"yeojohnson"``, ``"auto"`` or, where
     ``allow_shifted``, ``"bcnpower"``)."""
-    key = str(family).strip().lower()
+    if not isinstance(family, str):
+        raise BoxCoxError(f"family must be a string such as 'boxcox' or 'yeojohnson', got "
+                          f"{family!r:.80}")
+    key = family.strip().lower()
     canonical = _FAMILY_ALIASES.get(key)
     if canonical is None or (canonical == "auto" and not allow_auto) or (
             canonical == "bcnpower" and not allow_shifted):
@@ -59,10 +65,78 @@ def normalize_family(family: str, *, allow_auto: bool = True,
 
 def check_option(name: str, value: Any, allowed: tuple) -> Any:
     """Raise a clear error unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
+    # same type and equal: an array, whose == is elementwise, is never an option value
+    known = any(isinstance(value, type(a)) and bool(value == a) for a in allowed)
+    if not known:
         choices = ", ".join(repr(a) for a in allowed)
         raise BoxCoxError(f"{name}={value!r} is not valid; use one of {choices}")
     return value
+
+
+def check_number(name: str, value: Any, *, positive: bool = False) -> float:
+    """``value`` as a finite float (``> 0`` where ``positive``), else an error naming the
+    option: a string, a list, a boolean, NaN or an infinity is refused, not cast.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation import check_number
+    >>> check_number("ymax", 1e10, positive=True)
+    10000000000.0
+    """
+    kind = "a positive" if positive else "a finite"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise BoxCoxError(f"{name} must be {kind} number, got {value!r:.80} "
+                          f"({type(value).__name__})")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise BoxCoxError(f"{name} is beyond the float64 range: {value!r:.40}") from None
+    if not np.isfinite(v) or (positive and not v > 0):
+        raise BoxCoxError(f"{name} must be {kind} finite number, got {value!r}")
+    return v
+
+
+# Largest |lambda| at which the core evaluates a likelihood: its moments are kept in units of
+# lambda^-2 and lambda^-3, which leave float64 beyond about 5e102.
+LAMBDA_MAX = 1e100
+
+
+def check_lambdas(lmbda: NDArray[np.float64], what: str = "lmbda") -> NDArray[np.float64]:
+    """Refuse powers the likelihood cannot be evaluated at: NaN, infinite, or beyond
+    ``LAMBDA_MAX`` (1e100) in magnitude; returns ``lmbda``."""
+    if not np.all(np.isfinite(lmbda)):
+        raise BoxCoxError(f"{what} must be finite, got {lmbda!r:.80}")
+    if np.any(np.abs(lmbda) > LAMBDA_MAX):
+        raise BoxCoxError(f"{what} = {float(np.max(np.abs(lmbda))):g} in magnitude is beyond "
+                          f"{LAMBDA_MAX:g}, where the likelihood leaves the float64 range; "
+                          "use a smaller power")
+    return lmbda
+
+
+def as_numbers(values: Any, what: str) -> NDArray[np.float64]:
+    """``values`` as a float array if they are real numbers (not text, booleans, ragged lists
+    or other objects), else the package's error starting with ``what`` (which names the
+    option and what it takes).
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation import as_numbers
+    >>> as_numbers([0, 0.5], "lmbda must be numbers")
+    array([0. , 0.5])
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
+    if arr.dtype.kind == "O":
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    if arr.dtype.kind not in "iuf":
+        raise BoxCoxError(f"{what}, got {values!r:.80}")
+    return arr.astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -142,27 +216,29 @@ def like_native(out: NDArray[np.float64], names: list[str] | tuple[str, ...], li
     return nw.from_numpy(out, schema=list(names), backend=backend).to_native()
 
 
-def _native_matrix(frame: Any) -> tuple[NDArray, list[str], Any, str]:
+def _native_matrix(frame: Any, booleans: bool = True) -> tuple[NDArray, list[str], Any, str]:
     """The columns of a narwhals DataFrame or Series as floats (nulls become NaN)."""
     import narwhals.stable.v1 as nw
 
     if isinstance(frame, nw.Series):
         name = "x" if not frame.name else str(frame.name)
-        return _native_column(frame, name)[:, None], [name], None, "series"
+        return _native_column(frame, name, booleans)[:, None], [name], None, "series"
     names = [str(c) for c in frame.columns]
     if not names:
         raise BoxCoxError("the DataFrame has no columns")
-    cols = [_native_column(frame.get_column(c), str(c)) for c in frame.columns]
+    cols = [_native_column(frame.get_column(c), str(c), booleans) for c in frame.columns]
     return np.column_stack(cols), names, None, "frame"
 
 
-def _native_column(s: Any, name: str) -> NDArray[np.float64]:
+def _native_column(s: Any, name: str, booleans: bool = True) -> NDArray[np.float64]:
     import narwhals.stable.v1 as nw
 
     if isinstance(s.dtype, (nw.Categorical, nw.Enum)):
         raise BoxCoxError(
             f"column {name!r} is categorical; encode it as numbers first or leave it out"
         )
+    if s.dtype == nw.Boolean and not booleans:
+        _refuse_kind("b", name)
     if s.dtype.is_numeric() or s.dtype == nw.Boolean:
         return np.array(s.cast(nw.Float64).to_numpy(), dtype=np.float64, copy=True)
     raise BoxCoxError(f"column {name!r} is not numeric (dtype {s.dtype}); encode it as numbers "
@@ -201,24 +277,28 @@ def as_pandas_frame(data: Any) -> Any:
     return pd.DataFrame({str(c): frame.get_column(c).to_numpy() for c in frame.columns})
 
 
-def to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
+def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], Any, str]:
     """Float matrix (private copy), column names, row index and input layout of ``data``.
 
     pandas and NumPy are read directly; a DataFrame or Series of another library (polars,
-    pyarrow...) through narwhals (:func:`native_frame`), its column names kept. Raises
-    ``BoxCoxError`` for non-numeric, categorical or complex columns and bad shapes; does no
-    statistical checks (see :func:`as_columns` for those).
+    pyarrow...) through narwhals (:func:`native_frame`), its column names kept. A NumPy masked
+    array's masked entries become missing (NaN). Raises ``BoxCoxError`` for columns that are
+    not real numbers (:func:`_numeric`: datetimes, durations, text, categories, booleans,
+    complex numbers), ragged nested lists, integers beyond the float64 range, data without
+    columns and bad shapes; does no statistical checks (see :func:`as_columns` for those).
+    Booleans are read as 0/1 unless ``booleans=False`` (the fit's gate: an indicator has no
+    power transform).
     """
     import pandas as pd
 
     if not isinstance(data, (pd.Series, pd.DataFrame, np.ndarray, list, tuple)):
         frame = native_frame(data)
         if frame is not None:
-            return _native_matrix(frame)
+            return _native_matrix(frame, booleans)
 
     if isinstance(data, pd.Series):
         name = "x" if data.name is None else str(data.name)
-        return _series_values(data, name)[:, None], [name], data.index, "series"
+        return _series_values(data, name, booleans)[:, None], [name], data.index, "series"
     if isinstance(data, pd.DataFrame):
         if data.shape[1] == 0:
             raise BoxCoxError("the DataFrame has no columns")
@@ -227,21 +307,45 @@ def to_matrix(data: Any) -> tuple[NDArray, list[str], Any, str]:
         dup = sorted(n for n, k in counts.items() if k > 1)
         if dup:
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
-        cols = [_series_values(data.iloc[:, j], names[j]) for j in range(len(names))]
+        cols = [_series_values(data.iloc[:, j], names[j], booleans) for j in range(len(names))]
         return np.column_stack(cols), names, data.index, "frame"
-    arr = np.asarray(data)
+    arr, mask = _as_array(data)
     if arr.ndim == 0:
         raise BoxCoxError("expected a sequence of numbers, got a scalar")
     if arr.ndim == 1:
-        return _numeric(arr, "x")[:, None], ["x"], None, "array1d"
+        return _masked(_numeric(arr, "x", booleans)[:, None], mask, 1), ["x"], None, "array1d"
     if arr.ndim == 2:
+        if arr.shape[1] == 0:
+            raise BoxCoxError(f"the data have no columns (shape {arr.shape}); pass at least "
+                              "one column")
         names = [f"x{j}" for j in range(arr.shape[1])]
-        cols = [_numeric(arr[:, j], names[j]) for j in range(arr.shape[1])]
-        return np.column_stack(cols) if cols else arr.astype(float), names, None, "array2d"
+        cols = [_numeric(arr[:, j], names[j], booleans) for j in range(arr.shape[1])]
+        return _masked(np.column_stack(cols), mask, 2), names, None, "array2d"
     raise BoxCoxError(f"expected 1-D or 2-D data, got an array with {arr.ndim} dimensions")
 
 
-def _series_values(s: Any, name: str) -> NDArray[np.float64]:
+def _as_array(data: Any) -> tuple[NDArray, NDArray[np.bool_] | None]:
+    """``data`` as an array and, for a masked array, its mask (``None`` when nothing is
+    masked); ragged nested sequences are refused by name (NumPy's own message is obscure)."""
+    if isinstance(data, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(data)
+        return np.asarray(data.data), (mask if mask.any() else None)
+    try:
+        return np.asarray(data), None
+    except (ValueError, TypeError):
+        raise BoxCoxError("the rows of the data have different lengths (a ragged nested "
+                          "list); give a rectangular table of numbers") from None
+
+
+def _masked(values: NDArray[np.float64], mask: NDArray[np.bool_] | None,
+            ndim: int) -> NDArray[np.float64]:
+    """``values`` (n, p) with a masked array's masked entries set missing (NaN)."""
+    if mask is not None:
+        values[mask.reshape(values.shape) if ndim == 2 else mask[:, None]] = np.nan
+    return values
+
+
+def _series_values(s: Any, name: str, booleans: bool = True) -> NDArray[np.float64]:
     """A pandas column as floats: nullable numeric dtypes map pd.NA to NaN."""
     import pandas as pd
 
@@ -249,39 +353,74 @@ def _series_values(s: Any, name: str) -> NDArray[np.float64]:
         raise BoxCoxError(
             f"column {name!r} is categorical; encode it as numbers first or leave it out"
         )
+    if pd.api.types.is_bool_dtype(s.dtype) and not booleans:
+        _refuse_kind("b", name)
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_complex_dtype(s.dtype):
         return s.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-    return _numeric(s.to_numpy(), name)
+    if not pd.api.types.is_object_dtype(s.dtype) and not pd.api.types.is_complex_dtype(
+            s.dtype):  # datetimes (with time zone), periods, intervals, strings...
+        kind = getattr(s.dtype, "kind", "O")
+        if kind in _KINDS:
+            _refuse_kind(kind, name)
+        raise BoxCoxError(f"column {name!r} is not numeric (dtype {s.dtype}); "
+                          f"{_ENCODE}")
+    return _numeric(s.to_numpy(), name, booleans)
 
 
-def _numeric(col: NDArray, name: str) -> NDArray[np.float64]:
-    if col.dtype == bool or col.dtype.kind in "iuf":
+_ENCODE = "encode it as numbers first or leave it out"
+_KINDS = {  # dtype kind: (what the column holds, what to do)
+    "b": ("booleans (an indicator has two values, so no power is determined)",
+          "leave it out, or cast it with astype(float) if it really is a measurement"),
+    "c": ("complex numbers", "power transforms need real numbers; pass the real part or "
+          "the modulus"),
+    "M": ("dates/times (datetime64)", "transform a duration such as the time since a start, "
+          "converted to numbers in a unit you choose"),
+    "m": ("durations (timedelta64)", "convert them to numbers in a unit you choose, e.g. "
+          "x / np.timedelta64(1, 'D')"),
+    "U": ("text", _ENCODE),
+    "S": ("text (bytes)", _ENCODE),
+    "V": ("structured records", "pass the numeric fields as columns"),
+}
+
+
+def _refuse_kind(kind: str, name: str) -> NoReturn:
+    what, todo = _KINDS.get(kind, (f"values of dtype kind {kind!r}", _ENCODE))
+    raise BoxCoxError(f"column {name!r} is not numeric: it holds {what}; {todo}")
+
+
+def _numeric(col: NDArray, name: str, booleans: bool = True) -> NDArray[np.float64]:
+    """A column of real numbers as float64 (a copy); everything else is refused by name.
+
+    Integers and floats are read, booleans as 0/1 where ``booleans``; object columns may hold
+    Python or NumPy numbers and ``None`` / NaN / ``pd.NA`` for missing values. Complex
+    numbers, datetimes, durations, text and records are refused (no silent cast: a datetime
+    read as nanoseconds would be fitted without a word).
+    """
+    if col.dtype.kind in "iuf" or (booleans and col.dtype.kind == "b"):
         return np.array(col, dtype=np.float64, copy=True)
-    if col.dtype.kind == "c":
-        raise BoxCoxError(f"column {name!r} is complex; power transforms need real numbers")
-    if col.dtype.kind == "O":
-        # object columns holding numbers (and None/NaN/pd.NA for missing)
-        import pandas as pd
+    if col.dtype.kind != "O":
+        _refuse_kind(col.dtype.kind, name)
+    # object columns holding numbers (and None/NaN/pd.NA for missing)
+    import pandas as pd
 
-        out = np.empty(col.shape, dtype=np.float64)
-        for i, v in enumerate(col):
-            if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
-                out[i] = np.nan
-            elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+    out = np.empty(col.shape, dtype=np.float64)
+    for i, v in enumerate(col):
+        if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
+            out[i] = np.nan
+        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+                v, (bool, np.bool_)):
+            try:
                 out[i] = float(v)
-            else:
+            except OverflowError:
                 raise BoxCoxError(
-                    f"column {name!r} is not numeric (row {i} holds {v!r}); "
-                    "encode it as numbers first or leave it out"
-                )
-        return out
-    try:
-        return np.array(col, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise BoxCoxError(
-            f"column {name!r} is not numeric (dtype {col.dtype}); encode it as numbers first "
-            "or leave it out"
-        ) from None
+                    f"column {name!r}: row {i} holds an integer beyond the float64 range "
+                    f"({str(v)[:12]}... with {len(str(abs(v)))} digits); rescale the data"
+                ) from None
+        else:
+            raise BoxCoxError(
+                f"column {name!r} is not numeric (row {i} holds {v!r:.60}); {_ENCODE}"
+            )
+    return out
 
 
 def as_columns(
@@ -290,6 +429,7 @@ def as_columns(
     family: str,
     missing: str = "drop",
     min_n: int = 3,
+    tiny_scale: bool = False,
 ) -> Columns:
     """Validate ``data`` for a power-transform fit.
 
@@ -303,6 +443,10 @@ def as_columns(
         NaN (and None) are dropped per column and counted, or refused.
     min_n : int, default=3
         Fewest finite values a column may have.
+    tiny_scale : bool, default=False
+        Accept Yeo-Johnson columns on a tiny scale (range down to 1e-80): for callers whose
+        solver reaches the inverse of the range (a sample's profile, see
+        :func:`check_spread`).
 
     Raises
     ------
@@ -313,8 +457,13 @@ def as_columns(
     """
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
-    values, names, index, layout = to_matrix(data)
+    values, names, index, layout = to_matrix(data, booleans=False)
     n, p = values.shape
+    if p == 0:
+        raise BoxCoxError("the data have no columns; pass at least one column")
+    if n == 0:
+        raise BoxCoxError(f"the data have no rows (columns {names[:5]}); at least {min_n} "
+                          "values per column are needed")
     with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
         lo = values.min(axis=0, initial=np.inf)
         hi = values.max(axis=0, initial=-np.inf)
@@ -323,7 +472,7 @@ def as_columns(
     labels = None if index is None else index
     row_label = None if labels is None else (lambda i: labels[i])
     if clean.all() and n >= min_n and not (family == "boxcox" and np.any(lo <= 0)) \
-            and _spread_ok(lo, hi, family):
+            and _spread_ok(lo, hi, family, tiny_scale):
         return Columns(values, names, index, layout, n_missing)
     for j, name in enumerate(names):  # the slow path: full reports, the package's messages
         if clean[j]:
@@ -333,16 +482,24 @@ def as_columns(
         else:
             report = ColumnReport.of(values[:, j], row_label)
         n_missing[j] = report.n_missing
-        check_column(report, name, family=family, missing=missing, min_n=min_n)
+        check_column(report, name, family=family, missing=missing, min_n=min_n,
+                     tiny_scale=tiny_scale)
     return Columns(values, names, index, layout, n_missing)
 
 
-def _spread_ok(lo: NDArray, hi: NDArray, family: str) -> bool:
+def _spread_ok(lo: NDArray, hi: NDArray, family: str, tiny_scale: bool) -> bool:
     """Whether every column passes :func:`check_spread` (vectorised; no message)."""
     if family == "boxcox":
         rel = (hi - lo) / hi
+    elif not tiny_scale:
+        with np.errstate(over="ignore"):
+            rel = (hi - lo) / (1.0 + np.maximum(np.abs(lo), np.abs(hi)))
     else:
-        rel = (hi - lo) / (1.0 + np.maximum(np.abs(lo), np.abs(hi)))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # 0/0: constant
+            width = hi - lo  # inf for data from -1.7e308 to 1.7e308: a wide spread
+            rel = width / np.maximum(np.abs(lo), np.abs(hi))
+        if np.any(width < YJ_TINY_RANGE):
+            return False
     return bool(np.all((lo != hi) & (rel >= DEGENERATE_SPREAD)))
 
 
@@ -420,14 +577,15 @@ def _at(row: Any) -> str:
 
 def check_column(report: ColumnReport, name: str, *, family: str, missing: str = "drop",
                  min_n: int = 3, spread: bool = True, noun: str = "column",
-                 remedy: str = "use family='yeojohnson' or shift the data") -> None:
+                 remedy: str = "use family='yeojohnson' or shift the data",
+                 tiny_scale: bool = False) -> None:
     """THE gate for one column: the package's errors, named by column (and row where known).
 
     Refuses infinite values, missing values under ``missing="raise"``, fewer than ``min_n``
     finite values, Box-Cox values <= 0, and (``spread=True``) constant columns or columns
     float64 cannot resolve (:func:`check_spread`). ``noun`` says what ``name`` names (a
     column, a federated client); ``remedy`` what to do about Box-Cox values <= 0, in the
-    caller's option names.
+    caller's option names; ``tiny_scale`` as in :func:`check_spread`.
     """
     if report.n_inf:
         raise BoxCoxError(
@@ -453,7 +611,7 @@ def check_column(report: ColumnReport, name: str, *, family: str, missing: str =
         )
     if spread and report.n_finite:
         check_spread(np.array([report.lo, report.hi]), name,
-                     "boxcox" if family == "boxcox" else "yeojohnson")
+                     "boxcox" if family == "boxcox" else "yeojohnson", tiny_scale=tiny_scale)
 
 
 def check_positive(col: NDArray[np.float64], name: str, row_label: Any = None) -> None:
@@ -493,29 +651,43 @@ def new_columns(data: Any, names: tuple[str, ...] | list[str],
     return x
 
 
-def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox") -> None:
+def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox", *,
+                 tiny_scale: bool = False) -> None:
     """Refuse a constant column, or one that float64 cannot resolve on the family's scale.
 
     Box-Cox is scale-invariant, so the spread is relative to the values (``(max - min) /
-    max``); Yeo-Johnson works on ``1 + |x|``, so its spread is relative to ``1 + max|x|``.
-    Below 1e-12 the data agree to about 12 significant digits and lambda is not determined.
+    max``); below 1e-12 the data agree to about 12 significant digits and lambda is not
+    determined. Yeo-Johnson is not scale invariant: data on a tiny scale have their optimum
+    near the inverse of their range (1e-32 gives about 1e31). With ``tiny_scale`` (callers
+    whose solver reaches that far: a sample's profile, see ``SampleProfile.lambda_limit``)
+    its spread is also relative to the values, and columns with a range below 1e-80
+    (``YJ_TINY_RANGE``), where the likelihood's moments leave float64, are refused; otherwise
+    (federated, Dask and model profiles, whose solver stops at 1e18) the spread is relative
+    to ``1 + max|x|``, the Yeo-Johnson scale.
     """
     lo, hi = float(finite.min()), float(finite.max())
     if lo == hi:
         raise BoxCoxError(
             f"column {name!r} is constant ({lo!r}); a power transform cannot be estimated"
         )
-    if family == "boxcox":
-        rel = (hi - lo) / hi
+    if family == "boxcox" or tiny_scale:
+        rel = (hi - lo) / max(abs(lo), abs(hi))
         where = "the values"
     else:
         rel = (hi - lo) / (1.0 + max(abs(lo), abs(hi)))
         where = "the values of 1 + |x| (the Yeo-Johnson scale)"
     if rel < DEGENERATE_SPREAD:
-        hint = "" if family == "boxcox" else "; rescale the data first"
+        hint = "" if family == "boxcox" or tiny_scale else "; rescale the data first"
         raise BoxCoxError(
             f"column {name!r}: {where} differ only beyond the 12th significant digit "
             f"(range {lo!r} to {hi!r}); float64 cannot determine lambda for such data{hint}"
+        )
+    if family != "boxcox" and hi - lo < YJ_TINY_RANGE:
+        raise BoxCoxError(
+            f"column {name!r}: the values span less than {YJ_TINY_RANGE:g} (range {lo!r} to "
+            f"{hi!r}); Yeo-Johnson's lambda would lie beyond about 1e80, outside what float64 "
+            "can hold in the likelihood; rescale the data (Yeo-Johnson is not scale "
+            "invariant, so choose the unit deliberately)"
         )
 
 

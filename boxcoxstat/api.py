@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import numpy as np
-
-from ._validation import BoxCoxError, as_columns, normalize_family
+from ._validation import BoxCoxError, as_columns, check_number, check_option, normalize_family
 from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
@@ -37,7 +35,8 @@ def fit(
     Parameters
     ----------
     data : array_like, pandas Series or DataFrame
-        One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array).
+        One column (1-D input, a Series or a list) or several (a DataFrame or 2-D array) of
+        real numbers; NaN, None, pd.NA and a masked array's masked entries are missing.
         The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
         collection is fitted partition by partition and never gathered (see
         :mod:`boxcoxstat.federated.daskfit`; ``family`` may be ``"boxcox"``,
@@ -99,8 +98,13 @@ def fit(
     Raises
     ------
     BoxCoxError
-        For unusable input: non-numeric or constant columns, infinite values, fewer than 3
-        finite values, Box-Cox with values <= 0, missing values under ``missing="raise"``.
+        For unusable input, named by column (and first row) or option: columns that are not
+        real numbers (datetimes, durations, text, categories, complex numbers, booleans),
+        constant columns, infinite values, fewer than 3 finite values, Box-Cox with values
+        <= 0, missing values under ``missing="raise"``, no columns or no rows, ragged lists,
+        integers beyond float64, Yeo-Johnson data spanning less than 1e-80; options of the
+        wrong type or value (a string ``ymax``, a NaN ``lmbda``, ``|lmbda| > 1e100``, ...).
+        A masked array's masked entries are missing values.
 
     Notes
     -----
@@ -135,6 +139,12 @@ def fit(
     """
     from .federated.daskfit import is_dask
 
+    normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
+    get_method(method)  # a known estimator's name, or the registry's error
+    check_option("missing", missing, ("drop", "raise"))
+    ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
+    gamma = None if gamma is None else check_number("gamma", gamma)
+    gamma_min = check_number("gamma_min", gamma_min, positive=True)
     if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
         from .federated.daskfit import fit_dask
 
@@ -149,6 +159,9 @@ def fit(
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
+    if isinstance(lmbda, str):
+        raise BoxCoxError(f"lmbda must be a number, one number per column or a Series by "
+                          f"column, got {lmbda!r:.40}")
     if lmbda is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
                           "gamma= yet; fit the shift, or transform with the power you chose")
@@ -159,10 +172,8 @@ def fit(
         if fam not in ("boxcox", "bcnpower"):
             raise BoxCoxError(f"gamma= applies to family='boxcox' (a fixed shift) or "
                               f"'bcnpower', not {family!r}")
-        if gamma is not None and (not np.isfinite(gamma) or (fam == "bcnpower" and gamma <= 0)):
+        if gamma is not None and fam == "bcnpower" and gamma <= 0:
             raise BoxCoxError(f"gamma must be a finite number (> 0 for bcnpower), got {gamma!r}")
-        if not (np.isfinite(gamma_min) and gamma_min > 0):
-            raise BoxCoxError(f"gamma_min must be a positive number, got {gamma_min!r}")
         cols = as_columns(data, family="yeojohnson", missing=missing)
         return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min))
     if lmbda is not None:
@@ -172,12 +183,13 @@ def fit(
                 "method='mle', no ymax=, and a named family ('boxcox' or 'yeojohnson'), "
                 f"got method={method!r}, ymax={ymax!r}, family={family!r}"
             )
-        cols = as_columns(data, family=fam, missing=missing)
+        cols = as_columns(data, family=fam, missing=missing, tiny_scale=True)
         return fixed_columns(cols, fam, lmbda)
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")
         cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
         return fit_robust_columns(cols, fam, spec)
-    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
+    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
+                      tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
     return fit_columns(cols, fam, ymax)

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._special import exprel, log1prel, log_exprel
-from ._validation import BoxCoxError, TransformOverflowError, normalize_family
+from ._validation import BoxCoxError, TransformOverflowError, check_number, normalize_family
 
 __all__ = [
     "boxcox",
@@ -48,13 +48,59 @@ __all__ = [
 ]
 
 
-def _finite_or_raise(out: NDArray, what: str) -> NDArray[np.float64]:
-    if not np.all(np.isfinite(out)):
-        raise TransformOverflowError(
-            f"{what} overflows float64 at this lambda; fit with ymax= to bound the "
-            "transformed values, or rescale the data"
-        )
-    return out
+def _finite_or_raise(out: NDArray, what: str, given: NDArray) -> NDArray[np.float64]:
+    """``out``, unless a value is not finite where the data ``given`` were not missing (an
+    infinite input is named as such; the checks run only when something is not finite, so
+    the happy path costs one pass over ``out``)."""
+    if np.all(np.isfinite(out)) or np.all(np.isfinite(out) | np.isnan(given)):
+        return out
+    if np.any(np.isinf(given)):
+        raise BoxCoxError("the data have infinite values; remove them or mark them missing "
+                          "(NaN)")
+    raise TransformOverflowError(
+        f"{what} overflows float64 at this lambda; fit with ymax= to bound the "
+        "transformed values, or rescale the data"
+    )
+
+
+def _real(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``values`` as a float array; anything that is not real numbers (text, datetimes,
+    complex numbers, ragged lists) is refused by name, as in ``bcs.fit``."""
+    arr = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    if arr.dtype.kind in "iufb":
+        return np.asarray(arr, dtype=np.float64)
+    if arr.dtype.kind == "O":
+        try:
+            return np.asarray(arr, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    raise BoxCoxError(f"{name} must be real numbers, got an array of dtype {arr.dtype}")
+
+
+def _powers(lmbda: ArrayLike) -> NDArray[np.float64]:
+    """``lmbda`` as a float array of finite powers, else the package's error."""
+    lam = _real(lmbda, "lmbda")
+    if not np.all(np.isfinite(lam)):
+        raise BoxCoxError(f"lmbda must be finite, got {lmbda!r:.80}")
+    return lam
+
+
+def _pair(values: NDArray, lmbda: ArrayLike) -> NDArray[np.float64]:
+    """The powers, checked (:func:`_powers`) and broadcastable against the data ``values``."""
+    lam = _powers(lmbda)
+    try:
+        np.broadcast_shapes(values.shape, lam.shape)
+    except ValueError:
+        raise BoxCoxError(f"lmbda of shape {lam.shape} does not broadcast against data of "
+                          f"shape {values.shape}; give one power, or one per column (the "
+                          "last axis)") from None
+    return lam
+
+
+def _data(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    """The data of a transform: real numbers, NaN for missing values (infinities are refused
+    by :func:`_finite_or_raise`, after the arithmetic, at no cost on the happy path)."""
+    return _real(values, name)
 
 
 def boxcox(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
@@ -63,19 +109,21 @@ def boxcox(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     x : array_like
-        Strictly positive data.
+        Strictly positive data; NaN marks a missing value and stays NaN (the package's NaN
+        policy: NaN in, NaN out, for every transform and inverse in this module).
     lmbda : array_like
-        Power(s); broadcast against ``x``.
+        Finite power(s); broadcast against ``x``.
 
     Returns
     -------
     ndarray
-        The transformed values.
+        The transformed values (NaN exactly where ``x`` is NaN).
 
     Raises
     ------
     BoxCoxError
-        If any ``x <= 0``, or (``TransformOverflowError``) if a value overflows float64.
+        If any ``x <= 0`` or is infinite, ``lmbda`` is not finite, or
+        (``TransformOverflowError``) a value overflows float64.
 
     Examples
     --------
@@ -85,23 +133,26 @@ def boxcox(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     >>> boxcox([1.0, 2.0, 4.0], 0.0)
     array([0.        , 0.69314718, 1.38629436])
     """
-    x = np.asarray(x, dtype=np.float64)
-    lmbda = np.asarray(lmbda, dtype=np.float64)
-    if np.any(x <= 0) or np.any(np.isnan(x)):
+    x = _data(x, "x")
+    lmbda = _pair(x, lmbda)
+    if np.any(x <= 0):
         raise BoxCoxError("Box-Cox requires strictly positive data; use yeojohnson instead")
     logx = np.log(x)
     with np.errstate(over="ignore", invalid="ignore"):
         out = logx * exprel(lmbda * logx)
-    return _finite_or_raise(out, "the Box-Cox transform")
+    return _finite_or_raise(out, "the Box-Cox transform", x)
 
 
 def boxcox_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     """Inverse Box-Cox transform ``(1 + lmbda*y)**(1/lmbda)`` (``exp(y)`` at 0).
 
+    NaN in ``y`` stays NaN (a missing value).
+
     Raises
     ------
     BoxCoxError
-        If ``1 + lmbda*y <= 0`` (no positive value transforms to ``y``).
+        If ``1 + lmbda*y <= 0`` (no positive value transforms to ``y``), ``y`` is infinite
+        or ``lmbda`` is not finite.
 
     Examples
     --------
@@ -109,17 +160,18 @@ def boxcox_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     >>> boxcox_inverse(boxcox([0.5, 3.0], -1.3), -1.3)
     array([0.5, 3. ])
     """
-    y = np.asarray(y, dtype=np.float64)
-    lmbda = np.asarray(lmbda, dtype=np.float64)
-    t = lmbda * y
+    y = _data(y, "y")
+    lmbda = _pair(y, lmbda)
+    with np.errstate(invalid="ignore", over="ignore"):  # 0 * inf, huge: checked below
+        t = lmbda * y
     if np.any(t <= -1):
         raise BoxCoxError(
             "some values lie outside the range of the Box-Cox transform at this lambda "
             "(1 + lmbda*y <= 0), so they have no inverse"
         )
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below
         out = np.exp(y * log1prel(t))
-    return _finite_or_raise(out, "the inverse Box-Cox transform")
+    return _finite_or_raise(out, "the inverse Box-Cox transform", y)
 
 
 def boxcox_logjac(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
@@ -140,7 +192,8 @@ def yeojohnson(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     """Yeo-Johnson transform.
 
     ``((1+x)**lmbda - 1)/lmbda`` for ``x >= 0`` and ``-((1-x)**(2-lmbda) - 1)/(2-lmbda)`` for
-    ``x < 0``, with the logarithmic limits at ``lmbda = 0`` and ``lmbda = 2``.
+    ``x < 0``, with the logarithmic limits at ``lmbda = 0`` and ``lmbda = 2``. NaN in ``x``
+    stays NaN (a missing value); infinite ``x`` and non-finite ``lmbda`` are refused.
 
     Examples
     --------
@@ -150,23 +203,22 @@ def yeojohnson(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     >>> yeojohnson([-2.0, 0.0, 3.0], 0.0).round(4)
     array([-4.    ,  0.    ,  1.3863])
     """
-    x = np.asarray(x, dtype=np.float64)
-    lmbda = np.asarray(lmbda, dtype=np.float64)
-    if np.any(np.isnan(x)):
-        raise BoxCoxError("the data contain NaN; drop missing values first")
+    x = _data(x, "x")
+    lmbda = _pair(x, lmbda)
     u, kappa, sign = _yj_parts(x, lmbda)
     with np.errstate(over="ignore", invalid="ignore"):
         out = sign * u * exprel(kappa * u)
-    return _finite_or_raise(out, "the Yeo-Johnson transform")
+    return _finite_or_raise(out, "the Yeo-Johnson transform", x)
 
 
 def yeojohnson_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
-    """Inverse Yeo-Johnson transform.
+    """Inverse Yeo-Johnson transform (NaN in ``y`` stays NaN).
 
     Raises
     ------
     BoxCoxError
-        If a value lies outside the transform's range at this lambda.
+        If a value lies outside the transform's range at this lambda, ``y`` is infinite or
+        ``lmbda`` is not finite.
 
     Examples
     --------
@@ -174,20 +226,21 @@ def yeojohnson_inverse(y: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
     >>> yeojohnson_inverse(yeojohnson([-2.0, 0.5, 7.0], 2.7), 2.7)
     array([-2. ,  0.5,  7. ])
     """
-    y = np.asarray(y, dtype=np.float64)
-    lmbda = np.asarray(lmbda, dtype=np.float64)
+    y = _data(y, "y")
+    lmbda = _pair(y, lmbda)
     pos = y >= 0
     kappa = np.where(pos, lmbda, 2.0 - lmbda)
     sign = np.where(pos, 1.0, -1.0)
-    t = kappa * np.abs(y)
+    with np.errstate(invalid="ignore", over="ignore"):  # 0 * inf, huge: checked below
+        t = kappa * np.abs(y)
     if np.any(t <= -1):
         raise BoxCoxError(
             "some values lie outside the range of the Yeo-Johnson transform at this lambda, "
             "so they have no inverse"
         )
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # checked below
         out = sign * np.expm1(np.abs(y) * log1prel(t))
-    return _finite_or_raise(out, "the inverse Yeo-Johnson transform")
+    return _finite_or_raise(out, "the inverse Yeo-Johnson transform", y)
 
 
 def yeojohnson_logjac(x: ArrayLike, lmbda: ArrayLike) -> NDArray[np.float64]:
@@ -226,8 +279,8 @@ def bcnpower_log_base(x: ArrayLike, gamma: float) -> tuple[NDArray[np.float64],
 def bcnpower_base(x: ArrayLike, gamma: float) -> NDArray[np.float64]:
     """The positive base ``b = (x + sqrt(x^2 + gamma^2))/2`` of bcnPower (see
     :func:`bcnpower_log_base`); ``gamma`` must be > 0 unless every ``x > 0``."""
-    x = np.asarray(x, dtype=np.float64)
-    if float(gamma) < 0 or np.isnan(gamma):
+    x = _data(x, "x")
+    if check_number("gamma", gamma) < 0:
         raise BoxCoxError(f"gamma must be >= 0, got {gamma!r}")
     if float(gamma) == 0:
         if np.any(x <= 0):

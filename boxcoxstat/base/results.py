@@ -32,13 +32,16 @@ from .summary import Summary, format_pvalue
 __all__ = ["ResultBase", "HypothesisTest", "interval_frame", "check_alpha"]
 
 
+_TINY = float(np.finfo(np.float64).tiny)  # smallest normal float, about 2.2e-308
+
+
 def check_alpha(alpha: Any) -> float:
     """``alpha`` as a float strictly between 0 and 1 (the significance level), else the
     package's error."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise BoxCoxError(f"alpha must be a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
     a = float(alpha)
-    if not 0.0 < a < 1.0:
+    if not _TINY <= a < 1.0:  # a subnormal alpha halves to 0: no finite quantile
         raise BoxCoxError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05), got {alpha!r}")
     return a
 

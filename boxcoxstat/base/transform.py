@@ -21,6 +21,8 @@ from .._validation import (
     BoxCoxError,
     ColumnReport,
     TransformOverflowError,
+    as_numbers,
+    check_lambdas,
     like_native,
     new_columns,
 )
@@ -142,18 +144,13 @@ class ColumnTransforms(ResultBase):
             if absent:
                 raise BoxCoxError(f"{what} has no value for column(s) {absent}")
             lmbda0 = lmbda0[list(self.names)].to_numpy()
-        try:
-            arr = np.asarray(lmbda0, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise BoxCoxError(f"{what} must be a number or {p} numbers, got {lmbda0!r}") from None
+        arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
         if arr.ndim == 0:
             arr = np.full(p, float(arr))
         if arr.shape != (p,):
             raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
                               f"{list(self.names)}), got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise BoxCoxError(f"{what} must be finite")
-        return arr
+        return check_lambdas(arr, what)
 
     # ------------------------------------------------------------------ transforms
     def _wrap(self, out: NDArray[np.float64], like: Any) -> Any:

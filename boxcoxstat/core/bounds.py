@@ -38,6 +38,8 @@ def _w_branch(c: float) -> float:
         z = -np.exp(target)
         w = float(lambertw(z, -1).real) if z < -1e-300 else target - np.log(-target)
     else:  # spurious root on branch -1: take branch 0 (-1 < w < 0)
+        if target < -700.0:  # w = -e^target (1 + O(e^target)): below the smallest normal
+            return -float(np.exp(target))
         w = float(lambertw(-np.exp(target), 0).real)
     if not np.isfinite(w) or w >= 0:
         w = target - np.log(-target) if c < 1.0 else -np.exp(target)
@@ -71,8 +73,11 @@ def boxcox_lambda_at(b: float, y: float) -> float:
     logb = float(np.log(b))
     if logb == 0.0 or y == 0.0 or np.sign(logb) != np.sign(y):
         raise BoxCoxError("the transform of b has the sign of log(b); no lambda reaches y")
-    c = logb / y
-    return float(-1.0 / y - _w_branch(c) / logb)
+    with np.errstate(over="ignore", divide="ignore"):
+        c = logb / y
+        if not np.isfinite(c):  # y below ~1e-308 |log b|: lambda ~ -1/y is beyond float64
+            return float(-np.sign(y) * np.inf)
+        return float(-1.0 / y - _w_branch(c) / logb)
 
 
 def lambda_bounds(
@@ -106,7 +111,8 @@ def lambda_bounds(
     (-302.481, inf)
     """
     family = normalize_family(family, allow_auto=False)
-    if not (np.isfinite(ymax) and ymax > 0):
+    if isinstance(ymax, (bool, np.bool_)) or not isinstance(
+            ymax, (int, float, np.integer, np.floating)) or not (np.isfinite(ymax) and ymax > 0):
         raise BoxCoxError(f"ymax must be a positive finite number, got {ymax!r}")
     x = np.asarray(x, dtype=np.float64)
     xmin, xmax = float(np.min(x)), float(np.max(x))
@@ -121,7 +127,7 @@ def lambda_bounds(
             hi = boxcox_lambda_at(1.0 + xmax, ymax)
         if xmin < 0.0:
             lo = 2.0 - boxcox_lambda_at(1.0 - xmin, ymax)
-    if lo > hi:
+    if not lo <= hi or lo == np.inf or hi == -np.inf:  # NaN or no representable lambda
         raise BoxCoxError(
             f"no lambda keeps every transformed value within +-{ymax:g} for data from "
             f"{xmin:g} to {xmax:g} (it would need lambda >= {lo:.6g} and <= {hi:.6g}); "

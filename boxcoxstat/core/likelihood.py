@@ -453,42 +453,86 @@ def nll_score(
     return nll_score_from_moments(pm, nm, lmbda)
 
 
+def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
+                        weights: ArrayLike | None) -> tuple[Sample, NDArray, bool]:
+    """Validated sample of :func:`nll` / :func:`score` and its lambdas: a 1-D ``x`` with any
+    array of lambdas, or an (n, p) ``x`` with one lambda (or one per column); the flag says
+    which."""
+    from .._validation import as_columns, as_weights, check_lambdas
+
+    fam = normalize_family(family, allow_auto=False)
+    cols = as_columns(x, family=fam, missing="raise", min_n=2, tiny_scale=True)
+    w = as_weights(weights, cols.values.shape[0])
+    lam = np.asarray(lmbda)
+    if lam.dtype.kind not in "iuf":
+        raise BoxCoxError(f"lmbda must be a number or an array of numbers, got {lmbda!r:.80}")
+    lam = check_lambdas(lam.astype(np.float64))
+    if cols.univariate:
+        return Sample.from_array(cols.values[:, 0], fam, w), lam, False
+    p = cols.values.shape[1]
+    if lam.ndim > 1 or lam.size not in (1, p):
+        raise BoxCoxError(f"with {p} columns, lmbda must be one number or {p} numbers (one per "
+                          f"column), got shape {lam.shape}; evaluate many lambdas on a 1-D "
+                          "sample")
+    return Sample.from_array(cols.values, fam, w), np.broadcast_to(lam.reshape(-1), (p,)), True
+
+
 def nll(
     x: ArrayLike,
     lmbda: ArrayLike,
     family: str = "boxcox",
     weights: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
-    """Profile negative log-likelihood of a 1-D sample, vectorised over ``lmbda``.
+    """Profile negative log-likelihood of a sample, vectorised over ``lmbda``.
 
     ``(1 - lmbda) * J + n/2 * log Var(psi)`` with ``J = sum log x`` (Box-Cox) or
     ``sum sign(x) log(1 + |x|)`` (Yeo-Johnson) and the variance with divisor n (weighted:
     sums and n are weighted). Never overflows, whatever ``lmbda``.
 
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, p)
+        A sample, or ``p`` columns evaluated separately (as ``scipy.stats.boxcox_llf`` does
+        along axis 0). Missing values are refused (drop them first).
+    lmbda : float or array_like
+        For 1-D ``x``, any array of powers (the result has its shape); for 2-D ``x``, one
+        power or one per column (the result has one value per column).
+    family : {"boxcox", "yeojohnson"}, default="boxcox"
+    weights : array_like of shape (n,), optional
+        Frequency weights of the rows.
+
+    Raises
+    ------
+    BoxCoxError
+        For data the package refuses (see ``bcs.fit``), fewer than 2 values, missing values,
+        non-finite or non-numeric ``lmbda`` or ``|lmbda| > 1e100``, or a 2-D ``x`` with a
+        ``lmbda`` of another shape.
+
     Examples
     --------
+    >>> import numpy as np
     >>> from boxcoxstat.core.likelihood import nll
     >>> nll([0.1, 0.1, 0.1, 0.101], [-361.15, 0.0, 361.15]).round(3)
     array([-32.623, -30.989, -25.436])
+    >>> nll(np.array([[1.0, 2.0], [2.0, 3.0], [4.0, 7.0]]), 0.0).round(3)
+    array([0.372, 1.787])
     """
-    from .._validation import as_columns, as_weights
-
-    fam = normalize_family(family, allow_auto=False)
-    cols = as_columns(np.asarray(x, dtype=np.float64).reshape(-1), family=fam, missing="raise",
-                      min_n=2)
-    w = as_weights(weights, cols.values.shape[0])
-    sample = Sample.from_array(cols.values[:, 0], fam, w)
-    lam = np.asarray(lmbda, dtype=np.float64)
+    sample, lam, columns = _sample_and_lambdas(x, lmbda, family, weights)
     val, _ = nll_score(sample, lam.reshape(-1), score=False)
-    return val.reshape(lam.shape)
+    return val if columns else val.reshape(lam.shape)
 
 
 def score(
     x: ArrayLike, lmbda: ArrayLike, family: str = "boxcox", weights: ArrayLike | None = None
 ) -> NDArray[np.float64]:
-    """Derivative of :func:`nll` with respect to lambda, vectorised over ``lmbda``."""
-    fam = normalize_family(family, allow_auto=False)
-    sample = Sample.from_array(np.asarray(x, dtype=np.float64).reshape(-1), fam, weights)
-    lam = np.asarray(lmbda, dtype=np.float64)
+    """Derivative of :func:`nll` with respect to lambda (same shapes and errors).
+
+    Examples
+    --------
+    >>> from boxcoxstat.core.likelihood import score
+    >>> score([1.0, 2.0, 4.0, 7.0], [0.0, 1.0]).round(3)
+    array([-0.155,  1.188])
+    """
+    sample, lam, columns = _sample_and_lambdas(x, lmbda, family, weights)
     _, sc = nll_score(sample, lam.reshape(-1))
-    return sc.reshape(lam.shape)
+    return sc if columns else sc.reshape(lam.shape)

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize as sopt
 
 from .._validation import BoxCoxError, check_option
@@ -77,8 +77,8 @@ def bracket_increasing(
     *,
     flo: NDArray[np.float64] | None = None,
     fhi: NDArray[np.float64] | None = None,
-    limit: float = 1e18,
-    max_iter: int = 200,
+    limit: ArrayLike = 1e18,
+    max_iter: int = 1000,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray[np.bool_], NDArray[np.int64]]:
     """Expand ``[lo, hi]`` geometrically until an increasing ``f`` changes sign in it.
 
@@ -102,6 +102,7 @@ def bracket_increasing(
         flo[need_lo], fhi[need_hi] = fx[: need_lo.size], fx[need_lo.size :]
         nfev[np.union1d(need_lo, need_hi)] += 1
     ok = np.ones(p, dtype=bool)
+    lim = np.broadcast_to(np.asarray(limit, dtype=np.float64), (p,))
     for _ in range(max_iter):
         right = fhi < 0
         left = (flo > 0) & ~right
@@ -111,7 +112,7 @@ def bracket_increasing(
         width = hi[todo] - lo[todo]
         r = right[todo]
         new = np.where(r, hi[todo] + 2.0 * width, lo[todo] - 2.0 * width)
-        too_far = np.abs(new) > limit
+        too_far = ~(np.abs(new) <= lim[todo])
         ok[todo[too_far]] = False
         keep = ~too_far
         todo, new, r = todo[keep], new[keep], r[keep]
@@ -384,12 +385,21 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
             return rec(x, todo[idx])
 
         lo, hi, flo, fhi, okb, _ = bracket_increasing(f, lo, hi, flo=flo, fhi=fhi,
-                                                      limit=LIMIT)
+                                                      limit=lambda_limit(profile)[todo])
         res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
         lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
         ok[todo] = okb & res.converged
         val[todo] = rec.nll_at(np.where(np.isin(np.arange(p), todo), lam, np.nan))[todo]
     return Solution(lam, val, ok & np.isfinite(val), rec.nfev, slope)
+
+
+def lambda_limit(profile: Profile) -> NDArray[np.float64]:
+    """Per column, the largest ``|lambda|`` the bracket may reach: ``LIMIT``, or the profile's
+    own larger limits (``profile.lambda_limit()``, where defined: data on a tiny log scale
+    have their optimum near the inverse of that scale)."""
+    own = getattr(profile, "lambda_limit", None)
+    base = np.full(profile.ncols, LIMIT)
+    return base if own is None else np.maximum(base, own())
 
 
 def _solve_brent(rec: _Recorder, j: int) -> tuple[float, float, bool]:

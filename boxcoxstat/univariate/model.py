@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, ColumnReport, Columns
+from .._validation import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
 from ..core.likelihood import llf_constant
@@ -114,6 +114,12 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         for j in range(p):
             limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
             lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
+            if abs(lam_used[j]) > LAMBDA_MAX:
+                raise BoxCoxError(
+                    f"ymax = {ymax:g} is too small for column {cols.names[j]!r}: it bounds "
+                    f"lambda to [{limits[j, 0]:.6g}, {limits[j, 1]:.6g}], beyond "
+                    f"{LAMBDA_MAX:g} in magnitude, where the likelihood leaves float64; use "
+                    "a larger ymax")
             if lam_used[j] != lam_mle[j]:
                 one = SampleProfile(Sample.from_array(x[:, j], fams[j], weights))
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)

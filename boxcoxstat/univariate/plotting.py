@@ -19,6 +19,21 @@ __all__ = ["plot_profile", "qqplot"]
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 
 
+def _check_axes(ax: Any, count: int, name: str = "ax") -> Any:
+    """``ax`` as given if it is ``None`` or holds ``count`` matplotlib Axes, else the package's
+    error (a wrong ``ax`` would otherwise fail deep inside matplotlib)."""
+    if ax is None:
+        return None
+    from matplotlib.axes import Axes
+
+    flat = np.asarray(ax, dtype=object).reshape(-1)
+    if flat.size != count or not all(isinstance(a, Axes) for a in flat):
+        what = "a matplotlib Axes" if count == 1 else f"{count} matplotlib Axes"
+        raise BoxCoxError(f"{name} must be {what} (or None for a new figure), got "
+                          f"{ax!r:.60}")
+    return ax
+
+
 def _column(result: Any, column: Any) -> tuple[int, str]:
     j = result.column_index(column)
     return j, result.names[j]
@@ -51,7 +66,7 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     import matplotlib.pyplot as plt
 
     j, name = _column(result, column)
-    own = ax is None
+    own = _check_axes(ax, 1) is None
     if own:
         _, ax = plt.subplots(figsize=(5, 4))
     lam_hat = float(result.lmbda_used[j])
@@ -116,7 +131,7 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     j, name = _column(result, column)
     if result.data is None:
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
-    own = axes is None
+    own = _check_axes(axes, 2, "axes") is None
     if own:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
     axes = np.asarray(axes).reshape(-1)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_option
+from .._validation import BoxCoxError, as_numbers, check_lambdas, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import HypothesisTest, check_alpha, interval_frame
@@ -29,6 +29,25 @@ __all__ = ["PowerTransformResult"]
 
 _STORED = ("bse", "lower", "upper", "lr0", "lr1")
 _KINDS = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
+
+
+def _check_federated(fed: dict[str, Any]) -> None:
+    """A loaded ``federated`` record has what the report shows: ``clients``, ``rounds``
+    (integers), ``unit`` (a string), optionally ``bytes_up`` and ``bytes_down`` (integers,
+    together) and ``dropped`` (the names of sites left out)."""
+    def count(key: str) -> bool:
+        v = fed.get(key)
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if not (count("clients") and count("rounds") and isinstance(fed.get("unit"), str)):
+        raise jsonio._Bad("field 'federated' must hold the counts 'clients' and 'rounds' and "
+                          "the string 'unit'")
+    if ("bytes_up" in fed or "bytes_down" in fed) and not (count("bytes_up")
+                                                            and count("bytes_down")):
+        raise jsonio._Bad("field 'federated' must hold 'bytes_up' and 'bytes_down' as counts")
+    dropped = fed.get("dropped", [])
+    if not isinstance(dropped, (list, dict)) or not all(isinstance(d, str) for d in dropped):
+        raise jsonio._Bad("field 'federated': 'dropped' must list the names of sites")
 
 
 def _lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
@@ -65,9 +84,9 @@ class PowerTransformResult(ColumnTransforms):
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower",
                                                       "auto")))
-    lmbda_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    nll_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    llf_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    lmbda_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    nll_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    llf_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
     nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     n_missing: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
@@ -102,6 +121,17 @@ class PowerTransformResult(ColumnTransforms):
                                    or list(stored.index) != list(values["names"])):
             raise jsonio._Bad(f"field 'stored' must have columns {list(_STORED)} and one row "
                               "per name")
+        fed = values.get("federated")
+        if fed is not None:
+            _check_federated(fed)
+        used, mle = values.get("lmbda_used"), values.get("lmbda_mle")
+        if values.get("ymax") is None and used is not None and mle is not None and (
+                np.shape(used) != np.shape(mle) or not np.array_equal(used, mle)):
+            raise jsonio._Bad("fields 'lmbda_used' and 'lmbda_mle' differ, but no bound "
+                              "(ymax) is recorded that would explain it")
+        if stored is None and not values.get("fixed"):
+            raise jsonio._Bad("field 'stored' (the inference at the 95% level) is needed for "
+                              "an estimated power: a loaded result has no data to compute it")
 
     # ------------------------------------------------------------------ inference (cached)
     @cached_property
@@ -291,7 +321,10 @@ class PowerTransformResult(ColumnTransforms):
             lo, hi = self._stored("lower")[j], self._stored("upper")[j]
             width = hi - lo
             lmbda = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
-        lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
+        lam = as_numbers(lmbda, "lmbda must be an array of numbers").reshape(-1)
+        if not lam.size:
+            raise BoxCoxError("lmbda must hold at least one number")
+        check_lambdas(lam)
         val, _ = profile.evaluate(lam, k, score=False)
         return pd.DataFrame({"lmbda": lam, "llf": profile.llf_offset()[k] - val})
 

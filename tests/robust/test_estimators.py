@@ -177,8 +177,9 @@ def test_columns_are_fitted_independently_with_missing_values():
     x = np.vstack([np.column_stack([t1, t1[::-1]]), [[np.nan, 2.0]]])
     both = _solve(x, "yeojohnson")
     one = _solve(t1, "yeojohnson")
-    # the same data give the same bits alone or in a batch (stable.RetainedNLL)
-    assert both.lmbda[0] == one.lmbda[0]
+    # the same data give the same estimate alone or in a batch (stable.RetainedNLL); 1e-12:
+    # a batch and a single column may take different SIMD loops (last-bit differences)
+    assert both.lmbda[0] == pytest.approx(one.lmbda[0], rel=1e-12, abs=1e-12)
     assert np.isnan(both.weights[-1, 0]) and both.weights[-1, 1] in (0.0, 1.0)
 
 

@@ -33,11 +33,14 @@ def test_ml_is_unbounded(curve):
     assert np.abs(sc).max() > 20
 
 
-def test_rewml_redescends_to_exactly_zero(curve):
+def test_rewml_redescends_to_zero(curve):
     sc = curve.values["rewml"].to_numpy()
     far = np.abs(curve.x_axis) >= 4
-    assert np.all(sc[far] == 0.0)
-    assert np.any(sc[~far] != 0.0)  # but it does react to moderate z, like ML
+    # a far point gets weight 0, so lambda is the baseline's up to rounding: the fit with the
+    # extra row sums in another order (5e-14 seen on some machines); n * 1e-12 (the solver's
+    # relative tolerance) bounds it
+    assert np.all(np.abs(sc[far]) <= 100 * 1e-12)
+    assert np.any(np.abs(sc[~far]) > 1e-3)  # but it does react to moderate z, like ML
 
 
 def test_baseline_is_the_true_lambda_for_ml(curve):

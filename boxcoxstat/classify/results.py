@@ -25,7 +25,8 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary
 from ..base.transform import ColumnTransforms
-from .search import MODES, SEARCHES, SearchOutcome
+from .criteria import RESCALES
+from .search import MODES, RULES, SEARCHES, SearchOutcome
 
 __all__ = ["TuningResult"]
 
@@ -59,6 +60,12 @@ class TuningResult(ColumnTransforms):
         The candidate lambdas of one direction.
     nobs : int
         Number of training rows.
+    rule : str
+        Acceptance rule of the iterative search (``"incumbent"`` or Blum et al.'s
+        ``"paper"``).
+    rescale : str
+        How the transformed features were scaled for the classifier or margin criteria
+        (``"standard"`` or ``"minmax"`` into ``[1, 2]``).
 
     Examples
     --------
@@ -84,6 +91,8 @@ class TuningResult(ColumnTransforms):
     data_max: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
     grid: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
     nobs: int = saved(jsonio.Int(minimum=2))
+    rule: str = saved(jsonio.Str(choices=RULES), default="incumbent", kw_only=True)
+    rescale: str = saved(jsonio.Str(choices=RESCALES), default="standard", kw_only=True)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -175,11 +184,12 @@ class TuningResult(ColumnTransforms):
         """Chosen lambdas, criterion, baseline vs tuned value and the per-epoch trace."""
         lam = pd.DataFrame({"lmbda": self.lmbda_used, "ML lambda": self.ml_lmbda},
                            index=list(self.names))
+        search = self.search + (f" (rule {self.rule})" if self.search == "iterative" else "")
         overview = pd.DataFrame(
-            {"value": [self.criterion, self.mode, self.search, self.nobs, self.baseline,
-                       self.score, self.score - self.baseline]},
-            index=["criterion", "mode", "search", "observations", "baseline (lambda = 1)",
-                   "tuned", "improvement"])
+            {"value": [self.criterion, self.mode, search, self.rescale, self.nobs,
+                       self.baseline, self.score, self.score - self.baseline]},
+            index=["criterion", "mode", "search", "rescaled after transform", "observations",
+                   "baseline (lambda = 1)", "tuned", "improvement"])
         notes = ["Data min-max scaled into [1, 2] before the Box-Cox transform "
                  "(Bicego & Baldo 2016; Blum, Menon & Elgendi)."]
         if self.criterion == "train":

@@ -128,3 +128,17 @@ def test_tuned_transformer_is_the_classifiers_first_half_in_any_pipeline():
     out = BoxCoxTunedTransformer(GaussianNB(), **SMALL).set_output(transform="pandas") \
         .fit(df, y).transform(df)
     assert list(out.columns) == ["a", "b"]
+
+
+def test_minmax_rescale_puts_training_features_in_1_2():
+    """rescale="minmax": the classifier sees each transformed training feature spread over
+    exactly [1, 2] (Bicego & Baldo 2016), new data clipped inside it."""
+    from boxcoxstat.classify import BoxCoxTunedTransformer
+
+    X, y = italy_corsica(80)
+    t = BoxCoxTunedTransformer(GaussianNB(), rescale="minmax", **SMALL).fit(X, y)
+    Z = t.transform(X)
+    np.testing.assert_allclose(Z.min(axis=0), 1.0, atol=1e-12)
+    np.testing.assert_allclose(Z.max(axis=0), 2.0, atol=1e-12)
+    far = t.transform(np.array([[100.0, -100.0]]))
+    assert np.all((far >= 1.0 - 1e-12) & (far <= 2.0 + 1e-12))

@@ -1,0 +1,56 @@
+"""Run vignettes/classify_blum.py and vignettes/classify_bicego.py: a quick configuration
+by default; the configurations whose output is committed in vignettes/output/ are slow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+VIGNETTES = Path(__file__).parent.parent.parent / "vignettes"
+
+
+def _run(script, tmp_path, **env):
+    full = {**os.environ, "MPLBACKEND": "Agg", "BCS_FIGURE_DIR": str(tmp_path), **env}
+    out = subprocess.run([sys.executable, str(VIGNETTES / script)], env=full,
+                         capture_output=True, text=True, timeout=36000)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_blum_quick(tmp_path):
+    """Tables 5 and 2 in miniature, the paper's numbers printed beside ours."""
+    text = _run("classify_blum.py", tmp_path, BCS_VIGNETTE_QUICK="1")
+    assert "Table 5 (sonar, features 8 and 41" in text
+    assert "3.481" in text and "57.390" in text  # Table 5: Bayesian Basic, base (paper)
+    assert "Table 2" in text and "85.9" in text  # random dataset, Bayesian before (paper)
+    assert (tmp_path / "blum_heatmaps_random.png").stat().st_size > 1000
+
+
+def test_bicego_quick(tmp_path):
+    text = _run("classify_bicego.py", tmp_path, BCS_VIGNETTE_QUICK="1")
+    for title in ("Table 3", "Table 4", "Table 5", "Table 6", "Table 7", "Table 8(a)",
+                  "Table 8(b)"):
+        assert title in text
+    assert "0.836" in text and "0.394" in text  # Table 5, wine (paper)
+    # Figure 3(d): the Lipschitz constant at the corners, 5/31 and 80/31 by hand
+    assert "from 0.161 at (1, 1) to 2.581 at (2, 2)" in text
+    assert (tmp_path / "bicego_deformation.png").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_blum_committed_configuration(tmp_path):
+    """Tables 4 and 6 (Basic, four classifiers) as committed: about an hour per table."""
+    text = _run("classify_blum.py", tmp_path, BCS_BLUM_PARTS="table4,table6",
+                BCS_SETTINGS="Basic", BCS_CLASSIFIERS="Linear,KNN,Bayesian,SVC")
+    assert "Table 4 (sonar, 60 features, 10-fold x 5" in text
+
+
+@pytest.mark.slow
+def test_bicego_committed_configuration(tmp_path):
+    """Tables 3-5 on the eight datasets (about 30 minutes on one core)."""
+    text = _run("classify_bicego.py", tmp_path, BCS_BICEGO_PARTS="curves")
+    assert "spirals" in text and "Table 5" in text

@@ -13,6 +13,7 @@ from .base.summary import Summary
 from .core import likelihood
 from .joint.model import fit_joint
 from .joint.results import JointTransformResult
+from .robust.pca_results import RobustPCAResult, robust_pca
 from .robust.results import RobustTransformResult
 from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
@@ -51,6 +52,8 @@ __all__ = [
     "fit_joint",
     "JointTransformResult",
     "RobustTransformResult",
+    "robust_pca",
+    "RobustPCAResult",
     "sensitivity_curve",
     "SensitivityCurve",
     "simulate",

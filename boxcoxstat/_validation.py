@@ -314,13 +314,36 @@ def as_columns(
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
     values, names, index, layout = to_matrix(data)
-    nan = np.isnan(values)
-    n_missing = nan.sum(axis=0).astype(np.int64)
-    cols = Columns(values, names, index, layout, n_missing)
-    for j, name in enumerate(names):
-        check_column(ColumnReport.of(values[:, j], cols.row_label), name, family=family,
-                     missing=missing, min_n=min_n)
-    return cols
+    n, p = values.shape
+    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
+        lo = values.min(axis=0, initial=np.inf)
+        hi = values.max(axis=0, initial=-np.inf)
+    clean = np.isfinite(lo) & np.isfinite(hi)
+    n_missing = np.zeros(p, dtype=np.int64)
+    labels = None if index is None else index
+    row_label = None if labels is None else (lambda i: labels[i])
+    if clean.all() and n >= min_n and not (family == "boxcox" and np.any(lo <= 0)) \
+            and _spread_ok(lo, hi, family):
+        return Columns(values, names, index, layout, n_missing)
+    for j, name in enumerate(names):  # the slow path: full reports, the package's messages
+        if clean[j]:
+            report = ColumnReport(n_finite=n, lo=float(lo[j]), hi=float(hi[j]))
+            if family == "boxcox" and lo[j] <= 0:
+                report = ColumnReport.of(values[:, j], row_label)
+        else:
+            report = ColumnReport.of(values[:, j], row_label)
+        n_missing[j] = report.n_missing
+        check_column(report, name, family=family, missing=missing, min_n=min_n)
+    return Columns(values, names, index, layout, n_missing)
+
+
+def _spread_ok(lo: NDArray, hi: NDArray, family: str) -> bool:
+    """Whether every column passes :func:`check_spread` (vectorised; no message)."""
+    if family == "boxcox":
+        rel = (hi - lo) / hi
+    else:
+        rel = (hi - lo) / (1.0 + np.maximum(np.abs(lo), np.abs(hi)))
+    return bool(np.all((lo != hi) & (rel >= DEGENERATE_SPREAD)))
 
 
 @dataclass(frozen=True)
@@ -353,6 +376,10 @@ class ColumnReport:
                 return None
             return int(idx[0]) if row_label is None else row_label(int(idx[0]))
 
+        with np.errstate(invalid="ignore"):
+            lo, hi = col.min(initial=np.inf), col.max(initial=-np.inf)
+        if np.isfinite(lo) and np.isfinite(hi) and lo > 0:  # no NaN, inf or value <= 0
+            return cls(n_finite=int(col.size), lo=float(lo), hi=float(hi))
         nan = np.isnan(col)
         inf = np.isinf(col)
         finite = col[~nan & ~inf]

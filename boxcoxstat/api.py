@@ -14,7 +14,7 @@ from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
 from .robust.results import RobustTransformResult
-from .univariate.model import fit_columns, fit_shifted_columns
+from .univariate.model import fit_columns, fit_shifted_columns, fixed_columns
 from .univariate.results import PowerTransformResult
 
 __all__ = ["fit"]
@@ -29,6 +29,7 @@ def fit(
     missing: Literal["drop", "raise"] = "drop",
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
+    lmbda: Any = None,
     **options: Any,
 ) -> PowerTransformResult | RobustTransformResult:
     """Estimate the power transformation of each column.
@@ -70,14 +71,21 @@ def fit(
     gamma_min : float, default=0.1
         bcnPower's lower bound for gamma (car's default); at the bound gamma is reported as
         such and held fixed.
+    lmbda : float, one float per column, or Series by column, optional
+        A fixed power instead of an estimate (``lmbda=0`` is the log): the result evaluates
+        its likelihood there and transforms with it; its ``fixed`` is True and the power's
+        ``bse``, ``conf_int``, ``test`` and ``rounded`` are not available. Needs
+        ``method="mle"`` and a named family (not ``"auto"``).
     **options
         The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
         :func:`boxcoxstat.simulate`: every robust method takes ``lmbda_range`` (the lambda
         search range, default (-4, 6), expanded as cellWise does unless ``expand=False``),
-        ``tol``, ``prestandardize``, ``quant`` and ``c``; ``"rewml"`` also ``nbsteps``,
-        ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h`` (fraction kept,
-        0.95) and ``mtl_grid``. ``method="mle"`` takes none (it has ``ymax``).
+        ``tol``, ``prestandardize``, ``quant``, ``c`` and ``subsample`` (Huber estimates of a
+        column with more values from the 25000 cellWise draws; 0: all); ``"rewml"`` also
+        ``nbsteps``, ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h``
+        (fraction kept, 0.95); ``"mtl"`` and ``"carroll"`` ``grid`` (lambda grid points
+        before Brent's refinement, 201). ``method="mle"`` takes none (it has ``ymax``).
 
     Returns
     -------
@@ -135,9 +143,15 @@ def fit(
         if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
             raise BoxCoxError("family='bcnpower' and gamma= are not available for Dask input "
                               "yet; fit a pandas or NumPy column")
+        if lmbda is not None:
+            raise BoxCoxError("lmbda= (a fixed power) is not available for Dask input; "
+                              "transform the collection with boxcoxstat.families.transform")
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
+    if lmbda is not None and (fam == "bcnpower" or gamma is not None):
+        raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
+                          "gamma= yet; fit the shift, or transform with the power you chose")
     if fam == "bcnpower" or gamma is not None:
         if spec.method != "mle" or options or ymax is not None:
             raise BoxCoxError("family='bcnpower' and gamma= are available for method='mle' "
@@ -151,6 +165,15 @@ def fit(
             raise BoxCoxError(f"gamma_min must be a positive number, got {gamma_min!r}")
         cols = as_columns(data, family="yeojohnson", missing=missing)
         return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min))
+    if lmbda is not None:
+        if spec.method != "mle" or ymax is not None or fam == "auto":
+            raise BoxCoxError(
+                "lmbda= fixes the power, so there is nothing to estimate: it needs "
+                "method='mle', no ymax=, and a named family ('boxcox' or 'yeojohnson'), "
+                f"got method={method!r}, ymax={ymax!r}, family={family!r}"
+            )
+        cols = as_columns(data, family=fam, missing=missing)
+        return fixed_columns(cols, fam, lmbda)
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")

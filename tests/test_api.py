@@ -122,3 +122,45 @@ def test_pandas_nullable_and_object_columns():
         bcs.fit(pd.Series(pd.Categorical([1, 2, 3, 4])))
     with pytest.raises(BoxCoxError, match="duplicate column names"):
         bcs.fit(pd.DataFrame([[1.0, 2.0], [2.0, 3.0], [3.0, 5.0]], columns=["a", "a"]))
+
+
+def test_fit_at_a_fixed_power_evaluates_the_likelihood_there():
+    """fit(x, lmbda=0): no estimation; llf is the normal log-likelihood of log x at its ML
+    variance plus the Jacobian -sum(log x) (written out here; 1e-12 relative: the same sum
+    in another order)."""
+    x = np.random.default_rng(4).lognormal(1.0, 0.5, 300)
+    r = bcs.fit(x, lmbda=0)
+    z = np.log(x)
+    n = x.size
+    want = -n / 2 * (np.log(2 * np.pi * z.var()) + 1) - z.sum()
+    assert r.fixed and r.lmbda == 0.0 and r.llf == pytest.approx(want, rel=1e-12)
+    np.testing.assert_allclose(r.transform(x), z, rtol=1e-15)
+    for what, call in (("bse", lambda: r.bse), ("conf_int", r.conf_int),
+                       ("test", lambda: r.test(1)), ("rounded", lambda: r.rounded),
+                       ("at\\('rounded'\\)", lambda: r.at("rounded"))):
+        with pytest.raises(bcs.BoxCoxError, match=f"PowerTransformResult.{what} is not "
+                                                  "available: the power was fixed at 0"):
+            call()
+    text = str(r.summary())
+    assert "fixed power" in text and "not estimated" in text
+    back = bcs.PowerTransformResult.from_json(r.to_json())
+    assert back.fixed and str(back.summary()) == text
+    assert r.profile()["llf"].max() >= r.llf  # the profile is still there to look at
+
+
+def test_fixed_powers_by_column_and_refusals():
+    cars = bcs.datasets.load("topgear")[["MPG", "Weight"]]
+    r = bcs.fit(cars, lmbda=pd.Series({"Weight": 1.0, "MPG": 0.0}))
+    assert list(r.lmbda) == [0.0, 1.0]
+    est = bcs.fit(cars)
+    np.testing.assert_allclose(est.at([0.0, 1.0]).llf, r.llf, rtol=1e-13)
+    np.testing.assert_allclose(est.at("rounded").lmbda, est.rounded)
+    with pytest.raises(bcs.BoxCoxError, match="lmbda has no value for column"):
+        bcs.fit(cars, lmbda=pd.Series({"MPG": 0.0}))
+    with pytest.raises(bcs.BoxCoxError, match="lmbda must be a number or 2 numbers"):
+        bcs.fit(cars, lmbda=[0.0, 1.0, 2.0])
+    for bad in ({"family": "auto"}, {"ymax": 1e300}, {"method": "rewml"}):
+        with pytest.raises(bcs.BoxCoxError, match="lmbda= fixes the power"):
+            bcs.fit(cars["MPG"], lmbda=0, **bad)
+    with pytest.raises(bcs.BoxCoxError, match="strictly positive"):
+        bcs.fit([1.0, -2.0, 3.0], lmbda=0)

@@ -1,9 +1,10 @@
 """Every result class speaks the one vocabulary (issue: one result surface).
 
-For each result the package returns -- fit (ML), federated and Dask fits, robust fits, joint
-fits, linear models and their ``power``, bcnPower and fixed-shift fits, Box-Tidwell, the
-inverse response, Guerrero, the spread-level result, classifier tuning, sensitivity curves,
-simulations, and the test statistic itself -- this module checks the shared surface:
+For each result the package returns -- fit (ML), federated and Dask fits, robust fits and
+robust PCA, joint fits, linear models and their ``power``, bcnPower and fixed-shift fits,
+Box-Tidwell, the inverse response, Guerrero, the spread-level result, classifier tuning,
+sensitivity curves, simulations, and the test statistic itself -- this module checks the
+shared surface:
 
 * it is a ``ResultBase``; ``summary()`` is a ``Summary`` with text, HTML and LaTeX, and the
   result shows that HTML in a notebook; ``repr`` is one line;
@@ -51,6 +52,14 @@ def _robust():
     return bcs.fit(bcs.datasets.load("topgear")["MPG"], method="rewml")
 
 
+def _robust_pca():
+    rng = np.random.default_rng(5)
+    t = rng.standard_normal((120, 2))
+    x = np.column_stack([t[:, 0], t[:, 0] + t[:, 1], t[:, 1], 0.1 * rng.standard_normal(120)])
+    x[:4, 3] += 4.0
+    return bcs.robust_pca(x, n_components=2)
+
+
 def _joint():
     return bcs.fit_joint(bcs.datasets.load("highway1"), ["len", "adt", "trks"],
                          design="~ htype")
@@ -62,6 +71,19 @@ def _lm():
 
 def _power():
     return _lm().power
+
+
+def _fit_fixed():
+    return bcs.fit(bcs.datasets.load("topgear")[["MPG", "Weight"]], lmbda=0)
+
+
+def _lm_at_rounded():
+    return _lm().at("rounded")
+
+
+def _lm_fixed_with_terms():
+    cars = bcs.datasets.load("topgear")[["Price", "MPG", "Weight", "Fuel"]].dropna()
+    return bcs.lm("bc(Price, lmbda=0) ~ bc(MPG) + yj(Weight - 1500) + C(Fuel)", cars)
 
 
 def _tuning():
@@ -98,9 +120,13 @@ RESULTS = {
     "PowerTransformResult (federated)": _federated,
     "PowerTransformResult (Dask)": _dask,
     "RobustTransformResult": _robust,
+    "RobustPCAResult": _robust_pca,
     "JointTransformResult": _joint,
     "LmResult": _lm,
     "LmResult.power": _power,
+    "PowerTransformResult (fixed power)": _fit_fixed,
+    "LmResult.at('rounded')": _lm_at_rounded,
+    "LmResult (fixed power, bc()/yj() terms)": _lm_fixed_with_terms,
     "TuningResult": _tuning,
     "SensitivityCurve": _sensitivity,
     "SimulationResult": _simulation,

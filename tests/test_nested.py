@@ -167,3 +167,28 @@ def test_bcnpower_paths_agree():
                                            j2.test(1), j2.llf),
                  _numbers(m2.lmbda, m2.power.conf_int(), m2.power.test(0), m2.power.test(1),
                           m2.llf))
+
+
+@pytest.mark.parametrize(("x", "family"), _cases()[:6] + _cases()[-2:])
+def test_fixed_powers_agree_on_every_path(x, family):
+    """A fixed power is a setting of the result, not a new model: ``fit(x, lmbda=l)``,
+    ``fit(x).at(l)``, ``lm("y ~ 1", lmbda=l)``, ``lm("y ~ 1").at(l)`` and ``bc(y, lmbda=l)``
+    on the left give the same log-likelihood, and each equals the estimated fit's profile at
+    ``l`` (the LR statistic of ``l`` is twice the difference)."""
+    frame = pd.DataFrame({"y": x})
+    est = bcs.fit(x, family=family)
+    for lam in (0.0, 1.0, float(np.ravel(est.lmbda)[0]) * 0.5):
+        want = float(np.ravel(bcs.fit(x, family=family, lmbda=lam).llf)[0])
+        fam = "bc" if family == "boxcox" else "yj"
+        got = {
+            "fit().at": float(np.ravel(est.at(lam).llf)[0]),
+            "lm lmbda=": bcs.lm("y ~ 1", frame, family=family, lmbda=lam).llf,
+            "lm().at": bcs.lm("y ~ 1", frame, family=family).at(lam).llf,
+            "bc(y, lmbda=) ~ 1": bcs.lm(f"{fam}(y, lmbda={lam!r}) ~ 1", frame).llf,
+        }
+        floor = 1e-12 * max(1.0, abs(want))
+        for path, value in got.items():
+            assert value == pytest.approx(want, rel=REL, abs=floor), path
+        lr = float(np.ravel(est.test(lam).statistic)[0])
+        assert 2 * (float(np.ravel(est.llf)[0]) - want) == pytest.approx(lr, rel=1e-8,
+                                                                        abs=1e3 * floor)

@@ -59,12 +59,58 @@ ax = m.plot_profile()
 ax.figure.savefig(FIGDIR / "regression_trees_profile.png", dpi=100)
 
 # %% [markdown]
-# lambda = 0 lies well inside the interval, so the log model is the one to report. `at(0)`
-# is the statsmodels OLS of log(Volume):
+# ## Round, refit, predict with intervals, save
+#
+# lambda = 0 lies well inside the interval, so the log model is the one to report (car's
+# advice: take the convenient power). `m.at("rounded")` refits the model at that power and
+# returns the full result: the coefficients of log(Volume), its summary, predictions and
+# the statsmodels refit `.ols`, which is built from the formula, so it takes new data by
+# column name. The power is now fixed, so it has no standard error or interval of its own.
 
 # %%
-log_model = m.at(0.0)
-print(log_model.params.round(4).to_string())
+log_model = m.at("rounded")
+print(log_model.summary())
+
+# %% [markdown]
+# Prediction intervals on the volume scale for trees the model has not seen. To compare
+# with R, the model is fitted to 24 trees and asked about the 7 held out (R:
+# `exp(predict(lm(log(Volume) ~ log(Girth) + log(Height), train), new, interval =
+# "prediction"))`, tests/reference/lm_predict_reference.R). At a fixed power these are the
+# linear model's t intervals mapped back, so they are exact when the power is right.
+# `include_lambda_uncertainty=True` also carries the estimated power's uncertainty (Box &
+# Cox's 1964 predictive distribution, a mixture over lambda's posterior): the intervals
+# widen most where the model extrapolates.
+
+# %%
+held = [2, 7, 12, 17, 22, 27, 30]
+train_trees = trees.drop(index=trees.index[held])
+new_trees = trees.iloc[held][["Girth", "Height"]]  # columns in another order: no matter
+fixed = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", train_trees, lmbda=0)
+print(fixed.predict(new_trees, interval="prediction").head(3).round(4).to_string())
+print("R (exp of predict.lm): 9.8744 [8.2037, 11.8854], 19.1461 [16.1839, 22.6504], "
+      "20.8748 [17.6532, 24.6843]")
+estimated = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", train_trees)
+big = pd.DataFrame({"Girth": [25.0], "Height": [95.0]}, index=["a bigger tree"])
+print(pd.concat({
+    "power fixed at 0": fixed.predict(big, interval="prediction"),
+    "estimated power, taken as known": estimated.predict(big, interval="prediction"),
+    "estimated power, its uncertainty carried": estimated.predict(
+        big, interval="prediction", include_lambda_uncertainty=True),
+}).round(2).to_string())
+
+# %% [markdown]
+# A fitted model saves to JSON (and pickles): the formula with what it learned, the
+# coefficients and their covariance. A loaded model predicts as the original did, in any
+# later session; what needs the data (refits, plots) says so.
+
+# %%
+saved = Path(FIGDIR) / "trees_model.json"
+saved.write_text(estimated.to_json())
+loaded = bcs.LmResult.from_json(saved)
+again = loaded.predict(big, interval="prediction", include_lambda_uncertainty=True)
+before = estimated.predict(big, interval="prediction", include_lambda_uncertainty=True)
+print(f"loaded model: largest relative difference to the original's predictions "
+      f"{float(np.max(np.abs(again.to_numpy() / before.to_numpy() - 1))):.0e}")
 
 # %% [markdown]
 # ## Transformed predictors, a train/test split and predictions
@@ -100,9 +146,9 @@ print("predictor powers:", {k: round(v, 4) for k, v in hm.term_lambdas.items()})
 # %%
 truth = test["SalePrice"]
 pred = pd.DataFrame({
-    "median": hm.predict(test),
-    "mean (smearing)": hm.predict(test, kind="mean"),
-    "mean (normal)": hm.predict(test, kind="mean", mean="normal"),
+    "median": hm.predict(test)["fit"],
+    "mean (smearing)": hm.predict(test, kind="mean")["fit"],
+    "mean (normal)": hm.predict(test, kind="mean", mean="normal")["fit"],
 })
 plain = smf.ols("SalePrice ~ GrLivArea + LotArea + OverallQual + YearBuilt", train).fit()
 pred["untransformed OLS"] = plain.predict(test)
@@ -115,7 +161,16 @@ print(scores.round(1).to_string())
 
 # %% [markdown]
 # The transformed model has a lower RMSE and percentage error than plain OLS on the held-out
-# rows. Its back-transformed linear predictor is a median, which runs low on the price scale;
+# rows. Its 95% prediction intervals on the price scale hold this share of the held-out
+# sales:
+
+# %%
+band = hm.predict(test, interval="prediction")
+print(f"held-out prices inside their 95% prediction interval: "
+      f"{100 * np.mean((truth >= band['lower']) & (truth <= band['upper'])):.1f}%")
+
+# %% [markdown]
+# The back-transformed linear predictor is a median, which runs low on the price scale;
 # the two mean corrections more than halve that bias.
 #
 # `bc()` and `yj()` work in statsmodels' own formula API too (import them into the scope

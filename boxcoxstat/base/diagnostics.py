@@ -11,7 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-__all__ = ["normal_qq", "qq_line", "profile_cutoff", "qq_envelope", "fivenum"]
+__all__ = ["normal_qq", "qq_line", "profile_cutoff", "qq_envelope", "fivenum",
+           "studentized_residuals", "residual_envelope", "lowess_curve"]
 
 
 def normal_qq(y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -102,3 +103,56 @@ def fivenum(x: ArrayLike) -> NDArray[np.float64]:
     n4 = np.floor((n + 3) / 2.0) / 2.0
     d = np.array([1.0, n4, (n + 1) / 2.0, n + 1 - n4, float(n)]) - 1.0
     return 0.5 * (x[np.floor(d).astype(int)] + x[np.ceil(d).astype(int)])
+
+
+def studentized_residuals(resid: ArrayLike, q: ArrayLike, scale: float) -> NDArray[np.float64]:
+    """Internally studentized residuals ``e_i / (s sqrt(1 - h_ii))`` of a least-squares fit.
+
+    ``resid`` are the (weighted) residuals, ``q`` an orthonormal basis of the (weighted)
+    design's column space (so the leverages are the row norms of ``q``), ``scale`` = s^2.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    h = np.einsum("ij,ij->i", q, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(resid, dtype=np.float64) / np.sqrt(scale * (1.0 - h))
+
+
+def residual_envelope(q: ArrayLike, *, nsim: int = 199, alpha: float = 0.05,
+                random_state: Any = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Pointwise simulated envelope of a regression's sorted studentized residuals (Atkinson
+    1985); :func:`qq_envelope` is the envelope of a sample.
+
+    Normal responses are simulated ``nsim`` times for the design spanned by ``q``, their
+    studentized residuals sorted, and the ``alpha/2`` and ``1 - alpha/2`` quantiles of each
+    order statistic returned (what R's ``car::qqPlot(..., simulate=TRUE)`` draws).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.base.diagnostics import residual_envelope
+    >>> q, _ = np.linalg.qr(np.column_stack([np.ones(20), np.arange(20.0)]))
+    >>> lo, hi = residual_envelope(q, nsim=99, random_state=0)
+    >>> lo.shape, bool(np.all(lo < hi))
+    ((20,), True)
+    """
+    q = np.asarray(q, dtype=np.float64)
+    n, k = q.shape
+    rng = np.random.default_rng(random_state)
+    z = rng.standard_normal((n, nsim))
+    e = z - q @ (q.T @ z)
+    s2 = np.einsum("ij,ij->j", e, e) / (n - k)
+    h = np.einsum("ij,ij->i", q, q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sort(e / np.sqrt(np.outer(1.0 - h, s2)), axis=0)
+    lo, hi = np.quantile(r, [alpha / 2.0, 1.0 - alpha / 2.0], axis=1)
+    return lo, hi
+
+
+def lowess_curve(x: ArrayLike, y: ArrayLike, frac: float = 2.0 / 3.0
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """statsmodels' lowess smoother of ``y`` on ``x`` (R's ``lowess`` default span 2/3),
+    sorted by ``x``."""
+    from statsmodels.nonparametric.smoothers_lowess import lowess
+
+    out = lowess(np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64), frac=frac)
+    return out[:, 0], out[:, 1]

@@ -1,7 +1,8 @@
 """Rendering of reports: a ``Summary`` holds titled tables and notes and prints them.
 
 Layer 5. No statistics here: the result object computes every number and hands over DataFrames;
-this module only formats them as text, HTML or LaTeX. The DataFrames stay accessible as
+this module only formats them as text, HTML or LaTeX (a ``table`` float with caption, label
+and notes, every special character escaped). The DataFrames stay accessible as
 ``Summary.tables``.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Summary", "format_number", "format_pvalue", "format_power"]
+__all__ = ["Summary", "format_number", "format_pvalue", "format_power", "latex_escape"]
 
 _POWER_NAMES = {-2.0: "-2", -1.0: "-1", -0.5: "-1/2", -1 / 3: "-1/3", 0.0: "0", 1 / 3: "1/3",
                 0.5: "1/2", 1.0: "1", 2.0: "2"}
@@ -58,25 +59,46 @@ def format_pvalue(p: float) -> str:
 
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
-                  "\\": r"\textbackslash{}"}
+                  "{": r"\{", "}": r"\}", "~": r"$\sim$", "^": r"\^{}",
+                  "\\": r"\textbackslash{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  "|": r"\textbar{}", "[": "{[}", "]": "{]}", "λ": r"$\lambda$",
+                  "−": "-", "±": r"$\pm$"}
+LATEX_PACKAGES = ("booktabs", "graphicx")
 
 
-def _latex_escape(text: object) -> str:
+def latex_escape(text: object) -> str:
+    """``text`` with every character that LaTeX treats specially (``& % $ # _ { } ~ ^ \\``,
+    and ``< > |``, which text fonts draw as other glyphs) written as its LaTeX command."""
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
+def _latex_cell(text: str) -> str:
+    """A cell: escaped, with a number's minus sign typeset as a minus, not a hyphen."""
+    try:
+        float(text)
+    except ValueError:
+        return latex_escape(text)
+    return "$-$" + latex_escape(text[1:]) if text.startswith("-") else latex_escape(text)
+
+
+def _latex_label(title: str) -> str:
+    slug = "".join(ch if ch.isalnum() else "-" for ch in title.lower().split(":")[0])
+    return "tab:" + "-".join(part for part in slug.split("-") if part)[:60]
+
+
 def _tabular(df: pd.DataFrame) -> str:
-    """A formatted (all-string) DataFrame as a booktabs ``tabular``."""
+    """A formatted (all-string) DataFrame as a booktabs ``tabular``, scaled down to the text
+    width only when it is wider (graphicx's ``resizebox``)."""
     spec = "l" + "r" * df.shape[1]
-    head = " & ".join([""] + [_latex_escape(c) for c in df.columns]) + r" \\"
+    head = " & ".join([""] + [latex_escape(c) for c in df.columns]) + r" \\"
     rows = [
-        " & ".join([_latex_escape(idx)] + [_latex_escape(v) for v in row]) + r" \\"
+        " & ".join([latex_escape(idx)] + [_latex_cell(str(v)) for v in row]) + r" \\"
         for idx, row in zip(df.index, df.itertuples(index=False), strict=True)
     ]
     return "\n".join(
-        [f"\\begin{{tabular}}{{{spec}}}", r"\toprule", head, r"\midrule", *rows,
-         r"\bottomrule", r"\end{tabular}"]
+        [r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+         f"\\begin{{tabular}}{{{spec}}}", r"\toprule", head, r"\midrule", *rows,
+         r"\bottomrule", r"\end{tabular}}"]
     )
 
 
@@ -131,14 +153,57 @@ class Summary:
             parts.append(f"<ul>{items}</ul>")
         return "\n".join(parts)
 
-    def as_latex(self) -> str:
-        """LaTeX rendering (one ``tabular`` per table, booktabs rules)."""
-        parts = [f"% {self.title}"]
-        for caption, df in self.tables:
+    def as_latex(self, *, label: str | None = None) -> str:
+        """A LaTeX ``table`` float that compiles into a paper as it is.
+
+        The title is the caption, ``label`` the label (by default ``tab:`` and the title's
+        first words); each table is a booktabs ``tabular`` under its caption, scaled down to
+        the text width only where it is wider; the notes follow as a footnote-size
+        paragraph. Every special character is escaped. Needs ``\\usepackage{booktabs}``
+        and ``\\usepackage{graphicx}`` in the preamble (the first line says so).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from boxcoxstat.base.summary import Summary
+        >>> s = Summary("Fit: y ~ x", [("", pd.DataFrame({"P>|t|": [0.5]}, index=["x"]))],
+        ...             ["100% of rows used."])
+        >>> print(s.as_latex(label="tab:fit"))  # doctest: +NORMALIZE_WHITESPACE
+        % boxcoxstat summary; preamble: \\usepackage{booktabs,graphicx}
+        \\begin{table}[htbp]
+        \\centering
+        \\caption{Fit: y $\\sim$ x}
+        \\label{tab:fit}
+        \\small
+        \\setlength{\\tabcolsep}{4pt}
+        \\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%
+        \\begin{tabular}{lr}
+        \\toprule
+         & P\\textgreater{}\\textbar{}t\\textbar{} \\\\
+        \\midrule
+        x & 0.5000 \\\\
+        \\bottomrule
+        \\end{tabular}}
+        \\par\\smallskip
+        {\\footnotesize\\raggedright 100\\% of rows used.\\par}
+        \\end{table}
+        """
+        parts = [f"% boxcoxstat summary; preamble: \\usepackage{{{','.join(LATEX_PACKAGES)}}}",
+                 r"\begin{table}[htbp]", r"\centering",
+                 f"\\caption{{{latex_escape(self.title)}}}",
+                 f"\\label{{{latex_escape(label or _latex_label(self.title))}}}", r"\small",
+                 r"\setlength{\tabcolsep}{4pt}"]
+        for k, (caption, df) in enumerate(self.tables):
+            if k:
+                parts.append(r"\par\medskip")
             if caption:
-                parts.append(f"% {caption}")
+                parts.append(f"\\textit{{{latex_escape(caption)}}}\\par\\smallskip")
             parts.append(_tabular(self._formatted(df)))
-        parts.extend(f"% {n}" for n in self.notes)
+        if self.notes:
+            parts.append(r"\par\smallskip")
+            parts.append("{\\footnotesize\\raggedright " + "\\par\n".join(latex_escape(n)
+                                                             for n in self.notes) + "\\par}")
+        parts.append(r"\end{table}")
         return "\n".join(parts)
 
     def __str__(self) -> str:

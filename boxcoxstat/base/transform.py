@@ -133,26 +133,26 @@ class ColumnTransforms(ResultBase):
             raise BoxCoxError(f"unknown column {column!r}; the result has {list(self.names)}")
         return self.names.index(str(column))
 
-    def _null_values(self, lmbda0: Any) -> NDArray[np.float64]:
-        """A null value of lambda per column: a number, one number per column, or a Series by
-        column name (for ``test``)."""
+    def _null_values(self, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
+        """A value of lambda per column: a number, one number per column, or a Series by
+        column name (the null of ``test``; ``what`` names the argument in errors)."""
         p = len(self.names)
         if isinstance(lmbda0, pd.Series):
             absent = [n for n in self.names if n not in lmbda0.index]
             if absent:
-                raise BoxCoxError(f"lmbda0 has no value for column(s) {absent}")
+                raise BoxCoxError(f"{what} has no value for column(s) {absent}")
             lmbda0 = lmbda0[list(self.names)].to_numpy()
         try:
             arr = np.asarray(lmbda0, dtype=np.float64)
         except (TypeError, ValueError):
-            raise BoxCoxError(f"lmbda0 must be a number or {p} numbers, got {lmbda0!r}") from None
+            raise BoxCoxError(f"{what} must be a number or {p} numbers, got {lmbda0!r}") from None
         if arr.ndim == 0:
             arr = np.full(p, float(arr))
         if arr.shape != (p,):
-            raise BoxCoxError(f"lmbda0 must be a number or {p} numbers (one per column "
+            raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
                               f"{list(self.names)}), got shape {arr.shape}")
         if not np.all(np.isfinite(arr)):
-            raise BoxCoxError("lmbda0 must be finite")
+            raise BoxCoxError(f"{what} must be finite")
         return arr
 
     # ------------------------------------------------------------------ transforms

@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .._special import dexprel, exprel
+from .joint import hessian as numerical_hessian
 from .likelihood import llf_constant
 from .profile import evaluate_pairs
 
@@ -147,6 +148,10 @@ class BoxTidwellProfile:
 
     def score(self, lmbda: ArrayLike) -> NDArray[np.float64]:
         return self.nll(lmbda, grad=True)[1]
+
+    def hessian(self, lmbda: ArrayLike) -> NDArray[np.float64]:
+        """Hessian of :meth:`nll`: Richardson differences of :meth:`score`."""
+        return numerical_hessian(self, np.asarray(lmbda, dtype=np.float64))
 
     def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike) -> Any:
         from .joint import ColumnProfiles

@@ -17,6 +17,7 @@ from .._validation import BoxCoxError
 __all__ = ["Design", "qr_design", "R_TOLERANCE"]
 
 R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
+THIN = 64  # basis vectors x columns up to which projections use einsum
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,14 @@ class Design:
     def resid(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
         """Weighted residuals ``sqrt(w) u - P sqrt(w) u`` of each column of ``u``."""
         r = u if self.sw is None else u * (self.sw if u.ndim == 1 else self.sw[:, None])
+        q = self.q
+        thin = q.shape[1] * (1 if r.ndim == 1 else r.shape[1]) <= THIN
+        sub = ("ik,i->k", "ik,k->i") if r.ndim == 1 else ("ik,ij->kj", "ik,kj->ij")
         for _ in range(2):  # twice is enough (Kahan's "twice is enough" re-orthogonalisation)
-            r = r - self.q @ (self.q.T @ r)
+            if thin:  # a few vectors: einsum, not BLAS (whose threads cost more than the work)
+                r = r - np.einsum(sub[1], q, np.einsum(sub[0], q, r))
+            else:
+                r = r - q @ (q.T @ r)
         return r
 
 

@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
-from .profile import Profile
-from .solve import bracket_increasing, curvature, find_root
+from .profile import CallbackProfile, Profile
+from .solve import bracket_increasing, curvature, curvature_and_nll, find_root
 
 __all__ = [
     "CONVENIENT_POWERS",
@@ -39,9 +39,11 @@ NUISANCE_LIMIT = 1e4  # farthest interval end searched when a profile may level 
 CONVENIENT_POWERS = (-2.0, -1.0, -0.5, -1.0 / 3.0, 0.0, 1.0 / 3.0, 0.5, 1.0, 2.0)
 
 
-def standard_error(profile: Profile, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``1 / sqrt(observed information)`` at ``lmbda`` (the curvature of the profile NLL)."""
-    info = curvature(profile, lmbda)
+def standard_error(profile: Profile, lmbda: NDArray[np.float64],
+                   slope: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """``1 / sqrt(observed information)`` at ``lmbda`` (the curvature of the profile NLL;
+    ``slope``, an estimate of it such as the solver's, saves an evaluation)."""
+    info = curvature(profile, lmbda, slope)
     return np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
 
 
@@ -51,6 +53,10 @@ def wald_interval(
     """``lmbda -+ z_{1-alpha/2} bse``."""
     z = stats.norm.isf(alpha / 2.0)
     return lmbda - z * bse, lmbda + z * bse
+
+
+INTERVAL_RTOL = 1e-13  # relative accuracy of the distance from the estimate to an endpoint
+NEWTON_STEPS = 8
 
 
 def profile_interval(
@@ -65,12 +71,20 @@ def profile_interval(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile-likelihood interval ``{lambda : 2 (NLL(lambda) - NLL(hat)) <= chi2_1(1 - alpha)}``.
 
-    Both endpoints of every column are solved together: for the upper one the function
-    ``t -> NLL(hat + t) - NLL(hat) - q/2`` is increasing on ``t >= 0`` and negative at 0, so it
-    is bracketed by doubling from ``t = 2 bse`` and closed by root finding (the lower one
-    likewise with ``hat - t``). An end the likelihood never falls to within ``limit`` of the
-    estimate raises, or with ``infinite_ok`` is reported as infinite (a profile with a
-    nuisance parameter can level off: bcnPower's tends to the untransformed likelihood).
+    Both endpoints of every column are solved together. For the upper one,
+    ``g(t) = NLL(hat + t) - NLL(hat) - q/2`` is convex and increasing on ``t >= 0`` and its
+    derivative is the score, which every evaluation returns with the NLL; so Newton's method
+    from the quadratic guess ``t = sqrt(q) bse`` converges (monotonically after the first
+    step) in about two evaluations of both ends. A step is accepted without evaluating its
+    end when Newton's predicted error ``g'' step^2 / (2 g')`` is below ``1e-13 t``, with
+    ``g''`` taken as twice the larger of ``1 / bse^2`` and the secant of ``g'`` over the last
+    step, for safety. Ends where Newton cannot be
+    used (no standard error, a non-increasing ``g``, no convergence in 8 steps) are
+    bracketed by doubling and closed by Chandrupatla's method, as is every end of a profile
+    that does not compute the score.
+    An end the likelihood never falls to within ``limit`` of the estimate raises, or with
+    ``infinite_ok`` is reported as infinite (a profile with a nuisance parameter can level
+    off: bcnPower's tends to the untransformed likelihood).
     """
     half_q = 0.5 * stats.chi2.isf(alpha, 1)
     p = lmbda.shape[0]
@@ -79,34 +93,72 @@ def profile_interval(
     cols = np.r_[np.arange(p), np.arange(p)]
     center = np.r_[lmbda, lmbda]
     base = np.r_[nll_hat, nll_hat]
-    step = np.r_[bse, bse]
-    step = np.where(np.isfinite(step) & (step > 0), 2.0 * step, 1e-3 * np.maximum(1, abs(center)))
+    sd = np.r_[bse, bse]
+    usable = np.isfinite(sd) & (sd > 0)
+    t = np.where(usable, np.sqrt(2.0 * half_q) * sd, np.nan)
+    done = np.zeros(2 * p, dtype=bool)
+    out = np.full(2 * p, np.nan)
+    act = np.flatnonzero(usable)
+    t_prev = np.full(2 * p, np.nan)
+    dg_prev = np.full(2 * p, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for _ in range(NEWTON_STEPS):
+            if act.size == 0:
+                break
+            val, sc = profile.evaluate(center[act] + direction[act] * t[act], cols[act])
+            g = val - base[act] - half_q
+            dg = direction[act] * sc
+            step = -g / dg
+            nxt = t[act] + step
+            # g'' near the end: the larger of the curvature at the estimate and the secant
+            # of g' between the last two iterates
+            g2 = np.fmax(1.0 / sd[act] ** 2, (dg - dg_prev[act]) / (t[act] - t_prev[act]))
+            est = g2 * step * step / np.abs(dg)
+            ok = np.isfinite(nxt) & (dg > 0) & (nxt > 0) & np.isfinite(g)
+            fin = ok & ((g == 0) | (est <= 0.5 * INTERVAL_RTOL * nxt))
+            out[act[fin]] = np.where(g[fin] == 0, t[act][fin], nxt[fin])
+            done[act[fin]] = True
+            t_prev[act], dg_prev[act] = t[act], dg
+            t[act] = nxt
+            act = act[ok & ~fin]
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        out[rest] = _bracketed_ends(profile, center[rest], direction[rest], cols[rest],
+                                    base[rest], sd[rest], half_q, infinite_ok, limit)
+    return lmbda - out[p:], lmbda + out[:p]
+
+
+def _bracketed_ends(profile: Profile, center: NDArray, direction: NDArray, cols: NDArray,
+                    base: NDArray, sd: NDArray, half_q: float, infinite_ok: bool = False,
+                    limit: float | None = None) -> NDArray[np.float64]:
+    """Interval ends by geometric bracketing from ``t = 2 sd`` and Chandrupatla's method on
+    NLL values (the fallback of :func:`profile_interval`)."""
+    step = np.where(np.isfinite(sd) & (sd > 0), 2.0 * sd, 1e-3 * np.maximum(1, abs(center)))
 
     def f(t: NDArray, idx: NDArray) -> NDArray:
         val, _ = profile.evaluate(center[idx] + direction[idx] * t, cols[idx], score=False)
         return val - base[idx] - half_q
 
-    lo = np.zeros(2 * p)
-    flo = np.full(2 * p, -half_q)
+    m = center.shape[0]
     if limit is None:
         limit = NUISANCE_LIMIT if infinite_ok else 1e300
-    a, b, fa, fb, ok, _ = bracket_increasing(f, lo, step, flo=flo, limit=limit)
+    a, b, fa, fb, ok, _ = bracket_increasing(f, np.zeros(m), step, flo=np.full(m, -half_q),
+                                             limit=limit)
     if infinite_ok and not np.all(ok):
-        t = np.full(2 * p, np.inf)
+        t = np.full(m, np.inf)
         if ok.any():
             idx = np.flatnonzero(ok)
             part = find_root(lambda x, k: f(x, idx[k]), a[idx], b[idx], fa[idx], fb[idx],
-                             xatol=0.0, xrtol=1e-13)
+                             xatol=0.0, xrtol=INTERVAL_RTOL)
             t[idx] = part.x
-        return lmbda - t[p:], lmbda + t[:p]
-    res = find_root(f, a, b, fa, fb, xatol=0.0, xrtol=1e-13)
+        return t
+    res = find_root(f, a, b, fa, fb, xatol=0.0, xrtol=INTERVAL_RTOL)
     if not np.all(ok & res.converged):
         raise BoxCoxError(
             "the profile likelihood does not fall to the interval's cut-off within any finite "
             "range of lambda; the data do not determine an interval"
         )
-    t = res.x
-    return lmbda - t[p:], lmbda + t[:p]
+    return res.x
 
 
 def lr_statistic(
@@ -165,15 +217,27 @@ def rounded_power(
 def standard_inference(
     profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
     alpha: float = 0.05, *, infinite_ok: bool = False,
+    slope: NDArray[np.float64] | None = None,
 ) -> dict[str, NDArray[np.float64]]:
     """Standard error, profile interval and LR statistics at 0 and 1 of every column.
 
-    What a result's summary shows, in few evaluations of the profile (two for the curvature,
-    one per root-finding step of both endpoints of every column, one for both tests), which
-    matters where an evaluation is a federated round or a Dask graph.
+    What a result's summary shows, in few evaluations of the profile (for a callback profile,
+    where an evaluation is a round, one for the curvature and both tests when ``slope``, the
+    solver's estimate of the curvature, is given, one more without it; in memory the tests
+    take their own NLL-only evaluation; one per Newton step of both endpoints of every column,
+    usually two), which matters where an evaluation is a federated round or a Dask graph.
     """
-    bse = standard_error(profile, lmbda)
+    p = lmbda.shape[0]
+    cols = np.arange(p)
+    null = np.stack([np.zeros(p), np.ones(p)])
+    if isinstance(profile, CallbackProfile):
+        # the curvature and the NLL at 0 and 1 in one round (Dask graph, federated round)
+        info, at01 = curvature_and_nll(profile, lmbda, slope, null.ravel(), np.r_[cols, cols])
+        lr = np.maximum(2.0 * (at01.reshape(2, p) - nll_hat), 0.0)
+    else:  # in memory a pass costs its arithmetic: the tests need no score
+        info = curvature(profile, lmbda, slope)
+        lr = lr_statistic(profile, nll_hat, null)
+    bse = np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
     lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha,
                                     infinite_ok=infinite_ok)
-    lr = lr_statistic(profile, nll_hat, np.stack([np.zeros_like(lmbda), np.ones_like(lmbda)]))
     return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}

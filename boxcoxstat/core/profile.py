@@ -42,6 +42,7 @@ __all__ = [
 
 SUBSAMPLE_FROM = 100_000  # rows above which lambda is first solved on a systematic subsample
 SUBSAMPLE_SIZE = 20_000  # about this many rows in that subsample
+SUBSAMPLE_MIN_ROWS = 2_000  # a matrix's subsample keeps at least this many rows
 
 
 class Profile(Protocol):
@@ -151,23 +152,35 @@ class SampleProfile:
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         lam, idx = as_pairs(lmbda, cols)
-        distinct = set(idx.tolist())
-        if len(distinct) == idx.size:  # each column at most once: one pass
-            return nll_score(self.sample.columns(idx), lam, score=score)
+        full = self.ncols
+        if idx.size == full and (full == 1 or np.array_equal(idx, np.arange(full))):
+            return nll_score(self.sample, lam, score=score)  # every column once, in order
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
-        if len(distinct) == 1:  # many lambdas of one column: broadcast
-            val[:], sc[:] = nll_score(self.sample.columns(idx[:1]), lam, score=score)
+        uniq = np.unique(idx)
+        if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
+            val[:], sc[:] = nll_score(self.sample, lam, score=score,
+                                      cols=None if full == 1 else uniq)
             return val, sc
         for layer in _layers(idx):  # each column at most once per call
-            val[layer], sc[layer] = nll_score(self.sample.columns(idx[layer]), lam[layer],
-                                              score=score)
+            sel = idx[layer]
+            every = sel.size == full and np.array_equal(sel, np.arange(full))
+            val[layer], sc[layer] = nll_score(self.sample, lam[layer], score=score,
+                                              cols=None if every else sel)
         return val, sc
 
     def subsample(self) -> SampleProfile | None:
-        if self.sample.nrows <= SUBSAMPLE_FROM:
+        """Every k-th row: about 20,000 values per column for one column (above 100,000
+        rows), about 20,000 values in all but at least 2,000 rows for a matrix (from ten
+        times that many rows)."""
+        if self.ncols == 1:
+            rows, start_from = SUBSAMPLE_SIZE, SUBSAMPLE_FROM
+        else:
+            rows = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // self.ncols)
+            start_from = 10 * rows
+        if self.sample.nrows <= start_from or self.sample.nrows // rows < 2:
             return None
-        return SampleProfile(self.sample.every(self.sample.nrows // SUBSAMPLE_SIZE))
+        return SampleProfile(self.sample.every(self.sample.nrows // rows))
 
 
 Rounds = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]

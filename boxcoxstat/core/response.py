@@ -42,10 +42,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import dexprel, exprel, log_dexprel, log_exprel
+from .._special import log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .design import Design, qr_design
-from .likelihood import choose_shift, llf_constant
+from .likelihood import choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, as_pairs
 from .sample import Sample
 
@@ -120,8 +120,9 @@ class ResponseProfile:
         lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
         return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y)
 
-    def _vectors(self, lmbda: NDArray[np.float64]):
-        """Scaled residuals of the transform and of its lambda-derivative, one column each."""
+    def _vectors(self, lmbda: NDArray[np.float64], score: bool = True):
+        """Scaled residuals of the transform and of its lambda-derivative (``None`` unless
+        ``score``), one column each."""
         n, L = self.n, lmbda.shape[0]
         terms = []
         for s in self.sides:
@@ -130,9 +131,7 @@ class ResponseProfile:
             shift = choose_shift(side, kappa)
             d = side.v - shift  # (n_s, L)
             lr = side.log_ref[0] + shift  # (L,)
-            with np.errstate(over="ignore", invalid="ignore"):
-                phi = d * exprel(kappa * d)
-                chi = (d * d) * dexprel(kappa * d)
+            phi, chi = phi_chi(d, kappa, _span(side, shift), score)
             a = kappa * lr
             with np.errstate(divide="ignore"):
                 log_lr = np.log(np.abs(lr))
@@ -151,13 +150,15 @@ class ResponseProfile:
             sign = -1.0 if s.negative else 1.0
             ea = np.exp(a - m)
             z[s.rows] += sign * ea * phi
-            zd[s.rows] += ea * (lr * phi + chi)
+            if score:
+                zd[s.rows] += ea * (lr * phi + chi)
             if np.any(s.m1 != 0):  # an absorbed constant adds nothing to the residuals
                 with np.errstate(under="ignore"):
                     cz += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_c - m))
-                    czd += np.outer(s.m1, np.exp(log_cd - m))
+                    if score:
+                        czd += np.outer(s.m1, np.exp(log_cd - m))
         r = self.design.resid(z) + cz
-        rd = self.design.resid(zd) + czd
+        rd = self.design.resid(zd) + czd if score else None
         return r, rd, m
 
     def fits_at_every_lambda(self) -> bool:
@@ -183,11 +184,11 @@ class ResponseProfile:
         likelihood is unbounded at ``lmbda``, as for ``y = exp(x)`` regressed on ``x`` at 0)."""
         lam = np.array([float(lmbda)])
         with np.errstate(all="ignore"):
-            r, _, m = self._vectors(lam)
+            r, _, m = self._vectors(lam, False)
             ones = np.ones((self.n, 1))
             w = None if self.design.sw is None else self.design.sw**2
             r0, _, m0 = ResponseProfile.build(self.y, qr_design(ones, w), self.family,
-                                              w)._vectors(lam)
+                                              w)._vectors(lam, False)
             n1 = np.linalg.norm(r) * np.exp(m[0] - m0[0])
             n0 = np.linalg.norm(r0)
         return bool(np.isfinite(n1) and np.isfinite(n0) and n0 > 0 and n1 <= 1e-10 * n0)
@@ -233,7 +234,7 @@ class ResponseProfile:
     def _general(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
         """NLL and score from the scaled residual vectors (any design, any sides)."""
         n = float(self.n)
-        r, rd, m = self._vectors(lam)
+        r, rd, m = self._vectors(lam, score)
         rr = np.einsum("ij,ij->j", r, r)
         with np.errstate(divide="ignore"):
             val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))
@@ -259,8 +260,9 @@ class ResponseProfile:
         kappa = 2.0 - lam if info.negative else lam
         shift = choose_shift(side, kappa)
         d = side.v - shift
-        with np.errstate(over="ignore", invalid="ignore"):
-            r = self.design.resid(d * exprel(kappa * d))
+        span = _span(side, shift)
+        phi, chi = phi_chi(d, kappa, span, score)
+        r = self.design.resid(phi)
         rr = np.einsum("ij,ij->j", r, r)
         vsum = float(side.v.sum())
         d_sum = vsum - n * shift
@@ -268,10 +270,15 @@ class ResponseProfile:
             val = n * side.log_ref[0] + vsum - kappa * d_sum + 0.5 * n * (np.log(rr) - np.log(n))
         if not score:
             return val, np.full_like(lam, np.nan)
-        with np.errstate(over="ignore", invalid="ignore"):
-            rc = self.design.resid((d * d) * dexprel(kappa * d))
+        rc = self.design.resid(chi)
         sigma = -1.0 if info.negative else 1.0
         return val, sigma * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
+
+def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Largest ``|v - shift|`` of a one-column side, per shift."""
+    vmin, vmax = side.vrange
+    return np.maximum(np.abs(vmin[0] - shift), np.abs(vmax[0] - shift))
+
 
 def spans_constant_only(design: Design) -> bool:
     """Whether the design's column space is exactly the constants (an intercept-only model)."""

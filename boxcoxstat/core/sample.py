@@ -50,6 +50,13 @@ class Side:
             return np.full(self.v.shape[1], float(self.v.shape[0]))
         return self.w.sum(axis=0)
 
+    @cached_property
+    def vsum(self) -> NDArray[np.float64]:
+        """``sum w v`` per column (the log-ratio part of the Jacobian)."""
+        if self.w is None:
+            return self.v.sum(axis=0)
+        return np.einsum("ij,ij->j", self.w, self.v)
+
     def columns(self, idx: NDArray[np.intp]) -> Side:
         return replace(
             self,
@@ -74,23 +81,29 @@ def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
     """``log(b / b_ref)`` for bases ``b = x`` ("bc"), ``1 + x`` ("pos") or ``1 - x`` ("neg").
 
     ``log1p((b - b_ref) / b_ref)`` with the difference formed from ``x`` keeps every digit of
-    values near the reference; values beyond a factor of 2 from it use ``log b - log b_ref``,
-    which cannot overflow. Computed in row blocks so no large temporary is allocated.
+    values near the reference, and above it is as accurate as a logarithm can be (its error
+    is ``eps`` of the result, where ``log b - log b_ref`` errs by ``eps log b_ref``); below half
+    the reference, where ``log1p`` of a number near -1 would lose digits, and where the ratio
+    overflows, ``log b - log b_ref`` is used for those values only. Computed in row blocks so
+    no large temporary is allocated.
     """
     sign = -1.0 if kind == "neg" else 1.0
     one = 0.0 if kind == "bc" else 1.0
     ref = one + sign * ref_x
+    inv = sign / ref
     v = np.empty_like(x)
     rows = max(1, (1 << 16) // max(1, x.shape[1]))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for i in range(0, x.shape[0], rows):
             xb = x[i : i + rows]
-            rel = sign * (xb - ref_x) / ref
+            rel = xb - ref_x
+            rel *= inv
             out = np.log1p(rel, out=v[i : i + rows])
-            far = np.nonzero(~((rel >= -0.5) & (rel <= 1.0)))
-            if far[0].size:
-                base = one + sign * xb[far]
-                out[far] = np.log(base) - np.log(np.broadcast_to(ref, xb.shape)[far])
+            far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
+            if far.size:
+                cols_far = far % xb.shape[1]
+                base = one + sign * xb.reshape(-1)[far]
+                out.reshape(-1)[far] = np.log(base) - np.log(ref[cols_far])
     return v
 
 
@@ -110,21 +123,39 @@ def _make_side(
     return Side(log_ref, v, wm, kind == "neg")
 
 
+MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
+
+
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     """Median of each column over ``mask`` (NaN for a column with nothing selected).
 
     The middle pair is averaged as ``lo/2 + hi/2``, which cannot overflow for values near
-    the largest float (``np.median`` forms ``lo + hi`` first).
+    the largest float (``np.median`` forms ``lo + hi`` first). The median only fixes the
+    reference of the log-ratios (any central value serves, see the module docstring), so a
+    long column without missing values takes the median of a systematic subsample of about
+    65k values (a partition, not a sort).
     """
     if mask is None:
-        srt = np.sort(x, axis=0)
-        cnt = np.full(x.shape[1], x.shape[0])
-    else:
-        srt = np.sort(np.where(mask, x, np.inf), axis=0)
-        cnt = mask.sum(axis=0)
-    lo = np.take_along_axis(srt, np.maximum((cnt - 1) // 2, 0)[None, :], axis=0)[0]
-    hi = np.take_along_axis(srt, np.maximum(cnt // 2, 0)[None, :], axis=0)[0]
-    return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
+        return _central(x)
+    # column by column on the transposed data (selection and partition on contiguous memory)
+    x_t, m_t = np.ascontiguousarray(x.T), np.ascontiguousarray(mask.T)
+    out = np.full(x.shape[1], np.nan)
+    for j in range(x.shape[1]):
+        sel = np.compress(m_t[j], x_t[j])
+        if sel.size:
+            out[j] = _central(sel[:, None])[0]
+    return out
+
+
+def _central(x: NDArray) -> NDArray:
+    """Median of each column of ``x`` (n >= 1 rows), or of a systematic subsample of about
+    ``MEDIAN_SAMPLE`` rows when ``n`` exceeds twice that; by partition."""
+    n = x.shape[0]
+    sub = x if n <= 2 * MEDIAN_SAMPLE else x[:: n // MEDIAN_SAMPLE]
+    cnt = sub.shape[0]
+    lo_i, hi_i = (cnt - 1) // 2, cnt // 2
+    part = np.partition(sub, (lo_i, hi_i), axis=0)
+    return 0.5 * part[lo_i] + 0.5 * part[hi_i]
 
 
 def _compact(
@@ -139,13 +170,23 @@ def _compact(
         return x, None, w
     if x.shape[1] == 1:
         sel = mask[:, 0]
-        return x[sel], None, None if w is None else w[sel]
-    order = np.argsort(~mask, axis=0, kind="stable")
-    rows = int(mask.sum(axis=0).max())
-    order = order[:rows]
-    xc = np.take_along_axis(x, order, axis=0)
-    mc = np.take_along_axis(mask, order, axis=0)
-    wc = None if w is None else np.take_along_axis(w, order, axis=0)
+        xs = np.compress(sel, x[:, 0])[:, None]
+        return xs, None, None if w is None else np.compress(sel, w[:, 0])[:, None]
+    cnt = mask.sum(axis=0)
+    rows = int(cnt.max())
+    # column by column on the transposed data: compress is fast on contiguous memory
+    m_t = np.ascontiguousarray(mask.T)
+    arrays = [x] if w is None else [x, w]
+    outs = []
+    for a in arrays:
+        a_t = np.ascontiguousarray(a.T)
+        out = np.zeros((a.shape[1], rows))  # 0 is a valid value on either side
+        for j in range(a.shape[1]):
+            out[j, : cnt[j]] = np.compress(m_t[j], a_t[j])
+        outs.append(np.ascontiguousarray(out.T))
+    xc = outs[0]
+    wc = outs[1] if w is not None else None
+    mc = np.arange(rows)[:, None] < cnt[None, :]
     return xc, (None if mc.all() else mc), wc
 
 

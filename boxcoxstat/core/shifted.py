@@ -52,6 +52,7 @@ from .._special import exprel
 from ..families import bcnpower_log_base
 from .design import Design
 from .joint import JointProfile
+from .joint import hessian as numerical_hessian
 from .likelihood import choose_shift, llf_constant
 from .profile import evaluate_pairs
 from .response import ResponseProfile
@@ -409,6 +410,11 @@ class JointShiftedProfile:
 
     def score(self, lmbda: ArrayLike) -> NDArray[np.float64]:
         return self.nll(lmbda, grad=True)[1]
+
+    def hessian(self, lmbda: ArrayLike) -> NDArray[np.float64]:
+        """Hessian of the profiled NLL (gammas maximised out): Richardson differences of
+        :meth:`score` (no closed form with the inner maximisation)."""
+        return numerical_hessian(self, np.asarray(lmbda, dtype=np.float64))
 
     def information(self, lmbda: NDArray[np.float64],
                     gamma: NDArray[np.float64]) -> NDArray[np.float64]:

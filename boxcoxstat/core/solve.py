@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from scipy import optimize as sopt
 
 from .._validation import BoxCoxError, check_option
-from .profile import Profile
+from .profile import SUBSAMPLE_FROM, Profile
 
 __all__ = [
     "RootResult",
@@ -40,6 +40,7 @@ __all__ = [
     "Solution",
     "solve",
     "curvature",
+    "curvature_and_nll",
     "richardson_slope",
     "OPTIMIZERS",
     "LIMIT",
@@ -95,11 +96,11 @@ def bracket_increasing(
     nfev = np.zeros(p, dtype=np.int64)
     flo = np.full(p, np.nan) if flo is None else np.array(flo, dtype=np.float64)
     fhi = np.full(p, np.nan) if fhi is None else np.array(fhi, dtype=np.float64)
-    for x, fx in ((lo, flo), (hi, fhi)):
-        need = np.flatnonzero(np.isnan(fx))
-        if need.size:
-            fx[need] = f(x[need], need)
-            nfev[need] += 1
+    need_lo, need_hi = np.flatnonzero(np.isnan(flo)), np.flatnonzero(np.isnan(fhi))
+    if need_lo.size + need_hi.size:  # both ends in one evaluation (one round)
+        fx = f(np.r_[lo[need_lo], hi[need_hi]], np.r_[need_lo, need_hi])
+        flo[need_lo], fhi[need_hi] = fx[: need_lo.size], fx[need_lo.size :]
+        nfev[np.union1d(need_lo, need_hi)] += 1
     ok = np.ones(p, dtype=bool)
     for _ in range(max_iter):
         right = fhi < 0
@@ -137,12 +138,17 @@ def find_root(
     xatol: float = 1e-14,
     xrtol: float = 4 * np.finfo(float).eps,
     max_iter: int = 200,
+    predict: bool = False,
 ) -> RootResult:
     """Chandrupatla's bracketing root finder, vectorised over columns.
 
     ``f(a)`` and ``f(b)`` must not have the same strict sign. The first step is a secant step;
     later steps use inverse quadratic interpolation when it is safe, else bisection. A column
-    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0.
+    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0. With
+    ``predict=True`` a column also stops when two interpolation steps in a row shrink fast
+    enough that the next iterate's predicted error, ``|step|^2 / |previous step|``, is below
+    half the tolerance; that iterate is returned unevaluated (``fx`` NaN there), which saves
+    the evaluations that would only close the far side of the bracket.
     """
     x1 = np.array(b, dtype=np.float64)
     f1 = np.array(fb, dtype=np.float64)
@@ -155,6 +161,9 @@ def find_root(
         t = np.clip(f1 / (f1 - f2), 0.0, 1.0)
     t = np.where(np.isfinite(t), t, 0.5)
     done = (f1 == 0) | (f2 == 0)
+    xout = np.full(p, np.nan)
+    used_iqi = np.zeros(p, dtype=bool)
+    xprev = np.full(p, np.nan)  # the iterate before the newest
     for _ in range(max_iter):
         xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
         tol = 2.0 * (xrtol * np.abs(xm) + xatol)
@@ -175,6 +184,7 @@ def find_root(
         x2[act] = np.where(same, x2[act], x1[act])
         f2[act] = np.where(same, f2[act], f1[act])
         x3[act], f3[act] = n3x, n3f
+        xprev[act] = x1[act]
         x1[act], f1[act] = xt, ft
         with np.errstate(divide="ignore", invalid="ignore"):
             xi = (x1[act] - x2[act]) / (x3[act] - x2[act])
@@ -183,10 +193,23 @@ def find_root(
             tq = (f1[act] / (f2[act] - f1[act]) * f3[act] / (f2[act] - f3[act])
                   + (x3[act] - x1[act]) / (x2[act] - x1[act])
                   * f1[act] / (f3[act] - f1[act]) * f2[act] / (f3[act] - f2[act]))
-        t[act] = np.where(iqi & np.isfinite(tq), tq, 0.5)
+        good = iqi & np.isfinite(tq)
+        t[act] = np.where(good, tq, 0.5)
+        if predict:
+            lo_, hi_ = np.minimum(x1[act], x2[act]), np.maximum(x1[act], x2[act])
+            nxt = x1[act] + t[act] * (x2[act] - x1[act])
+            step, prev = np.abs(nxt - x1[act]), np.abs(x1[act] - xprev[act])
+            tol_a = xrtol * np.abs(nxt) + xatol
+            ok = (good & used_iqi[act] & (step < 0.5 * prev) & (nxt > lo_) & (nxt < hi_)
+                  & (step * step <= 0.5 * tol_a * prev))
+            hit = act[ok]
+            xout[hit] = nxt[ok]
+            done[hit] = True
+            used_iqi[act] = good
     xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
     fm = np.where(np.abs(f1) < np.abs(f2), f1, f2)
-    return RootResult(xm, fm, done, nfev)
+    pred = np.isfinite(xout)
+    return RootResult(np.where(pred, xout, xm), np.where(pred, np.nan, fm), done, nfev)
 
 
 # ----------------------------------------------------------------------------- the solver
@@ -203,6 +226,9 @@ class Solution:
     nll: NDArray[np.float64]
     converged: NDArray[np.bool_]
     nfev: NDArray[np.int64]
+    # the last secant slope of the score near the root (NaN where unknown): an estimate of
+    # the curvature good to about 1e-3, which sets curvature()'s steps
+    slope: NDArray[np.float64] | None = None
 
 
 class _Recorder:
@@ -211,13 +237,17 @@ class _Recorder:
     def __init__(self, profile: Profile):
         self.profile = profile
         self.seen: dict[tuple[int, float], float] = {}
+        self.last: dict[int, tuple[float, float, float]] = {}  # column: (x, nll, score)
         self.nfev = np.zeros(profile.ncols, dtype=np.int64)
 
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
         self.nfev[list(set(idx.tolist()))] += 1
-        for j, x, v in zip(idx.tolist(), lam.tolist(), val.tolist(), strict=True):
+        for j, x, v, f in zip(idx.tolist(), lam.tolist(), val.tolist(), sc.tolist(),
+                              strict=True):
             self.seen[(j, x)] = v
+            if score:
+                self.last[j] = (x, v, f)
         return val, sc
 
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -226,49 +256,140 @@ class _Recorder:
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
         """The NLL of column j at ``lam[j]``, evaluated (in one call) only where not seen."""
         out = np.array([self.seen.get((j, x), np.nan) for j, x in enumerate(lam.tolist())])
+        for j in np.flatnonzero(np.isnan(out) & np.isfinite(lam)):
+            # a root accepted unevaluated: the last evaluated NLL, corrected by the score
+            # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
+            x, v, f = self.last.get(int(j), (np.nan, np.nan, np.nan))
+            if abs(x - lam[j]) <= 1e-6 * max(1.0, abs(lam[j])) and np.isfinite(v + f):
+                out[j] = v - 0.5 * f * (x - lam[j])
         need = np.flatnonzero(np.isnan(out) & np.isfinite(lam))
         if need.size:
             out[need] = self.values(lam[need], need, score=False)[0]
         return out
 
 
-def _polish_start(profile: Profile, sub: Profile, rec: _Recorder):
-    """A starting bracket on the full profile from the subsample's root and curvature.
+SUB_XRTOL = 1e-9  # the subsample's root only starts the full data: its own error is ~n^-1/2
+POLISH_STEPS = 6  # full-data evaluations the secant polish may take before the fallback
 
-    One full score evaluation at the subsample root and one Newton step (with the
-    subsample's curvature scaled to the full size, overshooting by 20%) usually bracket the
-    root, so the full data need only a few more evaluations.
+
+def _subsample_start(sub: Profile, scale: NDArray[np.float64]):
+    """Root and curvature of the subsample, to the accuracy a start needs (cheaply).
+
+    The root is closed to ``SUB_XRTOL`` (its distance from the full-data root is about
+    ``n_sub^-1/2`` anyway) and the curvature is one central difference of the score at
+    ``+-1e-4 max(1, |lambda|)`` (one evaluation of two lambdas per column), then scaled to the
+    full size by ``scale``.
     """
-    p = profile.ncols
-    s = solve(sub)
-    c = curvature(sub, s.lmbda) * (profile.nobs() / sub.nobs())
+    rec = _Recorder(sub)
+    s = _solve_score(sub, rec, None, xrtol=SUB_XRTOL, xatol=SUB_XRTOL)
+    p = s.lmbda.shape[0]
+    h = 1e-4 * np.maximum(1.0, np.abs(s.lmbda))
+    cols = np.arange(p)
+    _, sc = sub.evaluate(np.r_[s.lmbda + h, s.lmbda - h], np.r_[cols, cols])
+    c = (sc[:p] - sc[p:]) / (2.0 * h) * scale
     good = s.converged & np.isfinite(c) & (c > 0)
-    if not good.any():
-        return np.zeros(p), np.ones(p), None, None
-    lam_s = np.where(good, s.lmbda, 0.0)
-    s0 = rec(lam_s, np.arange(p))
-    step = -1.2 * s0 / np.where(good, c, 1.0)
-    step = np.where(step == 0, 1e-12 * np.maximum(1.0, np.abs(lam_s)), step)
-    up = step > 0
-    lo = np.where(good, np.where(up, lam_s, lam_s + step), 0.0)
-    hi = np.where(good, np.where(up, lam_s + step, lam_s), 1.0)
-    flo = np.where(good & up, s0, np.nan)
-    fhi = np.where(good & ~up, s0, np.nan)
-    return lo, hi, flo, fhi
+    return np.where(good, s.lmbda, np.nan), np.where(good, c, np.nan)
 
 
-def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None) -> Solution:
+def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float64],
+                   xatol: float, xrtol: float):
+    """Secant iterations on the full profile from ``x0`` (first slope ``c``), all columns.
+
+    A column stops when the next iterate's error, estimated conservatively from the last
+    two steps (``|step_k|^2 / |step_{k-1}|``: the secant method's error contracts like the
+    product of the last two), is below ``xrtol |lambda| + xatol``; the next iterate is then
+    accepted without evaluating it (as ``scipy.optimize.newton`` accepts a step below its
+    tolerance), and its NLL is the last evaluated one corrected by the score,
+    ``NLL(x) - f(x) (x - lambda)/2`` (exact for a quadratic; the cubic remainder is below
+    rounding at such distances). Returns the roots, NLLs, a done flag and the tightest
+    bracket seen per column (``lo, hi, flo, fhi``, NaN where a side is unknown) for the
+    fallback.
+    """
+    p = x0.shape[0]
+    lam = np.full(p, np.nan)
+    nll = np.full(p, np.nan)
+    done = np.zeros(p, dtype=bool)
+    lo, hi = np.full(p, -np.inf), np.full(p, np.inf)
+    flo, fhi = np.full(p, np.nan), np.full(p, np.nan)
+    xp = np.full(p, np.nan)
+    fp = np.full(p, np.nan)
+    step_p = np.full(p, np.nan)
+    x = x0.copy()
+    act = np.flatnonzero(np.isfinite(x0) & np.isfinite(c) & (c > 0))
+    last_slope = np.full(p, np.nan)
+    for it in range(POLISH_STEPS):
+        if act.size == 0:
+            break
+        v, f = rec.values(x[act], act)
+        xa = x[act]
+        neg, pos = f < 0, f > 0
+        upd = act[neg & (xa > lo[act])]
+        lo[upd], flo[upd] = x[upd], f[neg & (xa > lo[act])]
+        upd = act[pos & (xa < hi[act])]
+        hi[upd], fhi[upd] = x[upd], f[pos & (xa < hi[act])]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = c[act] if it == 0 else (f - fp[act]) / (xa - xp[act])
+            step = -f / slope
+        nxt = xa + step
+        last_slope[act] = slope
+        ratio = np.abs(step) / np.abs(step_p[act]) if it else np.full(act.size, np.inf)
+        tol = xrtol * np.abs(nxt) + xatol
+        exact = f == 0
+        conv = exact | ((np.abs(step) * np.minimum(ratio, 1.0) <= 0.5 * tol) & (ratio < 0.5))
+        bad = ~np.isfinite(nxt) | ~(slope > 0) | ~np.isfinite(v)
+        inside = (nxt > lo[act]) & (nxt < hi[act])
+        fin = conv & ~bad & (inside | exact)
+        j = act[fin]
+        lam[j] = np.where(exact[fin], xa[fin], nxt[fin])
+        nll[j] = np.where(exact[fin], v[fin], v[fin] + 0.5 * f[fin] * (nxt[fin] - xa[fin]))
+        done[j] = True
+        xp[act], fp[act], step_p[act] = xa, f, step
+        keep = ~fin & ~bad & inside
+        x[act] = nxt
+        act = act[keep]
+    return lam, nll, done, (lo, hi, flo, fhi), last_slope
+
+
+def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
+                 xatol: float = XATOL, xrtol: float = XRTOL) -> Solution:
     p = profile.ncols
+    lam = np.full(p, np.nan)
+    val = np.full(p, np.nan)
+    done = np.zeros(p, dtype=bool)
+    slope = np.full(p, np.nan)
     if start is None:
+        start = (np.zeros(p), np.ones(p), None, None)
         sub = profile.subsample()
-        start = (np.zeros(p), np.ones(p), None, None) if sub is None else \
-            _polish_start(profile, sub, rec)
-    lo, hi, flo, fhi = start
-    lo, hi, flo, fhi, ok, _ = bracket_increasing(rec, lo, hi, flo=flo, fhi=fhi, limit=LIMIT)
-    res = find_root(rec, lo, hi, flo, fhi, xatol=XATOL, xrtol=XRTOL)
-    lam = np.where(ok, res.x, np.where(flo > 0, lo, hi))
-    val = rec.nll_at(lam)
-    return Solution(lam, val, ok & res.converged & np.isfinite(val), rec.nfev)
+        if sub is not None:
+            x0, c = _subsample_start(sub, profile.nobs() / sub.nobs())
+            lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(rec, x0, c, xatol,
+                                                                            xrtol)
+            slope = np.where(done, slope, np.nan)
+            # the fallback starts from what the polish learnt: the bracket, or one side of it
+            has_lo, has_hi = np.isfinite(blo), np.isfinite(bhi)
+            known = np.where(has_lo, blo, np.where(has_hi, bhi, 0.0))
+            w = 1e-2 * np.maximum(1.0, np.abs(known))
+            start = (np.where(has_lo, blo, np.where(has_hi, bhi - w, 0.0)),
+                     np.where(has_hi, bhi, np.where(has_lo, blo + w, 1.0)),
+                     np.where(has_lo, bflo, np.nan), np.where(has_hi, bfhi, np.nan))
+    todo = np.flatnonzero(~done)
+    ok = done.copy()
+    if todo.size:  # bracket by doubling and close with Chandrupatla's method
+        lo = np.asarray(start[0], dtype=np.float64)[todo]
+        hi = np.asarray(start[1], dtype=np.float64)[todo]
+        flo, fhi = (None if a is None else np.asarray(a, dtype=np.float64)[todo]
+                    for a in start[2:])
+
+        def f(x: NDArray, idx: NDArray) -> NDArray:
+            return rec(x, todo[idx])
+
+        lo, hi, flo, fhi, okb, _ = bracket_increasing(f, lo, hi, flo=flo, fhi=fhi,
+                                                      limit=LIMIT)
+        res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
+        lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
+        ok[todo] = okb & res.converged
+        val[todo] = rec.nll_at(np.where(np.isin(np.arange(p), todo), lam, np.nan))[todo]
+    return Solution(lam, val, ok & np.isfinite(val), rec.nfev, slope)
 
 
 def _solve_brent(rec: _Recorder, j: int) -> tuple[float, float, bool]:
@@ -412,25 +533,60 @@ def richardson_slope(central: list[NDArray[np.float64]]) -> NDArray[np.float64]:
     return table[-1]
 
 
-def curvature(profile: Profile, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
+def curvature(profile: Profile, lmbda: NDArray[np.float64],
+              slope: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """Second derivative of the profile NLL (observed information) of every column at
-    ``lmbda``, in two evaluations.
+    ``lmbda``.
 
     Central differences of the analytic score, Richardson-extrapolated from steps h and h/2
-    with h = 1/100 of the natural scale 1/sqrt(curvature) (found by a first difference at
-    1e-4 max(1, |lambda|)), kept within 1e-6..1e-2 of max(1, |lambda|). Accurate to about
-    1e-10 relative because the score itself is accurate to rounding error.
+    with h = 1/100 of the natural scale 1/sqrt(curvature), kept within 1e-6..1e-2 of
+    max(1, |lambda|). The natural scale comes from ``slope`` (an estimate of the curvature,
+    such as :attr:`Solution.slope`) where it is given and positive, else from a first
+    difference at 1e-4 max(1, |lambda|) (one more evaluation). Accurate to about 1e-10
+    relative because the score itself is accurate to rounding error. Columns whose profile
+    has more than ``SUBSAMPLE_FROM`` observations and a known scale take one central
+    difference at h = 1/1000 of the natural scale instead (two lambdas, not four: the
+    truncation error is then below 1e-9 because the profile is nearly quadratic on that
+    scale, and the rounding error below 1e-9 as well).
     """
+    return curvature_and_nll(profile, lmbda, slope)[0]
+
+
+def curvature_and_nll(
+    profile: Profile, lmbda: NDArray[np.float64], slope: NDArray[np.float64] | None = None,
+    extra_lmbda: NDArray[np.float64] | None = None, extra_cols: NDArray[np.intp] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`curvature`, and the NLL at the pairs ``(extra_lmbda, extra_cols)`` computed in
+    the same evaluation (one round for a federated or Dask profile)."""
+    xl = np.zeros(0) if extra_lmbda is None else np.asarray(extra_lmbda, dtype=np.float64)
+    xc = np.zeros(0, dtype=np.intp) if extra_cols is None else np.asarray(extra_cols,
+                                                                         dtype=np.intp)
     lam = np.asarray(lmbda, dtype=np.float64)
     p = lam.shape[0]
-    cols = np.arange(p)
     scale = np.maximum(1.0, np.abs(lam))
-    h0 = 1e-4 * scale
-    _, s0 = profile.evaluate(np.r_[lam + h0, lam - h0], np.r_[cols, cols])
-    c0 = np.abs((s0[:p] - s0[p:]) / (2.0 * h0))
-    h = 1e-2 / np.sqrt(np.where(c0 > 0, c0, 1.0))
-    h = np.clip(h, 1e-6 * scale, 1e-2 * scale)
-    _, s = profile.evaluate(np.r_[lam + h, lam - h, lam + h / 2, lam - h / 2],
-                            np.r_[cols, cols, cols, cols])
-    s = s.reshape(4, p)
-    return richardson_slope([(s[0] - s[1]) / (2.0 * h), (s[2] - s[3]) / h])
+    c0 = np.full(p, np.nan) if slope is None else np.asarray(slope, dtype=np.float64)
+    need = np.flatnonzero(~(c0 > 0) | ~np.isfinite(c0))
+    if need.size:
+        h0 = 1e-4 * scale[need]
+        ln = lam[need]
+        _, s0 = profile.evaluate(np.r_[ln + h0, ln - h0], np.r_[need, need])
+        c0 = c0.copy()
+        c0[need] = np.abs((s0[: need.size] - s0[need.size :]) / (2.0 * h0))
+    natural = 1.0 / np.sqrt(np.where(c0 > 0, c0, 1.0))
+    big = np.broadcast_to(profile.nobs() > SUBSAMPLE_FROM, (p,)).copy()
+    big[need] = False
+    h = np.clip(np.where(big, 1e-3, 1e-2) * natural, 1e-6 * scale, 1e-2 * scale)
+    out = np.empty(p)
+    one, four = np.flatnonzero(big), np.flatnonzero(~big)
+    lam_q = np.r_[lam[one] + h[one], lam[one] - h[one], lam[four] + h[four],
+                  lam[four] - h[four], lam[four] + h[four] / 2, lam[four] - h[four] / 2]
+    col_q = np.r_[one, one, four, four, four, four]
+    val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc])
+    extra = val[lam_q.size :]
+    s = s[: lam_q.size]
+    k1, k4 = one.size, four.size
+    out[one] = (s[:k1] - s[k1 : 2 * k1]) / (2.0 * h[one])
+    s4 = s[2 * k1 :].reshape(4, k4)
+    out[four] = richardson_slope([(s4[0] - s4[1]) / (2.0 * h[four]),
+                                  (s4[2] - s4[3]) / h[four]])
+    return out, extra

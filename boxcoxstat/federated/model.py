@@ -33,7 +33,7 @@ def infer(profile: CallbackProfile, sol: Solution) -> dict[str, NDArray[np.float
     if not sol.converged.all():
         return {k: np.full(profile.ncols, np.nan) for k in ("bse", "lower", "upper", "lr0",
                                                             "lr1")}
-    return standard_inference(profile, sol.lmbda, sol.nll)
+    return standard_inference(profile, sol.lmbda, sol.nll, slope=sol.slope)
 
 
 def build_result(

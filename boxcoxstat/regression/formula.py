@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ import patsy
 from numpy.typing import NDArray
 
 from .. import families
-from .._validation import BoxCoxError, ColumnReport, TransformOverflowError, check_column
+from .._validation import BoxCoxError, ColumnReport, check_column
+from ..core.inference import standard_inference
 from ..core.profile import SampleProfile
 from ..core.solve import solve
 
@@ -37,13 +39,22 @@ __all__ = [
     "bc",
     "yj",
     "term_lambdas",
+    "term_inference",
     "ModelFrame",
     "model_frame",
     "new_design",
     "design_variables",
     "one_sided_design",
     "caller_environment",
+    "warn_rows",
 ]
+
+
+def warn_rows(what: str, labels: list[Any]) -> None:
+    """One warning for the rows of new data that get NaN, naming them (at most 10 shown)."""
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in labels[:10])
+    more = f" and {len(labels) - 10} more" if len(labels) > 10 else ""
+    warnings.warn(f"{len(labels)} row(s) ({shown}{more}): {what}", UserWarning, stacklevel=4)
 
 
 class _PowerTerm:
@@ -55,6 +66,7 @@ class _PowerTerm:
         self._chunks: list[NDArray[np.float64]] = []
         self.lmbda: float | None = None
         self.fixed = False
+        self.inference: dict[str, float] | None = None
 
     def memorize_chunk(self, x: Any, lmbda: float | None = None) -> None:
         if lmbda is not None:
@@ -72,22 +84,39 @@ class _PowerTerm:
         name = "bc()" if self.family == "boxcox" else "yj()"
         check_column(ColumnReport.of(x), name, family=self.family, noun="the variable of")
         x = x[~np.isnan(x)]
-        sol = solve(SampleProfile.from_array(x, self.family))
+        profile = SampleProfile.from_array(x, self.family)
+        sol = solve(profile)
         self.lmbda = float(sol.lmbda[0])
+        # the power's own inference, computed once on the variable's sample (and saved with
+        # the design): standard error, 95% profile interval, LR tests of 0 and 1
+        part = standard_inference(profile, sol.lmbda, sol.nll)
+        self.inference = {k: float(v[0]) for k, v in part.items()}
 
     def transform(self, x: Any, lmbda: float | None = None) -> Any:
+        """The variable at the learned power. Values outside the family's domain (Box-Cox:
+        <= 0) and values whose transform overflows become NaN, so their rows are treated as
+        missing, with one warning naming them; infinite values are refused."""
         if self.lmbda is None:
             raise BoxCoxError("the power of this term has not been estimated yet")
         values = np.asarray(x, dtype=np.float64)
-        ok = ~np.isnan(values)
+        name = "bc()" if self.family == "boxcox" else "yj()"
+        check_column(ColumnReport.of(values.reshape(-1)), name, family="yeojohnson", min_n=0,
+                     spread=False, noun="new data for")
         out = np.full(values.shape, np.nan)
-        check_column(ColumnReport.of(values.reshape(-1)), "bc()" if self.family == "boxcox"
-                     else "yj()", family=self.family, min_n=0, spread=False,
-                     noun="new data for")
-        try:
-            out[ok] = families.transform(values[ok], self.lmbda, self.family)
-        except TransformOverflowError as err:
-            raise TransformOverflowError(f"bc()/yj() term: {err}") from None
+        ok = ~np.isnan(values)
+        if self.family == "boxcox":
+            ok &= values > 0
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[ok] = families.forward_unchecked(values[ok], self.lmbda, self.family)
+        bad = ~np.isnan(values) & ~np.isfinite(out)
+        if bad.any():
+            labels = x.index[bad.reshape(-1)] if isinstance(x, pd.Series) else \
+                np.flatnonzero(bad.reshape(-1))
+            warn_rows(f"{name} term at lambda = {self.lmbda:.6g}: the value is "
+                      + ("<= 0 (outside Box-Cox's domain)" if self.family == "boxcox"
+                         else "transformed beyond the float64 range")
+                      + "; the prediction is NaN", list(labels))
+            out[bad] = np.nan
         if isinstance(x, pd.Series):
             return pd.Series(out, index=x.index, name=x.name)
         return out
@@ -110,6 +139,13 @@ x : array_like
     A strictly positive variable.
 lmbda : float, optional
     Fix the power instead of estimating it by maximum likelihood.
+
+Notes
+-----
+New values outside Box-Cox's domain (<= 0) give NaN for their rows, named in one warning.
+A statsmodels result saved with ``fit.save(path)`` is rebuilt by statsmodels by evaluating
+its formula again when it is loaded, so the loading script needs ``from boxcoxstat import
+bc, yj`` in scope (``bcs.lm(...).ols`` is saved with its design and needs nothing).
 
 Examples
 --------
@@ -158,14 +194,36 @@ def term_lambdas(obj: Any) -> dict[str, float]:
     ``obj`` is a patsy ``DesignInfo``, a design matrix that carries one, or a statsmodels
     formula model or fitted result (``smf.ols(...).fit()``).
     """
+    return {key: float(t.lmbda) if t.lmbda is not None else float("nan")
+            for key, t in _power_terms(_design_info(obj)).items()}
+
+
+def term_inference(obj: Any) -> pd.DataFrame:
+    """The powers of the ``bc()`` / ``yj()`` terms with their inference, by term.
+
+    Columns ``lambda``, ``bse`` (observed information), ``lower``, ``upper`` (95% profile
+    likelihood), ``lr0``, ``lr1`` (LR statistics of lambda = 0 and 1), computed on the
+    variable's own sample when the design was built; NaN for a fixed power
+    (``bc(x, lmbda=0.5)``).
+    """
     design_info = _design_info(obj)
-    out: dict[str, float] = {}
+    rows = {}
+    for key, term in _power_terms(design_info).items():
+        inf = term.inference or {}
+        rows[key] = [term.lmbda if term.lmbda is not None else np.nan] + [
+            inf.get(k, np.nan) for k in ("bse", "lower", "upper", "lr0", "lr1")]
+    return pd.DataFrame.from_dict(
+        rows, orient="index", columns=["lambda", "bse", "lower", "upper", "lr0", "lr1"]
+    ).astype(np.float64)
+
+
+def _power_terms(design_info: Any) -> dict[str, _PowerTerm]:
+    out: dict[str, _PowerTerm] = {}
     for factor, info in design_info.factor_infos.items():
         objs = [o for o in info.state.get("transforms", {}).values()
                 if isinstance(o, _PowerTerm)] if isinstance(info.state, dict) else []
         for k, obj in enumerate(objs):
-            key = factor.name() if len(objs) == 1 else f"{factor.name()}[{k}]"
-            out[key] = float(obj.lmbda) if obj.lmbda is not None else float("nan")
+            out[factor.name() if len(objs) == 1 else f"{factor.name()}[{k}]"] = obj
     return out
 
 
@@ -185,6 +243,7 @@ class ModelFrame:
     index: pd.Index
     n_dropped: int
     response_family: str | None
+    response_lmbda: float | None = None
 
 
 def _environment(eval_env: Any) -> Any:
@@ -192,8 +251,9 @@ def _environment(eval_env: Any) -> Any:
     return env.with_outer_namespace({"bc": bc, "yj": yj, "np": np})
 
 
-def _split(formula: str) -> tuple[Any, str, str | None]:
-    """The model description with a ``bc(y)`` / ``yj(y)`` response unwrapped."""
+def _split(formula: str) -> tuple[Any, str, str | None, float | None]:
+    """The model description with a ``bc(y)`` / ``yj(y)`` response unwrapped: the
+    description, the response, its family and its fixed power (``None``: not given)."""
     try:
         desc = patsy.ModelDesc.from_formula(formula)
     except patsy.PatsyError as err:
@@ -203,16 +263,35 @@ def _split(formula: str) -> tuple[Any, str, str | None]:
     code = desc.lhs_termlist[0].factors[0].name()
     m = _WRAPPED.match(code)
     if m is None:
-        return desc, code, None
-    inner = m.group(2).strip()
-    if "," in inner or "=" in inner:
-        raise BoxCoxError(
-            f"the response {code!r} cannot take options: its power is what lm estimates; to "
-            "use a fixed power, transform the response yourself"
-        )
+        return desc, code, None, None
+    inner, lmbda = _response_call(code)
     lhs = [patsy.Term([patsy.EvalFactor(inner)])]
     fam = "boxcox" if m.group(1) == "bc" else "yeojohnson"
-    return patsy.ModelDesc(lhs, desc.rhs_termlist), inner, fam
+    return patsy.ModelDesc(lhs, desc.rhs_termlist), inner, fam, lmbda
+
+
+def _response_call(code: str) -> tuple[str, float | None]:
+    """The variable and the fixed power of a ``bc(y)`` / ``bc(y, lmbda=0)`` response."""
+    call = ast.parse(code.strip(), mode="eval").body
+    assert isinstance(call, ast.Call)
+    bad = (len(call.args) != 1 or any(k.arg != "lmbda" for k in call.keywords)
+           or len(call.keywords) > 1)
+    lmbda = None
+    if not bad and call.keywords:
+        try:
+            lmbda = float(ast.literal_eval(call.keywords[0].value))
+        except (ValueError, TypeError, SyntaxError):
+            bad = True
+        else:
+            bad = not np.isfinite(lmbda)
+    if bad:
+        raise BoxCoxError(
+            f"the response {code!r} takes the variable and optionally a fixed power as a "
+            "number, e.g. bc(y) (power estimated) or bc(y, lmbda=0) (the log)"
+        )
+    inner = ast.get_source_segment(code.strip(), call.args[0])
+    assert inner is not None
+    return inner.strip(), lmbda
 
 
 def model_frame(
@@ -223,7 +302,7 @@ def model_frame(
     on the complete rows so ``bc()`` / ``yj()`` learn their powers on exactly those rows."""
     if not isinstance(data, pd.DataFrame):
         raise BoxCoxError("data must be a pandas DataFrame")
-    desc, response, fam = _split(formula)
+    desc, response, fam, fixed = _split(formula)
     env = _environment(eval_env)
     df = data.reset_index(drop=True)
     w = None
@@ -276,17 +355,23 @@ def model_frame(
         y=y, x=xdf.to_numpy(dtype=np.float64), response=response,
         column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,
         index=data.index[rows], n_dropped=len(df) - len(rows), response_family=fam,
+        response_lmbda=fixed,
     )
     return frame, w
 
 
-def new_design(design_info: Any, data: pd.DataFrame) -> tuple[NDArray[np.float64], pd.Index]:
-    """The design of new data with every learned state (powers, centring, levels) reused.
-    Rows with missing predictors are dropped; their labels are not in the returned index."""
+def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:
+    """The design of new data with every learned state (powers, centring, levels) reused:
+    one row per row of ``data``, in its order; a row with a missing predictor (or a
+    ``bc()`` / ``yj()`` value outside the family's domain) is all NaN. Columns are found by
+    name, so their order in ``data`` does not matter."""
     if not isinstance(data, pd.DataFrame):
         raise BoxCoxError("new data must be a pandas DataFrame")
+    # rows are matched back by label (so warnings name the caller's rows), or by position
+    # when labels repeat
+    frame = data if data.index.is_unique else data.reset_index(drop=True)
     try:
-        (xdf,) = patsy.build_design_matrices([design_info], data, return_type="dataframe",
+        (xdf,) = patsy.build_design_matrices([design_info], frame, return_type="dataframe",
                                              NA_action=patsy.NAAction(NA_types=["NaN", "None"]))
     except patsy.PatsyError as err:
         cause = err.__cause__ if err.__cause__ is not None else err
@@ -294,7 +379,9 @@ def new_design(design_info: Any, data: pd.DataFrame) -> tuple[NDArray[np.float64
             raise BoxCoxError(str(cause)) from None
         raise BoxCoxError(f"cannot build the design for the new data: {str(err).splitlines()[0]}"
                           ) from None
-    return xdf.to_numpy(dtype=np.float64), xdf.index
+    out = np.full((len(frame), xdf.shape[1]), np.nan)
+    out[frame.index.get_indexer(xdf.index)] = xdf.to_numpy(dtype=np.float64)
+    return out
 
 
 def design_variables(design: str, frame: pd.DataFrame) -> set[str]:

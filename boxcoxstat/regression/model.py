@@ -8,6 +8,7 @@ factorised once (``design.qr_design``) and the response power solved from the st
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -43,19 +44,22 @@ def lm(
     missing: Literal["drop", "raise"] = "drop",
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
+    lmbda: float | None = None,
 ) -> LmResult:
     """Fit a linear model with a Box-Cox (or Yeo-Johnson) transformed response.
 
     The power of the response is the maximiser of the profile likelihood of the normal linear
     model (Box & Cox 1964), as ``MASS::boxcox(lm(...))`` and ``car::powerTransform(lm(...))``
-    compute it, but solved exactly; the model is then refitted at that power.
+    compute it, but solved exactly; the model is then refitted at that power. A fixed power
+    (``lmbda=``, or ``bc(y, lmbda=0)`` on the left) is fitted without estimation.
 
     Parameters
     ----------
     formula : str
         A patsy formula. The response may be written plainly (``y ~ x``) or as ``bc(y)`` /
         ``yj(y)``: either way its power is estimated conditional on the predictors (MASS
-        semantics); the wrapper only chooses the family. Predictors may use ``bc(x)`` and
+        semantics); the wrapper chooses the family, and ``bc(y, lmbda=0)`` fixes the
+        power. Predictors may use ``bc(x)`` and
         ``yj(x)`` (their powers are estimated marginally, once, and reused in ``predict``),
         ``bc(x, lmbda=0.5)`` (a fixed power), ``np.log(x)``, ``C(g)`` and the variables of
         the calling scope.
@@ -70,7 +74,12 @@ def lm(
         weighted least squares; the Jacobian is not weighted (as ``car::powerTransform``).
     missing : {"drop", "raise"}, default="drop"
         Rows with a missing value in any used variable (or weight) are left out and counted
-        (``n_dropped``), or refused.
+        (``n_dropped``), or refused; ``predict`` follows the same policy for new data
+        (NaN in place, or refused).
+    lmbda : float, optional
+        Fit at this response power instead of estimating it (``lmbda=0``: the log). The
+        same as writing the response as ``bc(y, lmbda=0)``. The result's ``power.fixed``
+        is True, and the power has no standard error, interval or test.
     gamma : float, optional
         A known shift: Box-Cox of ``y + gamma`` (``family="boxcox"``), or bcnPower's gamma
         held fixed (``family="bcnpower"``).
@@ -136,12 +145,15 @@ def lm(
     check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
                  family="yeojohnson" if fam == "bcnpower" or gamma is not None else fam,
                  missing="raise", min_n=3)
+    fixed = _fixed_power(lmbda, frame.response_lmbda)
+    if fixed is not None and (fam == "bcnpower" or gamma is not None):
+        raise BoxCoxError("a fixed response power is not available with family='bcnpower' or "
+                          "gamma= yet; fit the shift, or transform with the power you chose")
     if gamma is not None and fam == "yeojohnson":
         raise BoxCoxError("gamma= applies to family='boxcox' (a fixed shift) or 'bcnpower'")
     if gamma is not None and fam == "boxcox":
         check_shift(frame.y, float(gamma), frame.response, lambda i: frame.index[i])
     design = qr_design(frame.x, w)
-    shifted: dict[str, Any] = {}
     likelihood: Profile
     if fam == "bcnpower":
         column = ShiftedColumn(frame.y, design, gamma_min=gamma_min, gamma_fixed=gamma,
@@ -150,36 +162,58 @@ def lm(
     else:
         y = frame.y if gamma is None else frame.y + float(gamma)
         likelihood = response_profile(y, design, fam, w)
-    sol = solve(likelihood)
-    if isinstance(likelihood, ShiftedProfile):
-        gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
-                                         likelihood.gamma_at(sol.lmbda))
-        shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
-                   "gamma_min": float(gamma_min)}
-    elif gamma is not None:
-        shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
-    if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(sol.lmbda[0]):
-        raise BoxCoxError(
-            f"the model fits the transformed response exactly at lambda = {sol.lmbda[0]:.6g}; "
-            "the likelihood is unbounded there and no power can be estimated"
-        )
-    if not sol.converged[0]:
-        warnings.warn(f"the response power did not converge for {formula!r}", RuntimeWarning,
-                      stacklevel=2)
     aliased = tuple(frame.column_names[j] for j in design.aliased)
-    lam, nll = sol.lmbda.copy(), sol.nll.copy()
+    one = np.ones(1)
     power = PowerTransformResult(
-        names=(frame.response,), layout="series", families=(fam,), lmbda_used=lam,
-        family_reasons=("",), requested_family=fam, lmbda_mle=lam.copy(), nll_mle=nll,
-        llf_values=likelihood.llf_offset() - nll,
-        nobs_values=np.array([frame.y.shape[0]], dtype=np.int64),
-        n_missing=np.array([frame.n_dropped], dtype=np.int64), converged_values=sol.converged,
-        ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]), model=formula,
-        profile_=likelihood, **shifted,
+        names=(frame.response,), layout="series", families=(fam,), lmbda_used=one.copy(),
+        family_reasons=("",), requested_family=fam, lmbda_mle=one.copy(), nll_mle=one.copy(),
+        llf_values=one.copy(), nobs_values=np.array([frame.y.shape[0]], dtype=np.int64),
+        n_missing=np.array([frame.n_dropped], dtype=np.int64),
+        converged_values=np.ones(1, dtype=bool), ymax=None,
+        lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=likelihood,
     )
+    if fixed is not None:
+        power = power.at(fixed)
+    else:
+        sol = solve(likelihood)
+        if not sol.converged[0]:
+            warnings.warn(f"the response power did not converge for {formula!r}",
+                          RuntimeWarning, stacklevel=2)
+        lam, nll = sol.lmbda.copy(), sol.nll.copy()
+        shifted: dict[str, Any] = {}
+        if isinstance(likelihood, ShiftedProfile):
+            gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
+                                             likelihood.gamma_at(sol.lmbda))
+            shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+                       "gamma_min": float(gamma_min)}
+        elif gamma is not None:
+            shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
+        power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=nll,
+                        llf_values=likelihood.llf_offset() - nll,
+                        converged_values=sol.converged, **shifted)
+    if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(power.lmbda):
+        raise BoxCoxError(
+            f"the model fits the transformed response exactly at lambda = {power.lmbda:.6g}; "
+            "the likelihood is unbounded there" + (" and no power can be estimated"
+                                                   if fixed is None else "")
+        )
     return LmResult(
         formula=formula, family=fam, response=frame.response, power=power,
         n_dropped=frame.n_dropped, term_lambdas=term_lambdas(frame.design_info),
-        column_names=tuple(frame.column_names), aliased=aliased, index=frame.index,
-        y=frame.y, x=frame.x[:, design.kept], weights=w, design_info=frame.design_info,
+        column_names=tuple(frame.column_names), aliased=aliased, missing=missing,
+        design_info=frame.design_info, index=frame.index, y=frame.y, x=frame.x, weights=w,
     )
+
+
+def _fixed_power(lmbda: Any, in_formula: float | None) -> float | None:
+    """The fixed response power from ``lmbda=`` and/or ``bc(y, lmbda=...)`` (they must agree)."""
+    if lmbda is None:
+        return in_formula
+    if isinstance(lmbda, bool) or not isinstance(lmbda, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(lmbda):
+        raise BoxCoxError(f"lmbda must be a finite number (a fixed response power), got "
+                          f"{lmbda!r}")
+    if in_formula is not None and float(lmbda) != in_formula:
+        raise BoxCoxError(f"lmbda={lmbda!r} contradicts the formula's response power "
+                          f"{in_formula!r}")
+    return float(lmbda)

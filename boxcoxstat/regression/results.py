@@ -2,17 +2,23 @@
 
 Layer 5. Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()``, ``rsquared``, ``llf``,
 ``aic``, ``bic`` describe the regression at the chosen power, with statsmodels' names; ``llf``
-is the log-likelihood of the response itself (the Jacobian of the transform included), so it
+is the log-likelihood of the response itself (the transform's Jacobian included), so it
 compares across powers and with an untransformed model. The power's own inference (estimate,
 standard error, profile interval, LR tests, profile, rounded power) is ``m.power``, a
 :class:`~boxcoxstat.PowerTransformResult` on the response's profile likelihood; ``m.lmbda`` is
-a shortcut. Predictions use ``backtransform``; rendering is ``summary``'s, figures
-``plotting``'s.
+a shortcut. A power given by the user (``lm(..., lmbda=0)``, ``m.at(0)``) is a setting of the
+same result: ``m.power.fixed`` is True and the power has no inference.
+
+Predictions are ``prediction``'s, the statsmodels refits ``refit``'s, the report's tables
+``report``'s, figures ``plotting``'s. A saved result (``to_json``, or pickle) keeps what
+``predict`` needs: the formula's design with every learned state (``formula_io``), the
+coefficients and their covariance, the residual scale, the residuals for Duan's smearing and
+the posterior grid of lambda for intervals that carry its uncertainty.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -21,19 +27,24 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import check_option
+from .._validation import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
-from ..base.summary import Summary, format_number, format_power, format_pvalue
+from ..base.summary import Summary, format_number
+from ..families import transform
 from ..univariate.results import PowerTransformResult
-from . import backtransform as bt
+from . import prediction as pr
+from .formula_io import DesignCodec
 
 __all__ = ["LmResult"]
 
-_FAMILY = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson", "bcnpower": "bcnPower"}
 _COEF = ("coef", "std err", "t", "P>|t|")
 _STATS = ("nobs", "df_resid", "rank", "rsquared", "rsquared_adj", "scale", "weighted")
+_MIXTURE_HEAD = ("lmbda", "weight", "scale")
+# cached values that are rebuilt after unpickling instead of being pickled (statsmodels
+# objects hold patsy state that patsy refuses to pickle)
+_REBUILT = ("ols", "_regression", "_table", "_stats", "_fit", "_mixture", "_covariance")
 
 
 @dataclass(frozen=True, repr=False)
@@ -45,13 +56,15 @@ class LmResult(ResultBase):
     formula, family, response : str
     power : PowerTransformResult
         The response power's own inference: ``lmbda``, ``bse``, ``conf_int()``, ``test()``,
-        ``profile()``, ``rounded``, ``summary()``.
+        ``profile()``, ``rounded``, ``summary()`` (not available when the power was fixed).
     n_dropped : int
         Rows left out because a used variable (or the weight) was missing.
     term_lambdas : dict
         The powers of the ``bc()`` / ``yj()`` predictor terms, by term.
     aliased : tuple of str
         Design columns dropped because they are linear combinations of earlier ones.
+    missing : {"drop", "raise"}
+        The missing-value policy the model was fitted with; ``predict`` follows it.
 
     Examples
     --------
@@ -64,6 +77,9 @@ class LmResult(ResultBase):
     np.log(Height)    0.9174
     np.log(Girth)     1.5842
     Name: coef, dtype: float64
+    >>> log = m.at("rounded")                      # the log model, with the full surface
+    >>> log.power.fixed, round(float(log.params["np.log(Girth)"]), 4)
+    (True, 1.9826)
     """
 
     formula: str = saved(jsonio.Str())
@@ -74,45 +90,119 @@ class LmResult(ResultBase):
     term_lambdas: dict[str, float] = saved(jsonio.Mapping_())
     column_names: tuple[str, ...] = saved(jsonio.Strs())
     aliased: tuple[str, ...] = saved(jsonio.Strs())
-    # the regression at the chosen power: computed from the OLS fit, or stored (JSON)
+    missing: str = saved(jsonio.Str(choices=("drop", "raise")), default="drop")
+    # what a loaded result needs to report and predict: computed from the data, or stored
+    design_info: Any = saved(DesignCodec(optional=True), default=None, compare=False)
     coefficients: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None)
     fit_stats: dict[str, Any] | None = saved(jsonio.Mapping_(optional=True), default=None)
+    covariance: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None)
+    smearing_residuals: NDArray[np.float64] | None = saved(jsonio.Floats(optional=True),
+                                                           default=None)
+    mixture: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None)
+    # the data (not saved)
     index: pd.Index | None = None
     y: NDArray[np.float64] | None = None
-    x: NDArray[np.float64] | None = None  # kept design columns only
+    x: NDArray[np.float64] | None = None  # the full design (aliased columns included)
     weights: NDArray[np.float64] | None = None
-    design_info: Any = None
 
     # ------------------------------------------------------------------ stored or computed
     def _need_data(self, what: str) -> None:
         if self.y is None:
             self._not_available(what, "the result holds no data (it was loaded from JSON); "
-                                "refit with bcs.lm to predict, refit or plot")
+                                "refit with bcs.lm to refit, plot or compute new intervals")
+
+    @property
+    def _kept(self) -> list[int]:
+        return [j for j, n in enumerate(self.column_names) if n not in self.aliased]
+
+    @cached_property
+    def _regression(self) -> Any:
+        """statsmodels' fit on the kept columns (the formula refit itself when none is
+        aliased): the coefficients R's ``lm`` reports."""
+        if not self.aliased:
+            return self.ols
+        import statsmodels.api as sm
+
+        self._need_data("the regression")
+        assert self.x is not None and self.y is not None
+        x = pd.DataFrame(self.x[:, self._kept], index=self.index,
+                         columns=[self.column_names[j] for j in self._kept])
+        z = pd.Series(transform(self.y, self.lmbda, self.family), index=self.index)
+        if self.weights is None:
+            return sm.OLS(z, x).fit()
+        return sm.WLS(z, x, weights=self.weights).fit()
 
     @cached_property
     def _table(self) -> pd.DataFrame:
         if self.coefficients is not None:
             return self.coefficients
-        ols = self.ols
-        return pd.DataFrame({"coef": ols.params, "std err": ols.bse, "t": ols.tvalues,
-                             "P>|t|": ols.pvalues})
+        reg = self._regression
+        return pd.DataFrame({"coef": reg.params, "std err": reg.bse, "t": reg.tvalues,
+                             "P>|t|": reg.pvalues})
 
     @cached_property
     def _stats(self) -> dict[str, Any]:
         if self.fit_stats is not None:
             return self.fit_stats
-        ols = self.ols
-        return {"nobs": int(ols.nobs), "df_resid": int(round(ols.df_resid)),
-                "rank": int(self.x.shape[1]) if self.x is not None else 0,
-                "rsquared": float(ols.rsquared), "rsquared_adj": float(ols.rsquared_adj),
-                "scale": float(ols.scale), "weighted": self.weights is not None}
+        reg = self._regression
+        return {"nobs": int(reg.nobs), "df_resid": int(round(reg.df_resid)),
+                "rank": len(self._kept), "rsquared": float(reg.rsquared),
+                "rsquared_adj": float(reg.rsquared_adj), "scale": float(reg.scale),
+                "weighted": self.weights is not None}
+
+    @cached_property
+    def _covariance(self) -> pd.DataFrame:
+        if self.covariance is not None:
+            return self.covariance
+        return pd.DataFrame(self._regression.cov_params())
+
+    @cached_property
+    def _residuals(self) -> NDArray[np.float64]:
+        """Residuals on the transformed scale times sqrt(weight) (for Duan's smearing)."""
+        if self.smearing_residuals is not None:
+            return self.smearing_residuals
+        e = self._regression.resid.to_numpy()
+        return e if self.weights is None else e * np.sqrt(self.weights)
+
+    @cached_property
+    def _mixture(self) -> pr.LambdaMixture:
+        """The posterior grid of lambda (``prediction.lambda_mixture``)."""
+        what = "predict(include_lambda_uncertainty=True)"
+        if self.power.fixed:
+            self._not_available(what, f"the power was fixed at {self.lmbda:g} (given, not "
+                                "estimated), so it has no uncertainty to carry")
+        if self.mixture is not None:
+            return pr.LambdaMixture.from_frame(self.mixture)
+        self._need_data(what)
+        p, profile = self.power, self.power.profile_
+        assert self.y is not None and self.x is not None and profile is not None
+        return pr.lambda_mixture(profile, self.lmbda, float(p.nll_mle[0]),
+                                 float(p.bse.iloc[0]), self.y, self.x[:, self._kept],
+                                 self.weights, self.family)
+
+    @cached_property
+    def _fit(self) -> pr.LinearFit:
+        return pr.LinearFit(self.params.to_numpy(), self._covariance.to_numpy(), self.scale,
+                            self.df_resid, self.lmbda, self.power._power_family(0))
 
     def _json_value(self, name: str) -> Any:
-        if name == "coefficients":
-            return self._table
-        if name == "fit_stats":
-            return self._stats
+        computed = {"coefficients": lambda: self._table, "fit_stats": lambda: self._stats,
+                    "covariance": lambda: self._covariance,
+                    "smearing_residuals": lambda: self._residuals,
+                    "mixture": self._mixture_frame}
+        if name in computed and (self.y is not None or getattr(self, name) is not None):
+            return computed[name]()
         return getattr(self, name)
+
+    def _mixture_frame(self) -> pd.DataFrame | None:
+        """The posterior grid of lambda to save, or ``None`` where there is none (a fixed
+        power; a profile that does not bound lambda; powers whose transform overflows)."""
+        if self.power.fixed:
+            return None
+        try:
+            return self._mixture.frame(list(self.params.index))
+        except BoxCoxError:
+            return None
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -121,6 +211,29 @@ class LmResult(ResultBase):
             raise jsonio._Bad(f"field 'coefficients' must have columns {list(_COEF)}")
         if st is not None and sorted(st) != sorted(_STATS):
             raise jsonio._Bad(f"field 'fit_stats' must have the keys {sorted(_STATS)}")
+        cov, mix = values.get("covariance"), values.get("mixture")
+        k = None if table is None else len(table)
+        if cov is not None and (cov.shape != (k, k) or list(cov.columns) != list(cov.index)):
+            raise jsonio._Bad("field 'covariance' must be square, one row and column per "
+                              "coefficient")
+        if mix is not None and (list(mix.columns[:3]) != list(_MIXTURE_HEAD)
+                                or mix.shape[1] != 3 + (k or 0)):
+            raise jsonio._Bad(f"field 'mixture' must have columns {list(_MIXTURE_HEAD)} and "
+                              "one per coefficient")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle: the design as its JSON document (patsy's objects do not pickle) and no
+        statsmodels objects (they are rebuilt from the data on use)."""
+        d = {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
+        if d.get("design_info") is not None:
+            d["design_info"] = DesignCodec().encode(d["design_info"])
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        d = dict(d)
+        if isinstance(d.get("design_info"), dict):
+            d["design_info"] = DesignCodec().decode(d["design_info"])
+        self.__dict__.update(d)
 
     # ------------------------------------------------------------------ the power
     @property
@@ -152,6 +265,10 @@ class LmResult(ResultBase):
         """Two-sided p-values of the t statistics."""
         return self._table["P>|t|"].rename("pvalues")
 
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance matrix of the coefficients (the power taken as known)."""
+        return self._covariance.copy()
+
     @property
     def nobs(self) -> int:
         return int(self._stats["nobs"])
@@ -175,17 +292,19 @@ class LmResult(ResultBase):
 
     @property
     def llf(self) -> float:
-        """Log-likelihood of the response at the chosen power, the transform's Jacobian
-        included: ``logLik`` of the transformed model plus ``(lambda - 1) sum log y``
-        (Box-Cox), so it compares across powers and with an untransformed model."""
+        """Log-likelihood of the response at the power, the transform's Jacobian included:
+        ``logLik`` of the transformed model plus ``(lambda - 1) sum log y`` (Box-Cox), so it
+        compares across powers and with an untransformed model."""
         return float(self.power.llf_values[0])
 
     @property
     def df_model_llf(self) -> int:
         """Parameters counted by ``aic`` and ``bic``: the coefficients, the error variance
-        and the estimated power (as R's ``logLik`` counts the variance)."""
+        and the power when it was estimated, and an estimated shift (as R's ``logLik``
+        counts the variance)."""
         status = self.power.gamma_status or ()
-        return int(self._stats["rank"]) + 2 + sum(st != "fixed" for st in status)
+        return (int(self._stats["rank"]) + (1 if self.power.fixed else 2)
+                + sum(st != "fixed" for st in status))
 
     @property
     def aic(self) -> float:
@@ -206,8 +325,8 @@ class LmResult(ResultBase):
     def profile(self, lmbda: Any = None) -> pd.DataFrame:
         """Profile log-likelihood of the power on MASS's grid ``seq(-2, 2, 1/10)``, widened
         to cover the 95% interval with half its width to spare (at most 201 points), or on
-        the grid ``lmbda``."""
-        if lmbda is None:
+        the grid ``lmbda`` (as ``MASS::boxcox(lambda=)``)."""
+        if lmbda is None and not self.power.fixed:
             lo, hi = self.power.conf_int().iloc[0]
             half = 0.5 * (hi - lo)
             a, b = min(-2.0, lo - half), max(2.0, hi + half)
@@ -216,177 +335,212 @@ class LmResult(ResultBase):
             lmbda = np.union1d(grid, [self.lmbda])
         return self.power.profile(lmbda=lmbda)
 
-    # ------------------------------------------------------------------ the linear model
-    def at(self, lmbda: float) -> Any:
-        """The statsmodels OLS (WLS with weights) of the response transformed at ``lmbda``."""
-        import statsmodels.api as sm
+    # ------------------------------------------------------------------ refits
+    def at(self, lmbda: float | Literal["rounded"]) -> LmResult:
+        """The model refitted with the response power fixed at ``lmbda``.
 
+        Parameters
+        ----------
+        lmbda : float or "rounded"
+            The power; ``"rounded"`` is ``power.rounded`` (the convenient power inside the
+            95% profile interval, e.g. 0 for the log).
+
+        Returns
+        -------
+        LmResult
+            The same formula and data at that power, with the full surface (``params``,
+            ``summary()``, ``predict`` with intervals, ``ols``, JSON); its ``power.fixed``
+            is True and ``llf`` is the likelihood at that power.
+        """
         self._need_data("at")
-        assert self.y is not None and self.x is not None
-        z = pd.Series(self.power._transform_values(self.y, 0, float(lmbda)), index=self.index,
-                      name=f"{self.response} (lambda={format_number(float(lmbda))})")
-        names = [n for n in self.column_names if n not in self.aliased]
-        x = pd.DataFrame(self.x, index=self.index, columns=names)
-        if self.weights is None:
-            return sm.OLS(z, x).fit()
-        return sm.WLS(z, x, weights=self.weights).fit()
+        if not isinstance(lmbda, str):
+            lmbda = _number("lmbda", lmbda)
+        return replace(self, power=self.power.at(lmbda), coefficients=None, fit_stats=None,
+                       covariance=None, smearing_residuals=None, mixture=None)
 
     @cached_property
     def ols(self) -> Any:
-        """The statsmodels OLS at the estimated power."""
-        return self.at(self.lmbda)
+        """statsmodels' OLS (WLS with weights) of the transformed response, built from the
+        formula (``refit.formula_ols``): ``predict`` and ``get_prediction`` take new data by
+        column name and equal ``smf.ols`` on the transformed response."""
+        from .refit import formula_ols
+
+        self._need_data("ols")
+        assert self.y is not None and self.x is not None
+        z = self.power._transform_values(self.y, 0)  # a shift (bcnPower, gamma=) included
+        name = f"{self.family}({self.response}, lmbda={format_number(self.lmbda)})"
+        return formula_ols(z, self.x, index=self.index, response=name,
+                           column_names=self.column_names, design_info=self.design_info,
+                           formula=f"{name} ~ {self.formula.split('~', 1)[1].strip()}",
+                           weights=self.weights)
 
     @property
     def resid(self) -> pd.Series:
         """Residuals on the transformed scale (unweighted, as ``residuals(lm)``)."""
-        return self.ols.resid
+        return self._regression.resid
 
     @property
     def fittedvalues(self) -> pd.Series:
         """Fitted values on the transformed scale."""
-        return self.ols.fittedvalues
+        return self._regression.fittedvalues
 
+    # ------------------------------------------------------------------ prediction
     def predict(
         self,
         newdata: pd.DataFrame | None = None,
         *,
-        scale: Literal["transformed", "response"] = "response",
+        interval: Literal["confidence", "prediction"] | None = None,
+        alpha: float = 0.05,
         kind: Literal["median", "mean"] = "median",
         mean: Literal["smearing", "normal"] = "smearing",
-    ) -> pd.Series:
-        """Predictions for new data (the fitted rows by default).
+        scale: Literal["response", "transformed"] = "response",
+        include_lambda_uncertainty: bool = False,
+    ) -> pd.DataFrame:
+        """Predictions for new data (the fitted rows by default), with intervals.
 
         Parameters
         ----------
         newdata : DataFrame, optional
-            Predictor transforms reuse the powers learned at fitting time. Rows with missing
-            predictors are left out.
-        scale : {"transformed", "response"}, default="response"
-            The linear predictor, or its back-transform to the response's scale.
+            Columns are found by name (their order does not matter); predictor transforms
+            reuse what was learned at fitting time. A row with a missing predictor gives NaN
+            in place (refused if the model was fitted with ``missing="raise"``).
+        interval : {"confidence", "prediction"}, optional
+            Add ``lower`` and ``upper``: a confidence interval for the conditional median, or
+            a prediction interval for a new observation (of a weighted model: one of weight
+            1, as R's ``predict.lm`` assumes by default).
+        alpha : float, default=0.05
+            Significance level of the interval.
         kind : {"median", "mean"}, default="median"
-            On the response scale: the conditional median ``g^{-1}(eta)``, or the mean.
+            The ``fit`` column on the response scale: the conditional median
+            ``g^{-1}(eta)``, or the mean (see ``mean``). A prediction interval is the same
+            for both; a confidence interval is for the median.
         mean : {"smearing", "normal"}, default="smearing"
             How the mean is estimated: Duan's (1983) smearing over the residuals, or the
-            normal-theory ``E[g^{-1}(eta + sigma Z)]`` by quadrature
-            (``backtransform.mean_normal``).
+            normal-theory ``E[g^{-1}(eta + sigma Z)]`` by quadrature.
+        scale : {"response", "transformed"}, default="response"
+            The response's scale, or the transformed one (the linear predictor and its t
+            intervals, as ``ols.get_prediction``).
+        include_lambda_uncertainty : bool, default=False
+            Intervals that also carry the estimated power's uncertainty: quantiles of Box &
+            Cox's (1964) predictive distribution, a mixture over lambda's posterior (see
+            :mod:`boxcoxstat.regression.prediction`). Not available for a fixed power or on
+            the transformed scale.
+
+        Returns
+        -------
+        DataFrame
+            Indexed as ``newdata``: ``fit``, and ``lower``, ``upper`` with an interval.
+
+        Warns
+        -----
+        UserWarning
+            Naming the rows that get NaN because the linear predictor has no back-transform
+            (or a ``bc()`` term meets a value <= 0), or whose interval is unbounded.
+
+        Examples
+        --------
+        >>> import pandas as pd, boxcoxstat as bcs
+        >>> trees = bcs.datasets.load("trees")
+        >>> m = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", trees, lmbda=0)
+        >>> new = pd.DataFrame({"Height": [70, 80], "Girth": [10, 15]})
+        >>> m.predict(new, interval="prediction").round(2)
+             fit  lower  upper
+        0  14.58  12.26  17.34
+        1  37.82  31.88  44.86
         """
-        check_option("scale", scale, ("transformed", "response"))
+        check_option("interval", interval, (None, "confidence", "prediction"))
         check_option("kind", kind, ("median", "mean"))
         check_option("mean", mean, ("smearing", "normal"))
-        self._need_data("predict")
+        check_option("scale", scale, ("response", "transformed"))
+        check_option("include_lambda_uncertainty", include_lambda_uncertainty, (False, True))
+        alpha = check_alpha(alpha)
+        pr.check_kind(kind, interval)
+        if include_lambda_uncertainty and scale == "transformed":
+            raise BoxCoxError("include_lambda_uncertainty=True applies on the response scale "
+                              "(the transformed scale changes with lambda)")
+        shifted = self.power.gamma_values is not None
+        if shifted and (kind == "mean" or include_lambda_uncertainty):
+            self._not_available(
+                "predict(kind='mean' or include_lambda_uncertainty=True)",
+                "for a shifted response (bcnPower or gamma=) only the median and its fixed-power "
+                "intervals are implemented (the mean and the mixture over lambda need the "
+                "shift inside the integral); use kind='median'")
+        x0, index = self._new_rows(newdata)
+        mixture = self._mixture if include_lambda_uncertainty and interval else None
+        out = pr.predict_frame(x0, index, self._fit, interval=interval, alpha=alpha,
+                               kind=kind, mean=mean, scale=scale,
+                               residuals=self._residuals if kind == "mean" else None,
+                               mixture=mixture)
+        if shifted and scale == "response":  # the back-transform gave the positive base
+            for col in out.columns:
+                v = out[col].to_numpy(copy=True)
+                ok = np.isfinite(v)
+                v[ok] = self.power._unprepare(v[ok], 0)
+                out[col] = v
+        return out
+
+    def _new_rows(self, newdata: pd.DataFrame | None) -> tuple[NDArray[np.float64], pd.Index]:
+        """Kept design columns of ``newdata`` (or of the fitted rows) and their index."""
         from .formula import new_design
 
         if newdata is None:
-            xk, index = self.x, self.index
-        else:
-            xfull, index = new_design(self.design_info, newdata)
-            keep = [j for j, n in enumerate(self.column_names) if n not in self.aliased]
-            xk = xfull[:, keep]
-        assert xk is not None
-        eta = xk @ self.ols.params.to_numpy()
-        if scale == "transformed":
-            out = eta
-        elif kind == "median":
-            fam = self.power._power_family(0)
-            out = self.power._unprepare(bt.median(eta, self.lmbda, fam), 0)
-        elif self.power.gamma_values is not None:
-            self._not_available("predict(kind='mean')", "the mean back-transform of a shifted "
-                                "response (bcnPower or gamma=) is not implemented; use "
-                                "kind='median'")
-        elif mean == "smearing":
-            e = self.resid.to_numpy()
-            if self.weights is not None:
-                e = e * np.sqrt(self.weights)
-            out = bt.mean_smearing(eta, e, self.lmbda, self.family)
-        else:
-            out = bt.mean_normal(eta, float(np.sqrt(self.ols.scale)), self.lmbda, self.family)
-        return pd.Series(out, index=index, name=self.response)
+            self._need_data("predict() without new data")
+            assert self.x is not None and self.index is not None
+            return self.x[:, self._kept], self.index
+        if self.design_info is None:
+            self._not_available("predict", "the result has no formula design")
+        x0 = new_design(self.design_info, newdata)[:, self._kept]
+        bad = np.flatnonzero(np.isnan(x0).any(axis=1))
+        if bad.size and self.missing == "raise":
+            raise BoxCoxError(
+                f"the new data have {bad.size} row(s) with a missing value (or a bc()/yj() "
+                f"value outside its domain), first at row {newdata.index[bad[0]]!r}; the model "
+                "was fitted with missing='raise' (refit with missing='drop' for NaN in place)"
+            )
+        return x0, newdata.index
 
     # ------------------------------------------------------------------ reports
     def summary(self, alpha: float = 0.05) -> Summary:
-        """Lambda table (response and predictor terms) above the coefficient table."""
-        p = self.power
-        lo, hi = p.conf_int(alpha).iloc[0]
-        t0, t1 = p.test(0.0), p.test(1.0)
-        rows = [self.response] + list(self.term_lambdas)
-        k = len(self.term_lambdas)
-        nan = [np.nan] * k
-        lam = pd.DataFrame(
-            {
-                "role": ["response"] + ["predictor"] * k,
-                "lambda": [self.lmbda] + list(self.term_lambdas.values()),
-                "std err": [float(p.bse.iloc[0])] + nan,
-                f"[{alpha / 2:g}": [lo] + nan,
-                f"{1 - alpha / 2:g}]": [hi] + nan,
-                "rounded": [p.rounded] + nan,
-                "LR(l=0)": [t0.statistic] + nan,
-                "p(l=0)": [t0.pvalue] + nan,
-                "LR(l=1)": [t1.statistic] + nan,
-                "p(l=1)": [t1.pvalue] + nan,
-            },
-            index=rows,
-        )
-        ci = self.conf_int(alpha)
-        coef = self._table.assign(**{f"[{alpha / 2:g}": ci["lower"],
-                                     f"{1 - alpha / 2:g}]": ci["upper"]})
-        weighted = bool(self._stats["weighted"])
-        notes = [
-            f"Response: {_FAMILY[self.family]} power of {self.response} by profile likelihood "
-            f"(interval: {100 * (1 - alpha):g}%; tests: likelihood ratio, 1 df).",
-            f"OLS at lambda = {format_number(self.lmbda)}: n = {self.nobs}, "
-            f"R-squared = {format_number(self.rsquared)}, "
-            f"residual std. error = {format_number(float(np.sqrt(self.scale)))} on "
-            f"{self.df_resid} df" + ("; weighted least squares." if weighted else "."),
-            f"Log-likelihood of {self.response} (Jacobian included) = "
-            f"{format_number(self.llf)}, AIC = {format_number(self.aic)} "
-            f"({self.df_model_llf} parameters, lambda and the error variance included).",
-        ]
-        if p.gamma_values is not None:
-            g, gse = float(p.gamma_values[0]), p.bse.iloc[-1] if len(p.bse) > 1 else np.nan
-            status = (p.gamma_status or ("fixed",))[0]
-            what = ("bcnPower shift (Hawkins & Weisberg 2017)" if self.family == "bcnpower"
-                    else "Box-Cox of the response plus a fixed shift")
-            notes.append(f"{what}: gamma = {format_number(g)}"
-                         + (f" (std err {format_number(float(gse))})" if np.isfinite(gse)
-                            else "") + f", {status}; lambda's inference has gamma maximised "
-                         "out." if status != "fixed" else f"{what}: gamma = {format_number(g)}"
-                         ", fixed.")
-        if k:
-            notes.append("Predictor powers: marginal maximum likelihood, learned at fitting "
-                         "time and reused for new data.")
-        if self.aliased:
-            notes.append(f"Aliased (dropped, linearly dependent): {', '.join(self.aliased)}.")
-        if self.n_dropped:
-            notes.append(f"{self.n_dropped} row(s) with missing values left out.")
-        if not self.converged:
-            notes.append("The solver did not converge; treat lambda with caution.")
-        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "P>|t|": format_pvalue,
-                "rounded": lambda v: "" if np.isnan(v) else format_power(v)}
-        title = f"Linear model with a {_FAMILY[self.family]}-transformed response: {self.formula}"
-        return Summary(title, [("Power transformations", lam), ("Coefficients", coef)], notes,
-                       fmts)
+        """Power table (response and predictor terms) above the coefficient table."""
+        from .report import lm_summary
+
+        return lm_summary(self, alpha)
 
     def __repr__(self) -> str:
-        return (f"<LmResult {self.formula!r}: {self.family} lmbda {format_number(self.lmbda)}"
+        how = "fixed" if self.power.fixed else "lmbda"
+        return (f"<LmResult {self.formula!r}: {self.family} {how} {format_number(self.lmbda)}"
                 f", n={self.nobs}>")
 
     # ------------------------------------------------------------------ plots
-    def plot_profile(self, *, ax: Any = None, alpha: float = 0.05) -> Any:
-        """Profile log-likelihood as ``MASS::boxcox`` draws it (see ``plotting``)."""
-        from .plotting import plot_lm_profile
+    def plot_profile(self, *, lmbda: Any = None, ax: Any = None, alpha: float = 0.05) -> Any:
+        """Profile log-likelihood of the response power as ``MASS::boxcox`` draws it, on
+        MASS's grid (:meth:`profile`) or on ``lmbda`` (MASS's ``lambda=``, to zoom); the
+        figure of ``bcs.fit`` results (``univariate.plotting.plot_profile``)."""
+        from ..univariate.plotting import plot_profile
 
-        return plot_lm_profile(self, ax=ax, alpha=alpha)
+        grid = self.profile(lmbda)["lmbda"].to_numpy()
+        return plot_profile(self.power, None, ax=ax, alpha=alpha, lmbda=grid)
 
-    def qqplot(self, *, ax: Any = None) -> Any:
-        """Normal QQ plot of the residuals on the transformed scale."""
+    def qqplot(self, *, ax: Any = None, nsim: int = 199, label: int = 3,
+               random_state: Any = 1) -> Any:
+        """QQ plot of the studentized residuals with a simulated envelope; the ``label``
+        most extreme points are labelled by their index (see ``plotting.plot_lm_qq``)."""
         from .plotting import plot_lm_qq
 
         self._need_data("qqplot")
-        return plot_lm_qq(self, ax=ax)
+        return plot_lm_qq(self, ax=ax, nsim=nsim, label=label, random_state=random_state)
 
     def plot_residuals(self, *, ax: Any = None) -> Any:
-        """Residuals against fitted values on the transformed scale."""
+        """Residuals against fitted values with a lowess smoother (transformed scale)."""
         from .plotting import plot_lm_residuals
 
         self._need_data("plot_residuals")
         return plot_lm_residuals(self, ax=ax)
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise BoxCoxError(f"{name} must be a number or 'rounded', got {value!r}")
+    if not np.isfinite(value):
+        raise BoxCoxError(f"{name} must be finite, got {value!r}")
+    return float(value)

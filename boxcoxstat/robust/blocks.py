@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .. import families as fam
+from .rrng import r_sample_no_replace
 
 __all__ = [
     "K_MAD",
@@ -26,7 +27,8 @@ __all__ = [
     "rejection_cutoff",
     "RECTIFY",
     "huber_loc_scale",
-    "huber_scale",
+    "huber_proposal2",
+    "huber_rho",
     "bisquare_rho",
     "robust_criterion",
     "change_points",
@@ -58,12 +60,19 @@ def rejection_cutoff(quant: float) -> float:
     return float(stats.norm.ppf((1.0 + float(quant)) / 2.0))
 
 
-def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def huber_loc_scale(v: ArrayLike, subsample: int = 0
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """One-step Huber location and scale of each column (cellWise ``estLocScale`` "hubhub").
 
     Location: one reweighting step (Huber weights, b = 1.5) from the median and MAD. Scale:
     one step of the Huber-rho scale (b = 1.5, normalised by 1.556931) around that location,
     started from the MAD about it. A scale below 1e-12 is returned as 0.
+
+    With ``subsample > 0`` and more rows than that, both come from the rows cellWise uses:
+    ``subsample`` positions drawn by RcppArmadillo's ``sample()`` right after R's
+    ``set.seed(0)`` (:func:`.rrng.r_sample_no_replace`; cellWise resets the seed on every
+    call, so every column of a given length uses the same positions). cellWise draws from
+    the finite values only; here the columns are finite.
 
     Examples
     --------
@@ -76,6 +85,8 @@ def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float
     v = np.asarray(v, dtype=np.float64)
     if v.ndim == 1:
         v = v[:, None]
+    if 0 < subsample < v.shape[0]:
+        v = v[r_sample_no_replace(v.shape[0], subsample)]
     m = v.shape[0]
     with np.errstate(all="ignore"):
         m0 = np.median(v, axis=0)
@@ -90,35 +101,62 @@ def huber_loc_scale(v: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float
     return mu, sigma
 
 
-def huber_scale(v: ArrayLike, maxiter: int = 200, rtol: float = 1e-10
-                ) -> NDArray[np.float64]:
-    """Huber's proposal 2 scale (b = 1.5, consistent at the normal), fully iterated, per column.
+def huber_proposal2(v: ArrayLike, maxiter: int = 500, rtol: float = 1e-13
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Huber's proposal 2 location and scale (b = 1.5) of each column, as ``MASS::hubers``.
 
-    Location and scale are iterated jointly from the median and MAD: Huber-weighted mean for
-    the location and ``s <- s sqrt(mean(min((r/s)^2, b^2)) / delta)``, ``delta = 1.556931/2``,
-    for the scale (Huber 1964). Used by Carroll's estimator, which needs a scale that is a
-    smooth function of lambda (the one-step version inherits the median's kinks).
+    The joint solution of ``sum psi_b((v - mu)/s) = 0`` and
+    ``sum psi_b((v - mu)/s)**2 = (m - 1) beta`` with ``psi_b(t) = max(-b, min(t, b))`` and
+    ``beta = E min(Z**2, b**2) = 2 Phi(b) - 1 + b**2 (2 - 2 Phi(b)) - 2 b phi(b)``
+    (0.778465..., exactly as MASS computes it: consistent for sigma at the normal; the
+    ``m - 1`` is Venables & Ripley's, so the scale of normal data is the sd's analogue).
+    Solved by MASS's iteration (winsorize at ``mu -+ b s``, mean, winsorized sum of squares)
+    from the median and MAD, run to ``rtol`` instead of MASS's 30 steps. Used by Carroll's
+    (1980) estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.robust.blocks import huber_proposal2
+    >>> mu, s = huber_proposal2(np.array([1.0, 2.0, 3.0, 4.0, 100.0]))
+    >>> round(float(mu[0]), 4), round(float(s[0]), 4)  # converged (MASS stops at 30 steps)
+    (4.0275, 4.0733)
     """
     v = np.asarray(v, dtype=np.float64)
     if v.ndim == 1:
         v = v[:, None]
-    delta = 0.5 * HUBER_SCALE_NORM
+    m = v.shape[0]
+    th = 2.0 * stats.norm.cdf(HUBER_B) - 1.0
+    beta = th + HUBER_B**2 * (1.0 - th) - 2.0 * HUBER_B * stats.norm.pdf(HUBER_B)
     with np.errstate(all="ignore"):
         mu = np.median(v, axis=0)
-        s = K_MAD * np.median(np.abs(v - mu), axis=0)
+        s = MAD_R * np.median(np.abs(v - mu), axis=0)
         for _ in range(maxiter):
-            t = (v - mu) / s
-            wt = np.minimum(1.0, HUBER_B / np.abs(t))
-            mu_new = (wt * v).sum(axis=0) / wt.sum(axis=0)
-            new = s * np.sqrt(np.minimum(((v - mu_new) / s) ** 2, HUBER_B**2).mean(axis=0)
-                              / delta)
-            new = np.where(s > 0, new, 0.0)
-            done = np.all((np.abs(new - s) <= rtol * s) & (np.abs(mu_new - mu) <= rtol * s)
-                          | ~np.isfinite(new))
-            s, mu = new, mu_new
-            if done:
+            yy = np.clip(v, mu - HUBER_B * s, mu + HUBER_B * s)
+            mu_new = yy.mean(axis=0)
+            s_new = np.sqrt(((yy - mu_new) ** 2).sum(axis=0) / (m - 1) / beta)
+            done = (np.abs(mu_new - mu) <= rtol * s) & (np.abs(s_new - s) <= rtol * s)
+            mu, s = mu_new, s_new
+            if np.all(done | ~(s > 0)):
                 break
-    return s
+    return mu, s
+
+
+def huber_rho(t: ArrayLike) -> NDArray[np.float64]:
+    """Huber's rho (b = 1.5): ``t**2/2`` for ``|t| <= b``, ``b |t| - b**2/2`` beyond.
+
+    ``-rho`` is the log-density (up to a constant) of Huber's least favourable distribution,
+    the normal in the middle with exponential tails.
+
+    Examples
+    --------
+    >>> from boxcoxstat.robust.blocks import huber_rho
+    >>> huber_rho([0.0, 1.0, 3.0]).tolist()
+    [0.0, 0.5, 3.375]
+    """
+    a = np.abs(np.asarray(t, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        return np.where(a <= HUBER_B, 0.5 * a * a, HUBER_B * a - 0.5 * HUBER_B**2)
 
 
 def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
@@ -136,12 +174,14 @@ def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
         return np.where(np.isnan(d), np.nan, c * (1.0 - (1.0 - t) ** 3))
 
 
-def robust_criterion(y_sorted: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
+def robust_criterion(y_sorted: ArrayLike, c: float = 0.5, subsample: int = 0
+                     ) -> NDArray[np.float64]:
     """The robust normality criterion of Raymaekers & Rousseeuw (2021), eq. (5), per column.
 
     ``mean_i rho((y_(i) - mu_H)/sigma_H - Phi^-1(p_i))`` with ``p_i = (i - 1/3)/(n + 1/3)``,
     Huber location and scale and the bisquare rho (cellWise's scaling, in ``[0, c]``). The
-    columns must be sorted. NaN when the Huber scale is 0.
+    columns must be sorted. NaN when the Huber scale is 0. ``subsample``: see
+    :func:`huber_loc_scale`.
 
     Examples
     --------
@@ -158,7 +198,7 @@ def robust_criterion(y_sorted: ArrayLike, c: float = 0.5) -> NDArray[np.float64]
         y = y[:, None]
     n = y.shape[0]
     q = stats.norm.ppf((np.arange(1, n + 1) - 1.0 / 3.0) / (n + 1.0 / 3.0))
-    mu, sigma = huber_loc_scale(y)
+    mu, sigma = huber_loc_scale(y, subsample)
     with np.errstate(all="ignore"):
         z = (y - mu) / sigma
         out = bisquare_rho(z - q[:, None], c).mean(axis=0)

@@ -9,13 +9,14 @@ are in :mod:`.blocks`; every likelihood is the core's stable one (:mod:`.stable`
 overflows at large ``|lambda|``; R's ``optimize()`` (:mod:`.rfmin`) searches lambda where
 cellWise parity needs it.
 
-Where this differs from cellWise: Huber estimates always use all values (cellWise subsamples
-25000 values with R's RNG above that size); cellWise's data checks (dropping discrete,
+Huber estimates of a column with more than 25000 values use the 25000 values cellWise uses
+(drawn as R draws them after ``set.seed(0)``, :mod:`.rrng`; option ``subsample``). Where this
+differs from cellWise: cellWise's data checks (dropping discrete,
 zero-MAD and case-number columns) are replaced by the package's errors naming the column;
 ``fmin`` steps golden where R's parabola would become NaN (only after DBL_MAX stand-ins).
-Carroll's estimator uses Huber's proposal-2 scale (b = 1.5, fully iterated); the paper does
-not say which Huber scale it used, and with this one the estimator is not consistent away
-from lambda = 1 (see the README).
+Carroll's estimator is Carroll's (1980) Huber likelihood with Huber's proposal 2 (b = 1.5, as
+``MASS::hubers``) for location and scale; the paper's equation (17) read as "the ML criterion
+with only the scale made robust" is inconsistent away from lambda = 1 (see the README).
 
 Every routine works on a matrix of sorted columns of equal length at once (one lambda per
 column), so hundreds of columns cost little more than one. Missing values are handled by the
@@ -47,7 +48,8 @@ from .blocks import (
     apply_prestandardization,
     change_points,
     huber_loc_scale,
-    huber_scale,
+    huber_proposal2,
+    huber_rho,
     prestandardize,
     rejection_cutoff,
     robust_criterion,
@@ -58,9 +60,10 @@ from .stable import LogScale, RetainedNLL, WindowNLL
 __all__ = ["RobustSolution", "robust_lambda"]
 
 
-def _flag(y: NDArray, cutoff: float) -> tuple[NDArray[np.bool_], NDArray, NDArray]:
+def _flag(y: NDArray, opt: Mapping[str, Any]) -> tuple[NDArray[np.bool_], NDArray, NDArray]:
     """Hard rejection: keep where ``|y - mu_H| <= cutoff * sigma_H`` (Huber location/scale)."""
-    mu, sigma = huber_loc_scale(y)
+    cutoff = opt["cutoff"]
+    mu, sigma = huber_loc_scale(y, opt["subsample"])
     with np.errstate(all="ignore"):
         keep = np.abs(y - mu) / sigma <= cutoff
     return keep, mu, sigma
@@ -74,14 +77,14 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     minimises the core's NLL of the retained points (:class:`.stable.RetainedNLL`) over the
     whole range, as cellWise does.
     """
-    tol, c = opt["tol"], opt["c"]
+    tol, c, sub = opt["tol"], opt["c"], opt["subsample"]
 
     def step1(lam, idx):
         xx = xs[:, idx]
         if not opt["rectified"]:
-            return robust_criterion(fam.forward_unchecked(xx, lam, family), c)
+            return robust_criterion(fam.forward_unchecked(xx, lam, family), c, sub)
         cut = change_points(xx, lam, family, opt["rectify"], opt["rectify_factor"])
-        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c)
+        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c, sub)
 
     lam0 = fmin(step1, lo, hi, tol)
     if opt["rectified"]:
@@ -89,28 +92,67 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
         y = fam.rectified_transform(xs, lam0, cut, family)
     else:
         y = fam.forward_unchecked(xs, lam0, family)
-    keep, mu, sigma = _flag(y, opt["cutoff"])
+    keep, mu, sigma = _flag(y, opt)
     lam = lam0
     for _ in range(opt["nbsteps"]):
         lam = fmin(RetainedNLL.build(xs, keep, family), lo, hi, tol)
-        keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt["cutoff"])
+        keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt)
     return {"lmbda": lam, "lmbda0": lam0, "weights": keep.astype(np.float64), "location": mu,
             "scale": sigma}
 
 
+_GRID_VALUES = 1 << 18  # data values (rows x columns x lambdas) per batch of a lambda grid
+
+
+def _grid_fmin(f: Any, n: int, lo: NDArray[np.float64], hi: NDArray[np.float64], tol: float,
+               points: int) -> NDArray[np.float64]:
+    """Global search for criteria with several local minima: ``f(lmbda, idx)`` on a grid of
+    ``points`` values of each column's ``[lo, hi]``, then R's ``fmin`` in the two cells next
+    to the best grid point; a refinement that ends above the grid's best keeps the grid
+    point. The grid is evaluated a few rows at a time, all columns at once.
+    """
+    p = lo.size
+    grid = np.linspace(0.0, 1.0, points)
+    per_call = max(1, _GRID_VALUES // max(1, n * p))
+    vals = np.empty((points, p))
+    for g in range(0, points, per_call):
+        rows = grid[g : g + per_call]
+        lam = (lo + rows[:, None] * (hi - lo)).reshape(-1)
+        vals[g : g + per_call] = np.asarray(f(lam, np.tile(np.arange(p), rows.size))
+                                            ).reshape(rows.size, p)
+    vals = np.where(np.isfinite(vals), vals, np.inf)
+    best = np.argmin(vals, axis=0)
+    step = (hi - lo) / (points - 1)
+    centre = lo + grid[best] * (hi - lo)
+    lam = fmin(f, np.maximum(centre - step, lo), np.minimum(centre + step, hi), tol)
+    worse = ~(f(lam, np.arange(p)) <= vals[best, np.arange(p)])
+    return np.where(worse, centre, lam)
+
+
 def _carroll(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
              hi: NDArray[np.float64], opt: Mapping[str, Any]) -> dict[str, NDArray]:
-    """Carroll (1980): ``n log sigma_H(psi) - sum log J`` with the Huber scale of the
-    transformed data, computed on the core's scale (:class:`.stable.LogScale`)."""
+    """Carroll (1980): maximise the log-likelihood of Huber's least favourable distribution,
+    ``-n log s - sum rho((psi_i - mu)/s) + sum log J_i``, with ``(mu, s)`` Huber's proposal 2
+    (b = 1.5) of the transformed data, computed on the core's scale
+    (:class:`.stable.LogScale`).
+
+    The normal likelihood's ``(psi - mean)**2 / (2 sd**2)`` becomes Huber's rho, which grows
+    only linearly in far residuals; with the normal's ``rho = t**2/2`` and the ML estimates it
+    is the likelihood itself, so on clean data the estimate agrees with ML. Proposal 2's
+    scale is only piecewise smooth in lambda (a point crossing ``mu -+ b s`` changes its
+    derivative), so the criterion can have shallow local minima: lambda is located on a grid
+    of ``opt["grid"]`` points and refined by Brent's method (:func:`_grid_fmin`).
+    """
     n = xs.shape[0]
-    log_scale = LogScale.build(xs, family, huber_scale)
+    lik = LogScale.build(xs, family, huber_proposal2, lambda z: huber_rho(z).sum(axis=0))
     jsum = -fam.log_jacobian(xs, 0.0, family).sum(axis=0)  # sum log J(lambda) = (lambda-1) jsum
 
     def neg(u, idx):
-        return n * log_scale(u, idx) - (u - 1.0) * jsum[idx]
+        log_s, rho = lik(u, idx)
+        return n * log_s + rho - (u - 1.0) * jsum[idx]
 
-    lam = fmin(neg, lo, hi, opt["tol"])
-    keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt["cutoff"])
+    lam = _grid_fmin(neg, n, lo, hi, opt["tol"], opt["grid"])
+    keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt)
     return {"lmbda": lam, "lmbda0": lam, "weights": keep.astype(np.float64), "location": mu,
             "scale": sigma}
 
@@ -121,32 +163,17 @@ def _mtl(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     order statistics, by the core's NLL of each window (:class:`.stable.WindowNLL`).
 
     The criterion jumps as the best window changes, so lambda is located on a grid of
-    ``opt["mtl_grid"]`` points and refined by Brent's method in the neighbouring cells.
+    ``opt["grid"]`` points and refined by Brent's method (:func:`_grid_fmin`).
     """
     n, p = xs.shape
     h = int(np.clip(np.floor(opt["h"] * n), np.ceil(n / 2) + 1, n))
     windows = WindowNLL.build(xs, family, h)
-    grid = np.linspace(0.0, 1.0, opt["mtl_grid"])
-    vals, _ = windows.best(lo + grid[:, None] * (hi - lo))
-    best = np.argmin(vals, axis=0)
-    step = (hi - lo) / (grid.size - 1)
-    centre = lo + grid[best] * (hi - lo)
-    a, b = np.maximum(centre - step, lo), np.minimum(centre + step, hi)
-
-    def f(u, idx):
-        lam = centre.copy()
-        lam[idx] = u
-        return windows.best(lam)[0][idx]
-
-    lam = fmin(f, a, b, opt["tol"])
-    val, start = windows.best(lam)
-    worse = val > vals[best, np.arange(p)]
-    if worse.any():
-        lam = np.where(worse, centre, lam)
-        _, start = windows.best(lam)
+    lam = _grid_fmin(lambda u, idx: windows.best_pairs(u, idx)[0], n, lo, hi, opt["tol"],
+                     opt["grid"])
+    _, start = windows.best(lam)
     pos = np.arange(n)[:, None]
     wts = ((pos >= start) & (pos < start + h)).astype(np.float64)
-    mu, sigma = huber_loc_scale(fam.forward_unchecked(xs, lam, family))
+    mu, sigma = huber_loc_scale(fam.forward_unchecked(xs, lam, family), opt["subsample"])
     return {"lmbda": lam, "lmbda0": lam, "weights": wts, "location": mu, "scale": sigma}
 
 
@@ -226,7 +253,7 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
         todo = sel
     lam = res["lmbda"]
     y = fam.forward_unchecked(xt, lam, family)
-    objective = robust_criterion(y, opt["c"])
+    objective = robust_criterion(y, opt["c"], opt["subsample"])
     w = res["weights"]
     with np.errstate(all="ignore"):
         m = w.sum(axis=0)

@@ -11,12 +11,28 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Columns
+from ..families import forward_unchecked
 from . import estimators as rb
-from .blocks import rejection_cutoff
+from .blocks import MAD_R, apply_prestandardization, rejection_cutoff
 from .registry import Spec
 from .results import RobustTransformResult
 
 __all__ = ["fit_robust_columns"]
+
+
+def _median_mad(x: np.ndarray, fams: list[str], s: rb.RobustSolution, how: str
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Median and MAD (R's 1.4826) of each column's transformed prestandardized values."""
+    p = x.shape[1]
+    med, mad = np.empty(p), np.empty(p)
+    for j in range(p):
+        v = x[~np.isnan(x[:, j]), j]
+        u = apply_prestandardization(v, s.locx[j], s.scalex[j], fams[j], how)
+        with np.errstate(all="ignore"):  # transformed values that overflow: NaN, as sigmahat
+            y = forward_unchecked(u, s.lmbda[j], fams[j])
+            med[j] = np.median(y)
+            mad[j] = MAD_R * np.median(np.abs(y - med[j]))
+    return med, mad
 
 
 def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransformResult:
@@ -56,6 +72,7 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransfor
         s = rb.RobustSolution(**sol)
     else:
         s = rb.robust_lambda(x, family, method, opt, cols.names)
+    med, mad = _median_mad(x, fams, s, opt["prestandardize"])
     return RobustTransformResult(
         names=tuple(cols.names), layout=cols.layout, families=tuple(fams),
         lmbda_used=s.lmbda, family_reasons=tuple(reasons), requested_family=family,
@@ -64,7 +81,8 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransfor
         lmbda_initial=s.lmbda0, objective_values=s.objective, location_values=s.location,
         scale_values=s.scale, muhat_values=s.muhat, sigmahat_values=s.sigmahat,
         locx_values=s.locx, scalex_values=s.scalex, prestandardize=opt["prestandardize"],
-        cutoff=rejection_cutoff(opt["quant"]), tuning=dict(spec.given),
+        cutoff=rejection_cutoff(opt["quant"]), median_values=med, mad_values=mad,
+        tuning=dict(spec.given),
         weights_matrix=s.weights,
         index=cols.index, data=x,
     )

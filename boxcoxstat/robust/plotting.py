@@ -1,4 +1,5 @@
-"""Figures for robust fits: QQ plots with the flagged points marked, sensitivity curves.
+"""Figures for robust fits: QQ plots with the flagged points marked, sensitivity curves, and
+the outlier map and score pairs plot of a robust PCA.
 
 Layer 6. Nothing is estimated here; the numbers come from the result objects.
 """
@@ -13,7 +14,7 @@ from .. import families
 from .._validation import BoxCoxError
 from ..base.diagnostics import normal_qq, qq_line
 
-__all__ = ["qqplot_robust", "plot_sensitivity"]
+__all__ = ["qqplot_robust", "plot_sensitivity", "plot_outlier_map", "plot_score_pairs"]
 
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
@@ -87,3 +88,73 @@ def plot_sensitivity(curve: Any, *, ax: Any = None):
     if own:
         ax.figure.tight_layout()
     return ax
+
+
+def plot_outlier_map(result: Any, *, ax: Any = None, labels: int = 0, color: Any = None):
+    """The outlier map of a robust PCA: score distance (horizontal) against orthogonal
+    distance (vertical), with both cut-offs (Hubert, Rousseeuw & Vanden Branden 2005;
+    Raymaekers & Rousseeuw 2021, Fig. 13). ``labels`` names that many of the most outlying
+    rows (by the larger of the two distances relative to its cut-off); ``color``: one colour
+    per row, or None.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    own = ax is None
+    if own:
+        _, ax = plt.subplots(figsize=(6, 4.5))
+    sd, od = np.asarray(result.sd_values), np.asarray(result.od_values)
+    ax.scatter(sd, od, s=6, c="0.2" if color is None else color, alpha=0.7, linewidths=0)
+    ax.axvline(result.sd_cutoff, color="C3", lw=1)
+    if result.od_cutoff > 0:
+        ax.axhline(result.od_cutoff, color="C3", lw=1)
+    if labels:
+        ratio = np.maximum(sd / result.sd_cutoff,
+                           od / result.od_cutoff if result.od_cutoff > 0 else 0.0)
+        names = result.index if result.index is not None else np.arange(sd.size)
+        for i in np.argsort(-ratio)[: int(labels)]:
+            ax.annotate(str(names[i]), (sd[i], od[i]), fontsize=7,
+                        xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("Score distance")
+    ax.set_ylabel("Orthogonal distance")
+    ax.set_title(f"Outlier map, k = {result.n_components}", fontsize=10)
+    if own:
+        ax.figure.tight_layout()
+    return ax
+
+
+def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
+    """Pairs plot of the robust PCA scores (Raymaekers & Rousseeuw 2021, Fig. 12): score
+    ``j`` against score ``i`` below and above the diagonal, histograms on it.
+
+    Returns
+    -------
+    ndarray of matplotlib Axes, ``k x k``
+    """
+    import matplotlib.pyplot as plt
+
+    k = result.n_components
+    t = np.asarray(result.scores_matrix)
+    own = axes is None
+    if own:
+        _, axes = plt.subplots(k, k, figsize=(2.2 * k, 2.2 * k), squeeze=False)
+    axes = np.asarray(axes).reshape(k, k)
+    for i in range(k):
+        for j in range(k):
+            ax = axes[i, j]
+            if i == j:
+                ax.hist(t[:, i], bins=60, color="0.5")
+            else:
+                ax.scatter(t[:, j], t[:, i], s=2, c="0.2" if color is None else color,
+                           alpha=0.6, linewidths=0)
+            if i == k - 1:
+                ax.set_xlabel(f"PC{j + 1}", fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"PC{i + 1}", fontsize=8)
+            ax.tick_params(labelsize=6)
+    if own:
+        axes[0, 0].figure.tight_layout()
+    return axes

@@ -12,7 +12,7 @@ The methods (Raymaekers & Rousseeuw 2021, sections 2.4-2.5 and 3.1):
 
 * ``"mle"`` -- exact maximum likelihood through the core (``solve(SampleProfile)``);
 * ``"rewml"`` -- reweighted maximum likelihood, as cellWise 2.5.3 ``transfo()`` computes it;
-* ``"carroll"`` -- Carroll's (1980) likelihood with the Huber scale;
+* ``"carroll"`` -- Carroll's (1980) Huber likelihood (Huber's proposal 2 location and scale);
 * ``"mtl"`` -- maximum trimmed likelihood (Van der Veeken 2010), keeping a fraction ``h``.
 """
 
@@ -113,6 +113,9 @@ _SEARCH = {
     "quant": Option(0.99, _number("quant", 0.0, 1.0),
                     "flag |y - mu_H| > Phi^-1((1 + quant)/2) sigma_H"),
     "c": Option(0.5, _number("c", 0.0), "bisquare constant of the robust criterion"),
+    "subsample": Option(25000, _integer("subsample", 0),
+                        "Huber estimates of a longer column from this many values, the ones "
+                        "cellWise draws (R's set.seed(0)); 0: all values"),
 }
 _REWML = {
     "nbsteps": Option(2, _integer("nbsteps", 1), "reweighted ML steps"),
@@ -123,9 +126,11 @@ _REWML = {
     "rectify_factor": Option(1.5, _number("rectify_factor", 0.0),
                              "cellWise's change point factor"),
 }
+_GRID = {"grid": Option(201, _integer("grid", 3),
+                       "lambda grid points before Brent's refinement (a global search)")}
 _MTL = {
     "h": Option(0.95, _number("h", 0.5, 1.0, high_open=False), "fraction of points kept"),
-    "mtl_grid": Option(201, _integer("mtl_grid", 3), "grid points before Brent's refinement"),
+    **_GRID,
 }
 
 
@@ -152,7 +157,7 @@ class Method:
 METHODS: dict[str, Method] = {
     "mle": Method("mle", "maximum likelihood"),
     "rewml": Method("rewml", "reweighted ML (RewML)", {**_SEARCH, **_REWML}),
-    "carroll": Method("carroll", "Carroll's robustified ML", dict(_SEARCH)),
+    "carroll": Method("carroll", "Carroll's robustified ML", {**_SEARCH, **_GRID}),
     "mtl": Method("mtl", "maximum trimmed likelihood (MTL)", {**_SEARCH, **_MTL}),
 }
 ROBUST_METHODS = tuple(m for m in METHODS if m != "mle")

@@ -79,6 +79,10 @@ class RobustTransformResult(ColumnTransforms):
     scalex_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
     prestandardize: str = saved(jsonio.Str(choices=rb.PRESTANDARDIZE))
     cutoff: float = saved(jsonio.Float())
+    # median and MAD (R's 1.4826) of each column's transformed prestandardized values: the
+    # paper's cut-offs (cutoffs(rule="paper"))
+    median_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    mad_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
     tuning: dict[str, Any] = saved(jsonio.Mapping_(), compare=False)
     # the flagged rows by column (labels, or positions for NumPy input): computed from the
     # weights, saved so that a loaded result still names its outliers
@@ -227,21 +231,54 @@ class RobustTransformResult(ColumnTransforms):
             out[ok, j] = (y - self.muhat_values[j]) / self.sigmahat_values[j]
         return out
 
-    @property
-    def cutoffs(self) -> pd.DataFrame:
-        """Outlier cut-offs on the original scale: ``location -+ z * scale`` on the transformed
-        scale (``z = Phi^-1((1 + quant)/2)``) mapped back through the inverse transform and the
-        prestandardization. Beyond the transform's range a cut-off is 0 (Box-Cox) or -inf/inf.
+    def cutoffs(self, rule: str = "huber", *, width: float | None = None) -> pd.DataFrame:
+        """Outlier cut-offs on the original scale: cut-offs on the transformed scale mapped
+        back through the inverse transform and the prestandardization (the transforms are
+        increasing). Beyond the transform's range a cut-off is 0 (Box-Cox) or -inf/inf.
+
+        Parameters
+        ----------
+        rule : {"huber", "paper"}, default="huber"
+            ``"huber"``: ``location -+ width * scale`` with the Huber location and scale of
+            the fit and ``width = Phi^-1((1 + quant)/2)`` (2.576), the rule that flags the
+            rows (cellWise's weights). ``"paper"``: ``median -+ width * MAD`` of the
+            transformed values with ``width = 2`` (Raymaekers & Rousseeuw 2021, section 5:
+            "their median plus or minus two median absolute deviations"; the MAD with R's
+            1.4826, so that it estimates the sd at the normal).
+        width : float, optional
+            Another multiple of the scale.
+
+        Returns
+        -------
+        DataFrame
+            ``lower``, ``upper``, one row per column.
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> x = np.r_[np.exp(np.linspace(-2, 2, 60)), 400.0]
+        >>> r = bcs.fit(x, family="boxcox", method="rewml")
+        >>> r.cutoffs().round(2).values.tolist(), r.cutoffs("paper").round(2).values.tolist()
+        ([[0.03, 34.58]], [[0.05, 21.1]])
         """
+        if rule not in ("huber", "paper"):
+            raise BoxCoxError(f"rule={rule!r} is not valid; use 'huber' or 'paper'")
+        if width is None:
+            width = self.cutoff if rule == "huber" else 2.0
+        elif isinstance(width, bool) or not isinstance(width, (int, float)) or \
+                not (np.isfinite(width) and width > 0):
+            raise BoxCoxError(f"width must be a positive number, got {width!r}")
+        centre, spread = ((self.location_values, self.scale_values) if rule == "huber"
+                          else (self.median_values, self.mad_values))
         p = len(self.names)
         lo, hi = np.empty(p), np.empty(p)
         for j in range(p):
             f, lam = self.families[j], self.lmbda_used[j]
-            ends = self.location_values[j] + np.array([-1.0, 1.0]) * self.cutoff * \
-                self.scale_values[j]
-            u = fam.inverse_unchecked(ends, lam, f)
-            x = rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j], f,
-                                           self.prestandardize)
+            ends = centre[j] + np.array([-1.0, 1.0]) * float(width) * spread[j]
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                u = fam.inverse_unchecked(ends, lam, f)
+                x = rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j],
+                                               f, self.prestandardize)
             lo[j] = x[0] if np.isfinite(x[0]) else (0.0 if f == "boxcox" else -np.inf)
             hi[j] = x[1] if np.isfinite(x[1]) else np.inf
         return pd.DataFrame({"lower": lo, "upper": hi}, index=list(self.names))
@@ -252,7 +289,7 @@ class RobustTransformResult(ColumnTransforms):
 
         ``alpha`` is accepted for a uniform interface; robust fits report no intervals.
         """
-        cut = self.cutoffs
+        cut = self.cutoffs()
         nflag = np.array([len(self._labels(j)) for j in range(len(self.names))],
                          dtype=np.int64)
         est = pd.DataFrame(

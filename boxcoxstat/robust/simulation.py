@@ -102,6 +102,11 @@ class SimulationResult(ResultBase):
             f"{self.m} samples of n = {self.n} per setting: standard normal draws, a fraction "
             "epsilon of them replaced by k (by -k when lambda > 1), then the inverse "
             f"{label} transform at lambda (Raymaekers & Rousseeuw 2021, section 3).",
+        ]
+        if self.family == "boxcox" and 1.0 in set(self.table.index.get_level_values("lmbda")):
+            notes.append("Box-Cox lambda = 1: the normal draws are N(0, (1/3)^2) truncated to "
+                         "[-0.99, 0.99] (x = 1 + y in [0.01, 1.99]; section 3.4).")
+        notes += [
             "Robust estimators run without prestandardization unless their options say so.",
         ]
         if self.random_state is not None:
@@ -119,10 +124,28 @@ class SimulationResult(ResultBase):
                 f"n {self.n}; {', '.join(self.estimators)}>")
 
 
+TRUNCATED_SD = 1.0 / 3.0  # the Box-Cox lambda = 1 design: N(1, (1/3)^2) on [0.01, 1.99]
+TRUNCATED_HALF_WIDTH = 0.99
+
+
+def _truncated_normal(rng: np.random.Generator, n: int, m: int) -> np.ndarray:
+    """``n x m`` draws of N(0, (1/3)^2) truncated to [-0.99, 0.99], by rejection (each draw
+    outside is redrawn, so every column keeps ``n`` points, as the paper says)."""
+    y = rng.standard_normal((n, m)) * TRUNCATED_SD
+    bad = np.abs(y) > TRUNCATED_HALF_WIDTH
+    while bad.any():
+        y[bad] = rng.standard_normal(int(bad.sum())) * TRUNCATED_SD
+        bad = np.abs(y) > TRUNCATED_HALF_WIDTH
+    return y
+
+
 def _one_setting(family: str, lam: float, eps: float, k: float, n: int, m: int,
                  specs: list[Spec], seed: Any) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    y = rng.standard_normal((n, m))
+    if family == "boxcox" and lam == 1.0:
+        y = _truncated_normal(rng, n, m)
+    else:
+        y = rng.standard_normal((n, m))
     n_out = int(round(eps * n))
     y[:n_out] = k if lam <= 1 else -k
     x = fam.inverse_transform(y, lam, family)
@@ -147,9 +170,12 @@ def simulate(
     Parameters
     ----------
     family : {"yeojohnson", "boxcox"}
-        Box-Cox uses the inverse transform of normal data, so lambda = 0 (lognormal) is the
-        natural choice there; the paper's truncated design for Box-Cox lambda = 1 is not
-        implemented.
+        Box-Cox takes lambda = 0 (lognormal data: the inverse transform of normal data) and
+        lambda = 1, the paper's design for a transform whose range is not the whole line
+        (section 3.4, Fig. 8 bottom): N(1, (1/3)^2) truncated to [0.01, 1.99] by rejection
+        (n points kept), i.e. the inverse transform at lambda = 1 of N(0, (1/3)^2) on
+        [-0.99, 0.99]; the outliers replace a fraction epsilon of those normal values by
+        ``k`` before the inverse transform, so they lie at x = 1 + k.
     lmbda, epsilon, k : float or sequence
         True lambdas, contamination fractions and outlier positions (all combinations).
     estimators : sequence of str or (str, dict)
@@ -192,8 +218,10 @@ def simulate(
     if family == "yeojohnson" and any(not 0 <= v <= 2 for v in lams):
         raise BoxCoxError("Yeo-Johnson lambda must lie in [0, 2] so that every normal value "
                           "has an inverse (as in the paper)")
-    if family == "boxcox" and any(v != 0 for v in lams):
-        raise BoxCoxError("Box-Cox simulation supports lambda = 0 (lognormal data) only")
+    if family == "boxcox" and any(v not in (0.0, 1.0) for v in lams):
+        raise BoxCoxError("Box-Cox simulation supports lambda = 0 (lognormal data) and "
+                          "lambda = 1 (the paper's truncated normal design), got "
+                          f"{[v for v in lams if v not in (0.0, 1.0)]}")
     specs = parse_specs(estimators)
     settings = list(itertools.product(lams, epss, ks))
     seeds = np.random.SeedSequence(random_state).spawn(len(settings))

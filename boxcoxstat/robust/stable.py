@@ -9,8 +9,9 @@ never forms ``E[y^2] - E[y]^2`` (DESIGN, numerical rules 1 and 3):
 * :class:`WindowNLL` -- MTL's trimmed likelihood: the NLL of every window of ``h`` consecutive
   order statistics, from the core's mergeable moments (Chan, Golub & LeVeque 1982) accumulated
   outward from a position that every window contains, and the core's ``nll_score_from_moments``;
-* :class:`LogScale` -- ``log`` of the Huber scale of the transformed data (Carroll's
-  estimator) from the data on the core's scale.
+* :class:`LogScale` -- ``log`` of the Huber scale of the transformed data and the sum of
+  Huber's rho of the standardized values (Carroll's estimator), from the data on the core's
+  scale.
 
 References
 ----------
@@ -140,41 +141,53 @@ _BIG = float(np.exp(700.0))  # far values are held here: a Huber estimate does n
 
 @dataclass(frozen=True)
 class LogScale:
-    """``log scale(psi(lmbda_j, x_j))`` per column, for a location-invariant, scale-equivariant
-    ``scale`` that gives far values bounded influence (Carroll's Huber scale); ``psi`` is
-    never formed.
+    """``log scale(psi(lmbda_j, x_j))`` per column, and a statistic of the standardized
+    values ``(psi - loc)/scale``, for a location-invariant, scale-equivariant pair
+    ``(loc, scale)`` that gives far values bounded influence (Carroll's Huber estimates);
+    ``psi`` is never formed.
 
-    The scale is taken of values on which the central data keep every digit: columns whose
-    data lie on one side (every Box-Cox column; Yeo-Johnson columns of one sign) use the
-    core's log-ratios to the median, ``scale(psi) = exp(kappa log_ref) scale(phi)`` with
-    ``phi = expm1(kappa v)/kappa`` (:func:`scaled_side` with no shift); mixed-sign
-    Yeo-Johnson columns use ``sign(psi) exp(log|psi| - L)``, ``L`` the median of
-    ``log|psi|`` (a scaled, not shifted, transform: DESIGN, numerical rule 1). Values that
-    would overflow are held at +-exp(700): for a Huber estimate a value that far out counts
-    the same wherever it lies.
+    ``stat(values)`` returns ``(loc, scale)`` per column, ``extra(z)`` (optional) a value per
+    column of the standardized values ``z = (values - loc)/scale``, which do not depend on
+    the frame the values are in (Carroll's ``sum rho(z)``). The scale is taken of values on
+    which the central data keep every digit: columns whose data lie on one side (every
+    Box-Cox column; Yeo-Johnson columns of one sign) use the core's log-ratios to the median,
+    ``scale(psi) = exp(kappa log_ref) scale(phi)`` with ``phi = expm1(kappa v)/kappa``
+    (:func:`scaled_side` with no shift); mixed-sign Yeo-Johnson columns use
+    ``sign(psi) exp(log|psi| - L)``, ``L`` the median of ``log|psi|`` (a scaled, not shifted,
+    transform: DESIGN, numerical rule 1). Values that would overflow are held at +-exp(700):
+    for a Huber estimate a value that far out counts the same wherever it lies (``extra`` of
+    such a column is then huge or infinite, which the optimizer reads as "not here").
 
     Examples
     --------
     >>> import numpy as np
     >>> from boxcoxstat.robust.stable import LogScale
     >>> x = np.array([[1.0], [2.0], [4.0], [8.0]])
-    >>> f = LogScale.build(x, "boxcox", lambda y: np.median(np.abs(y - np.median(y, 0)), 0))
+    >>> def med_mad(y):
+    ...     med = np.median(y, 0)
+    ...     return med, np.median(np.abs(y - med), 0)
+    >>> f = LogScale.build(x, "boxcox", med_mad)
     >>> bool(400 * np.log(8.0) > np.log(np.finfo(float).max))  # psi = (x**400 - 1)/400 overflows
     True
-    >>> round(float(f(np.array([400.0]), np.array([0]))[0]), 4)  # log MAD(psi), as mpmath gives
+    >>> log_mad, _ = f(np.array([400.0]), np.array([0]))
+    >>> round(float(log_mad[0]), 4)  # log MAD(psi), as mpmath gives
     547.8331
     """
 
     family: str
-    scale: Callable[[NDArray[np.float64]], NDArray[np.float64]]
+    stat: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], NDArray[np.float64]]]
     x: NDArray[np.float64]
     group: NDArray[np.intp]  # 0: one side (positive), 1: all negative (YJ), 2: mixed (YJ)
     sides: tuple[Side | None, Side | None]
+    extra: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
 
     @classmethod
     def build(cls, xs: NDArray[np.float64], family: str,
-              scale: Callable[[NDArray[np.float64]], NDArray[np.float64]]) -> LogScale:
-        """From complete columns ``xs`` (n, p) and the scale function (columnwise)."""
+              stat: Callable[[NDArray[np.float64]],
+                             tuple[NDArray[np.float64], NDArray[np.float64]]],
+              extra: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
+              ) -> LogScale:
+        """From complete columns ``xs`` (n, p), the columnwise ``stat`` and ``extra``."""
         n, p = xs.shape
         group = np.zeros(p, dtype=np.intp)
         if family == "yeojohnson":
@@ -185,13 +198,20 @@ class LogScale:
             sel = group == g
             sample = Sample.from_array(xs[:, sel], family) if sel.any() else None
             sides.append(None if sample is None else (sample.neg if negative else sample.pos))
-        return cls(family, scale, xs, group, (sides[0], sides[1]))
+        return cls(family, stat, xs, group, (sides[0], sides[1]), extra)
+
+    def _measure(self, values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+        loc, scale = self.stat(values)
+        if self.extra is None:
+            return np.log(scale), np.zeros(scale.shape)
+        return np.log(scale), self.extra((values - loc) / scale)
 
     def __call__(self, lmbda: NDArray[np.float64], idx: NDArray[np.intp]
-                 ) -> NDArray[np.float64]:
-        """The log scale of columns ``idx`` at ``lmbda`` (one value each)."""
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The log scale of columns ``idx`` at ``lmbda`` and ``extra`` (one value each)."""
         lam = np.asarray(lmbda, dtype=np.float64)
         out = np.empty(lam.size)
+        more = np.zeros(lam.size)
         grp = self.group[idx]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for g, side in enumerate(self.sides):
@@ -202,15 +222,17 @@ class LogScale:
                 kappa = 2.0 - lam[at] if side.negative else lam[at]
                 phi, _, log_scale = scaled_side(side.columns(within), kappa,
                                                 np.zeros(kappa.size))
-                out[at] = log_scale + np.log(self.scale(np.clip(phi, -_BIG, _BIG)))
+                log_s, more[at] = self._measure(np.clip(phi, -_BIG, _BIG))
+                out[at] = log_scale + log_s
             at = grp == 2
             if at.any():
                 x = self.x[:, idx[at]]
                 lab = fam.log_abs_transform(x, lam[at], self.family)
                 mid = np.median(lab, axis=0)
                 vals = np.sign(x) * np.exp(np.minimum(lab - mid, 700.0))
-                out[at] = mid + np.log(self.scale(vals))
-        return out
+                log_s, more[at] = self._measure(vals)
+                out[at] = mid + log_s
+        return out, more
 
 
 # --------------------------------------------------------------------------- MTL's windows
@@ -416,13 +438,13 @@ class WindowNLL:
         start = np.empty(grid.shape, dtype=np.intp)
         for g in range(0, grid.shape[0], per_call):
             rows = grid[g : g + per_call]
-            v, s = self._best(rows.reshape(-1), np.tile(np.arange(p), rows.shape[0]))
+            v, s = self.best_pairs(rows.reshape(-1), np.tile(np.arange(p), rows.shape[0]))
             val[g : g + per_call], start[g : g + per_call] = v.reshape(rows.shape), \
                 s.reshape(rows.shape)
         return (val, start) if lam.ndim == 2 else (val[0], start[0])
 
-    def _best(self, lam: NDArray[np.float64], cols: NDArray[np.intp]
-              ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    def best_pairs(self, lam: NDArray[np.float64], cols: NDArray[np.intp]
+                   ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
         """As :meth:`best` for the pairs ``(lam[k], column cols[k])``."""
         sample = self.sample.columns(cols)
         parts: dict[bool, SideMoments] = {}

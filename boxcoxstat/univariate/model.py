@@ -8,6 +8,7 @@ families' likelihoods per column; ``ymax`` bounds lambda by the Lambert W invers
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,19 +23,23 @@ from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
+__all__ = ["fit_columns", "fixed_columns", "fit_shifted_columns", "gamma_summary", "check_shift"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
-                weights: NDArray[np.float64] | None = None) -> dict[str, NDArray]:
+                weights: NDArray[np.float64] | None = None) -> dict[str, Any]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
     sample = Sample.from_array(x, family, weights)
-    sol = solve(SampleProfile(sample))
+    profile = SampleProfile(sample)
+    sol = solve(profile)
+    slope = np.full(x.shape[1], np.nan) if sol.slope is None else sol.slope
     return {
         "lmbda": sol.lmbda,
         "nll": sol.nll,
         "llf": -sol.nll + llf_constant(sample.nobs()),
         "converged": sol.converged,
+        "slope": slope,
+        "profile": profile,
     }
 
 
@@ -47,6 +52,7 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
         return _fit_family(x, family, weights), fams, reasons
     positive = np.nanmin(x, axis=0) > 0
     yj = _fit_family(x, "yeojohnson", weights)
+    yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j] = "yeojohnson"
@@ -54,6 +60,7 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
     if positive.any():
         idx = np.flatnonzero(positive)
         bc = _fit_family(x[:, idx], "boxcox", weights)
+        bc.pop("profile")
         for k, j in enumerate(idx):
             if bc["llf"][k] >= yj["llf"][j]:
                 fams[j] = "boxcox"
@@ -118,6 +125,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         gamma_values=None if shift is None else np.full(p, shift),
         gamma_status=None if shift is None else ("fixed",) * p,
         weights=weights,
+        fitted_=None if fam == "auto" or ymax is not None else (est["profile"], est["slope"]),
     )
 
 
@@ -193,3 +201,20 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, profile_=profile,
         gamma_values=gam, gamma_bse=gse, gamma_status=status, gamma_min=float(gamma_min),
     )
+
+
+def fixed_columns(cols: Columns, family: str, lmbda: Any) -> PowerTransformResult:
+    """Every column of validated data at a given power (``fit(x, lmbda=...)``): no estimation;
+    the result's likelihood is evaluated at that power and it has no lambda inference."""
+    x = cols.values
+    x.setflags(write=False)
+    p = x.shape[1]
+    template = PowerTransformResult(
+        names=tuple(cols.names), layout=cols.layout, families=(family,) * p,
+        family_reasons=("",) * p, requested_family=family, lmbda_mle=np.zeros(p),
+        lmbda_used=np.zeros(p), nll_mle=np.zeros(p), llf_values=np.zeros(p),
+        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
+        converged_values=np.ones(p, dtype=bool), ymax=None,
+        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, fixed=True,
+    )
+    return template.at(lmbda)

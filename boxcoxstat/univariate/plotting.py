@@ -24,11 +24,15 @@ def _column(result: Any, column: Any) -> tuple[int, str]:
     return j, result.names[j]
 
 
-def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: float = 0.05):
+def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: float = 0.05,
+                 lmbda: Any = None) -> Any:
     """Profile log-likelihood of lambda with the confidence cut-off, as ``MASS::boxcox`` draws it.
 
-    A solid curve, a dashed horizontal line at ``max - chi2_1(1-alpha)/2``, dashed vertical
-    lines at the interval's ends and a dotted one at the estimate.
+    The curve; a dotted horizontal line at ``max - chi2_1(1-alpha)/2`` labelled with the level;
+    dotted vertical lines from the bottom up to the curve at the interval's ends and at the
+    estimate. A fixed power has no interval: one line marks it. ``lmbda`` is the grid (as
+    MASS's ``lambda=``, e.g. to zoom); by default it spans the interval with half its width on
+    each side. The one profile figure of the package (``fit`` and ``lm`` results alike).
 
     Returns
     -------
@@ -40,9 +44,9 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     >>> matplotlib.use("Agg")
     >>> import numpy as np, boxcoxstat as bcs
     >>> r = bcs.fit(np.random.default_rng(0).lognormal(size=100))
-    >>> ax = r.plot_profile()
-    >>> ax.get_xlabel()
-    'λ'
+    >>> ax = r.plot_profile(lmbda=np.linspace(-0.5, 0.5, 51))
+    >>> ax.get_xlabel(), len(ax.get_lines())
+    ('λ', 5)
     """
     import matplotlib.pyplot as plt
 
@@ -50,26 +54,39 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     own = ax is None
     if own:
         _, ax = plt.subplots(figsize=(5, 4))
-    ci = np.asarray(result.conf_int(alpha), dtype=float).reshape(-1, 2)
-    lo, hi = ci[0] if ci.shape[0] == 1 else ci[j]
-    width = hi - lo
-    grid = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
-    lam_hat = result.lmbda_mle[j]
-    grid = np.sort(np.r_[grid, lam_hat])
+    lam_hat = float(result.lmbda_used[j])
+    ends: tuple[float, float] | None = None
+    if not result.fixed:
+        lo, hi = result.conf_int(alpha).iloc[j]
+        ends = (float(lo), float(hi))
+    if lmbda is None:
+        grid = None if ends is None else np.linspace(
+            ends[0] - 0.5 * (ends[1] - ends[0]), ends[1] + 0.5 * (ends[1] - ends[0]), 201)
+    else:
+        grid = np.asarray(lmbda, dtype=np.float64).reshape(-1)
+    if grid is not None:
+        grid = np.union1d(grid, [lam_hat]) if grid.min() <= lam_hat <= grid.max() else grid
     prof = result.profile(j, grid)
-    llf_max = float(prof["llf"].max())
-    cut = profile_cutoff(llf_max, alpha)
-    ax.plot(prof["lmbda"], prof["llf"], color="C0", lw=1.5)
-    ax.axhline(cut, color="0.3", ls="--", lw=1)
-    for v in (lo, hi):
-        ax.axvline(v, color="0.3", ls="--", lw=1)
-    ax.axvline(lam_hat, color="C3", ls=":", lw=1)
-    level = round(100 * (1 - alpha), 6)
-    ax.text(lo, cut, f" {level:g}%", va="bottom", ha="left", fontsize=9)
+    llf_hat = float(result.llf_values[j])  # at the power used (a ymax bound may move it)
+    top_mle = float(result.profile(j, [result.lmbda_mle[j]])["llf"].iloc[0])
+    cut = profile_cutoff(top_mle, alpha)
+    ax.plot(prof["lmbda"], prof["llf"], color="k", lw=1.2)
+    top = max(float(prof["llf"].max()), top_mle)
+    bottom = float(prof["llf"].min()) if ends is None else min(float(prof["llf"].min()), cut)
+    pad = 0.04 * max(top - bottom, 1e-12)
+    ax.set_ylim(bottom - pad, top + pad)
+    if ends is not None:
+        ax.axhline(cut, color="k", ls=":", lw=1)
+        for v in ends:
+            ax.plot([v, v], [bottom - pad, cut], color="k", ls=":", lw=1)
+        x0 = float(prof["lmbda"].iloc[0])
+        ax.text(x0, cut, f" {round(100 * (1 - alpha), 6):g}%", va="bottom", ha="left",
+                fontsize=9)
+    ax.plot([lam_hat, lam_hat], [bottom - pad, llf_hat], color="C3", ls=":", lw=1)
     ax.set_xlabel("λ")
     ax.set_ylabel("log-likelihood")
     fam = _FAMILY_LABEL[result.families[j]]
-    ax.set_title(f"{name}: {fam} profile, λ = {result.lmbda_used[j]:.4g}")
+    ax.set_title(f"{name} ({fam}): λ = {lam_hat:.4g}" + (" (fixed)" if result.fixed else ""))
     if own:  # a caller's own figure keeps its layout
         ax.figure.tight_layout()
     return ax

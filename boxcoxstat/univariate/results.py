@@ -8,7 +8,7 @@ Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
@@ -82,11 +82,18 @@ class PowerTransformResult(ColumnTransforms):
                                              compare=False)
     # the response of a linear model (bcs.lm's ``m.power``): its formula, shown in the report
     model: str | None = saved(jsonio.Str(optional=True), default=None)
+    # a power given by the user (``fit(x, lmbda=0)``, ``r.at(0)``): not estimated, so no
+    # standard error, interval, test or rounded power
+    fixed: bool = saved(jsonio.Bool(), default=False)
     data: NDArray[np.float64] | None = None
     # case weights of the rows of ``data`` (frequency weights; None: every row counts once)
     weights: NDArray[np.float64] | None = None
     # a profile other than the columns' sample (a linear model's response): one column
     profile_: Profile | None = None
+    # the fit's own profile of every column and the solver's curvature estimates, so that
+    # inference neither prepares the data again nor spends an evaluation on the step size
+    fitted_: tuple[Profile, NDArray[np.float64]] | None = field(default=None, repr=False,
+                                                                 compare=False)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -102,17 +109,27 @@ class PowerTransformResult(ColumnTransforms):
         if self.stored is not None:
             return self.stored
         out = pd.DataFrame(np.nan, index=list(self.names), columns=list(_STORED))
+        slope = None if self.fitted_ is None else self.fitted_[1]
         for idx, profile in self._profiles().values():
             part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
-                                          infinite_ok=self.gamma_values is not None)
+                                          infinite_ok=self.gamma_values is not None,
+                                          slope=None if slope is None else slope[idx])
             for key, val in part.items():
                 out.iloc[idx, out.columns.get_loc(key)] = val
         return out
 
     def _json_value(self, name: str) -> Any:
-        if name == "stored" and self.stored is None and self._live:
+        if name == "stored" and self.stored is None and self._live and not self.fixed:
             return self._inference  # saved with the result, so a loaded one can report
         return getattr(self, name)
+
+    def _refuse_fixed(self, what: str) -> None:
+        """The power's own inference does not exist when the power was given, not estimated."""
+        if self.fixed:
+            given = ", ".join(f"{float(v):g}" for v in self.lmbda_used)
+            self._not_available(what, f"the power was fixed at {given} (not estimated), so it "
+                                "has no standard error, interval, test or rounded value; fit "
+                                "without lmbda= to estimate it")
 
     def _stored(self, key: str) -> NDArray[np.float64]:
         return self._inference[key].to_numpy(dtype=np.float64)
@@ -134,6 +151,8 @@ class PowerTransformResult(ColumnTransforms):
                    "intervals, tests, profiles or plots")
             self._not_available("this computation", why)
         out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
+        if self.fitted_ is not None and len(set(self.families)) == 1:
+            return {self.families[0]: (np.arange(len(self.names)), self.fitted_[0])}
         for f in sorted(set(self.families)):
             idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
             x = self.data[:, idx]
@@ -168,6 +187,7 @@ class PowerTransformResult(ColumnTransforms):
         """Standard error of lambda from the observed information, by column (bcnPower: the
         curvature of the profile with gamma maximised out, i.e. ``sqrt([H^-1]_{lambda
         lambda})`` of the joint information; then also each gamma's, ``"<column>:gamma"``)."""
+        self._refuse_fixed("bse")
         if self.gamma_values is None:
             return self._series(self._stored("bse"), "bse")
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
@@ -177,6 +197,7 @@ class PowerTransformResult(ColumnTransforms):
     def rounded(self) -> Any:
         """Convenient power: the one in the 95% profile interval nearest the estimate, else
         the estimate to two decimals (see :func:`boxcoxstat.core.inference.rounded_power`)."""
+        self._refuse_fixed("rounded")
         return self._shape(self._rounded_values(), "rounded")
 
     def _rounded_values(self) -> NDArray[np.float64]:
@@ -206,6 +227,7 @@ class PowerTransformResult(ColumnTransforms):
         """
         check_option("interval", interval, ("profile", "wald"))
         alpha = check_alpha(alpha)
+        self._refuse_fixed("conf_int")
         if interval == "wald":
             lo, hi = inf.wald_interval(self.lmbda_mle, self._stored("bse"), alpha)
         elif alpha == 0.05 and self.gamma_values is None:
@@ -242,6 +264,7 @@ class PowerTransformResult(ColumnTransforms):
         (1, 311.9, True)
         """
         lam0 = self._null_values(lmbda0)
+        self._refuse_fixed("test")
         if np.all(lam0 == 0):
             stat = self._stored("lr0")
         elif np.all(lam0 == 1):
@@ -256,17 +279,66 @@ class PowerTransformResult(ColumnTransforms):
                 lmbda: ArrayLike | None = None) -> pd.DataFrame:
         """Profile log-likelihood of one column on a grid (DataFrame ``lmbda``, ``llf``).
 
-        The default grid spans the 95% profile interval with half its width on each side.
+        The default grid spans the 95% profile interval with half its width on each side (for
+        a fixed power: MASS's range -2 to 2, widened to one unit either side of the power).
         """
         j = self.column_index(column)
         profile, k = self._column_profile(j)
-        if lmbda is None:
+        if lmbda is None and self.fixed:
+            given = float(self.lmbda_used[j])
+            lmbda = np.linspace(min(-2.0, given - 1.0), max(2.0, given + 1.0), 201)
+        elif lmbda is None:
             lo, hi = self._stored("lower")[j], self._stored("upper")[j]
             width = hi - lo
             lmbda = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
         val, _ = profile.evaluate(lam, k, score=False)
         return pd.DataFrame({"lmbda": lam, "llf": profile.llf_offset()[k] - val})
+
+    # ------------------------------------------------------------------ fixed powers
+    def at(self, lmbda: ArrayLike | Literal["rounded"]) -> PowerTransformResult:
+        """The same columns with the power fixed at ``lmbda`` (no estimation).
+
+        Parameters
+        ----------
+        lmbda : float, one float per column, Series by column, or "rounded"
+            The power(s); ``"rounded"`` takes :attr:`rounded` (the convenient power inside
+            the 95% profile interval).
+
+        Returns
+        -------
+        PowerTransformResult
+            With ``fixed`` True: its ``llf`` is the likelihood at the given power, it
+            transforms with that power, and its ``bse``, ``conf_int``, ``test`` and
+            ``rounded`` are not available (the power was not estimated).
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> r = bcs.fit(np.random.default_rng(0).lognormal(size=200))
+        >>> log = r.at("rounded")
+        >>> log.lmbda, log.fixed, round(log.llf - r.llf, 3)
+        (0.0, True, -0.662)
+        """
+        if "bcnpower" in self.families:
+            self._not_available("at", "a bcnPower fit profiles gamma out of lambda's "
+                                "likelihood; fixing lambda alone is not implemented yet")
+        if isinstance(lmbda, str):
+            check_option("lmbda", lmbda, ("rounded",))
+            self._refuse_fixed("at('rounded')")
+            lam = self._rounded_values()
+        else:
+            lam = self._null_values(lmbda, "lmbda")
+        nll = np.empty(len(self.names))
+        llf = np.empty(len(self.names))
+        for idx, profile in self._profiles().values():
+            val, _ = profile.evaluate(lam[idx], np.arange(idx.size), score=False)
+            nll[idx] = val
+            llf[idx] = profile.llf_offset() - val
+        return replace(self, lmbda_used=lam.copy(), lmbda_mle=lam.copy(), nll_mle=nll,
+                       llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
+                       ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
+                       stored=None, fixed=True)
 
     # ------------------------------------------------------------------ reports
     def summary(self, alpha: float = 0.05) -> Summary:
@@ -277,6 +349,22 @@ class PowerTransformResult(ColumnTransforms):
         alpha : float, default=0.05
             Significance level of the profile-likelihood interval shown.
         """
+        info = pd.DataFrame(
+            {"family": list(self.families), "n": self.nobs_values, "missing": self.n_missing,
+             "llf": self.llf_values},
+            index=list(self.names),
+        )
+        fams = " and ".join(_KINDS[f] for f in sorted(set(self.families)))
+        if self.gamma_values is not None and "bcnpower" not in self.families:
+            fams = "Shifted " + fams
+        if self.fixed:
+            given = pd.DataFrame({"lambda": self.lmbda_used}, index=list(self.names))
+            notes = ["lambda given (fixed), not estimated: no standard error, interval, test or "
+                     "rounded power."]
+            if self.model is not None:
+                notes.append(f"The response of the linear model {self.model}.")
+            return Summary(f"{fams} power transformation, fixed power",
+                           [("", given.join(info))], notes)
         ci = self.conf_int(alpha).iloc[: len(self.names)]
         lr0, lr1 = self._stored("lr0"), self._stored("lr1")
         est = pd.DataFrame(
@@ -292,11 +380,6 @@ class PowerTransformResult(ColumnTransforms):
         tests = pd.DataFrame(
             {"LR(l=0)": lr0, "p(l=0)": inf.chi2_pvalue(lr0),
              "LR(l=1)": lr1, "p(l=1)": inf.chi2_pvalue(lr1)},
-            index=list(self.names),
-        )
-        info = pd.DataFrame(
-            {"family": list(self.families), "n": self.nobs_values, "missing": self.n_missing,
-             "llf": self.llf_values},
             index=list(self.names),
         )
         level = f"{100 * (1 - alpha):g}%"
@@ -327,9 +410,6 @@ class PowerTransformResult(ColumnTransforms):
             notes.append(f"Fitted without pooling the data: {cost}.")
             if fed.get("dropped"):
                 notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
-        fams = " and ".join(_KINDS[f] for f in sorted(set(self.families)))
-        if self.gamma_values is not None and "bcnpower" not in self.families:
-            fams = "Shifted " + fams
         title = f"{fams} power transformation, maximum likelihood"
         fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
         fmts["status"] = str
@@ -372,11 +452,12 @@ class PowerTransformResult(ColumnTransforms):
 
     # ------------------------------------------------------------------ plots
     def plot_profile(self, column: str | int | None = None, *, ax: Any = None,
-                     alpha: float = 0.05) -> Any:
-        """Profile log-likelihood with the interval cut-off (see ``plotting.plot_profile``)."""
+                     alpha: float = 0.05, lmbda: ArrayLike | None = None) -> Any:
+        """Profile log-likelihood with the interval cut-off, on the grid ``lmbda`` if given
+        (MASS's ``lambda=``; see ``plotting.plot_profile``)."""
         from .plotting import plot_profile
 
-        return plot_profile(self, column, ax=ax, alpha=alpha)
+        return plot_profile(self, column, ax=ax, alpha=alpha, lmbda=lmbda)
 
     def qqplot(self, column: str | int | None = None, *, axes: Any = None) -> Any:
         """Normal QQ plots before and after the transform (see ``plotting.qqplot``)."""

@@ -25,6 +25,9 @@ _UNDERLINE = {1: "=", 2: "-", 3: "~", 4: "^"}
 
 
 def _inline(text: str) -> str:
+    # a bar outside code spans is literal text in Markdown (|z|) but a substitution in reST
+    parts = re.split(r"(`[^`]*`|\$[^$]+\$)", text)  # code spans and math keep their bars
+    text = "".join(p if p[:1] in "`$" and p else p.replace("|", "\\|") for p in parts)
     text = re.sub(r"(?<!`)`([^`]+)`(?!`)", r"``\1``", text)  # `code` -> ``code``
     text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"`\1 <\2>`__", text)  # links
     return re.sub(r"\$([^$]+)\$", r":math:`\1`", text)

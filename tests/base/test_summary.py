@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import boxcoxstat as bcs
 from boxcoxstat.base.summary import Summary, format_number, format_power, format_pvalue
@@ -53,3 +56,59 @@ def test_result_summary_snapshot_of_reference_numbers():
     assert row.split() == ["MPG", "-0.1078", "0.0770", "-0.2637", "0.0384", "0"]
     assert "2.0528" in text and "322.9155" in text and "3.356e-72" in text
     assert text.splitlines()[0] == "Box-Cox power transformation, maximum likelihood"
+
+
+def test_latex_is_a_table_float_with_caption_label_escapes_and_notes():
+    """as_latex: one table float, the title as caption, a label, each table in a booktabs
+    tabular scaled to the text width only when wider, the notes as text (not comments), and
+    every character LaTeX treats specially escaped."""
+    special = "a & b % c $ d # e _ f { g } h ~ i ^ j \\ k < l > m | n [o]"
+    df = pd.DataFrame({"P>|t|": [0.5], "[0.025": [-1.5]}, index=[special])
+    s = Summary("Model: y ~ x", [("Coefficients", df)], ["100% of rows; p < 0.05"])
+    tex = s.as_latex(label="tab:m")
+    lines = tex.splitlines()
+    assert lines[0].startswith("%") and "booktabs" in lines[0] and "graphicx" in lines[0]
+    body = "\n".join(lines[1:])
+    assert body.count("\\begin{table}") == 1 and body.rstrip().endswith("\\end{table}")
+    assert "\\caption{Model: y $\\sim$ x}" in body and "\\label{tab:m}" in body
+    assert "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%" in body
+    assert "P\\textgreater{}\\textbar{}t\\textbar{}" in body and "{[}0.025" in body
+    assert ("a \\& b \\% c \\$ d \\# e \\_ f \\{ g \\} h $\\sim$ i \\^{} j \\textbackslash{} "
+            "k \\textless{} l \\textgreater{} m \\textbar{} n {[}o{]}") in body
+    assert "$-$1.5000" in body  # a number's minus sign is a minus, not a hyphen
+    assert "100\\% of rows; p \\textless{} 0.05" in body
+    assert not any(line.startswith("%") for line in lines[1:])  # notes are text
+    assert "\\label{tab:model}" in s.as_latex()  # default label from the title
+
+
+def _latex_reports():
+    cars = bcs.datasets.load("topgear")
+    trees = bcs.datasets.load("trees")
+    m = bcs.lm("Volume ~ np.log(Height) + np.log(Girth)", trees)
+    priced = cars[["Price", "MPG", "Weight", "Fuel"]].dropna()
+    return [
+        m.summary(), m.at(0).summary(),
+        bcs.lm("Price ~ bc(MPG) + yj(Weight - 1500) + C(Fuel)", priced).summary(),
+        bcs.fit(cars[["MPG", "Weight"]]).summary(), bcs.fit(cars["MPG"], lmbda=0).summary(),
+        bcs.fit_joint(bcs.datasets.load("highway1"), ["len", "adt", "trks"],
+                      design="~ htype").summary(),
+        bcs.fit(cars["MPG"], method="rewml").summary(), bcs.fit(cars["MPG"]).test(0).summary(),
+    ]
+
+
+@pytest.mark.slow
+def test_every_report_compiles_with_pdflatex_without_overfull_boxes(tmp_path):
+    """Compiles the LaTeX of the package's reports in a minimal article (needs pdflatex, e.g.
+    Debian's texlive-latex-base and texlive-latex-recommended; CI does not have it, so this
+    is a slow test). No error and no overfull box: every table fits the text width."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base "
+                    "texlive-latex-recommended)")
+    body = "\n\n".join(s.as_latex(label=f"tab:{k}") for k, s in enumerate(_latex_reports()))
+    (tmp_path / "doc.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs,graphicx}"
+                                      "\n\\begin{document}\n" + body + "\n\\end{document}\n")
+    out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert out.returncode == 0, log[-2000:]
+    assert "Overfull" not in log and (tmp_path / "doc.pdf").stat().st_size > 1000

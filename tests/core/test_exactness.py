@@ -277,5 +277,5 @@ def test_random_frames_against_mpmath(cols, family):
         assert r.lmbda[name] == pytest.approx(single.lmbda, rel=1e-9, abs=1e-9)
         exact = float(mpref.exact_lambda(x, family))
         assert single.lmbda == pytest.approx(exact, rel=1e-9, abs=1e-9)
-        lo, hi = single.conf_int()
-        assert lo < single.lmbda < hi
+        ci = single.conf_int()  # a DataFrame (lower, upper) since issue 11
+        assert ci["lower"].iloc[0] < single.lmbda < ci["upper"].iloc[0]

@@ -169,3 +169,25 @@ def test_inference_on_adversarial_data_against_mpmath(row):
     h = abs(lam) * mp.mpf("1e-6") + mp.mpf("1e-6")
     info = (mpref.exact_score(x, lam + h, fam) - mpref.exact_score(x, lam - h, fam)) / (2 * h)
     assert r.bse.iloc[0] == pytest.approx(float(1 / mp.sqrt(info)), rel=1e-6)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_newton_interval_ends_match_the_bracketed_ones(family):
+    """profile_interval solves both ends by Newton on the score and accepts an end on
+    Newton's predicted error; the bracketed fallback (Chandrupatla on NLL values) must give
+    the same ends to the interval's tolerance (1e-13 of the distance, plus rounding)."""
+    from boxcoxstat.core.inference import _bracketed_ends, profile_interval, standard_error
+    from boxcoxstat.core.profile import SampleProfile
+    from boxcoxstat.core.solve import solve
+
+    rng = np.random.default_rng(12)
+    x = rng.gamma(2.0, size=400) + (0.0 if family == "boxcox" else -1.5)
+    profile = SampleProfile.from_array(x, family)
+    fit = solve(profile)
+    bse = standard_error(profile, fit.lmbda, fit.slope)
+    lo, hi = profile_interval(profile, fit.lmbda, fit.nll, bse)
+    half_q = 0.5 * stats.chi2.isf(0.05, 1)
+    t = _bracketed_ends(profile, np.r_[fit.lmbda, fit.lmbda], np.array([1.0, -1.0]),
+                        np.array([0, 0]), np.r_[fit.nll, fit.nll], np.r_[bse, bse], half_q)
+    assert hi[0] - fit.lmbda[0] == pytest.approx(t[0], rel=1e-11)
+    assert fit.lmbda[0] - lo[0] == pytest.approx(t[1], rel=1e-11)

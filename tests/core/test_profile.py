@@ -183,14 +183,16 @@ def test_no_subsample_up_to_the_threshold(monkeypatch):
     assert SampleProfile.from_array(x[:50]).subsample() is None
 
 
-@pytest.mark.parametrize(("n", "step"), [(101, 5), (250, 12), (399, 19)])
+@pytest.mark.parametrize(("n", "step"), [(101, 10), (250, 25), (399, 39)])
 def test_subsample_is_every_kth_row_above_the_threshold(monkeypatch, n, step):
-    """Above SUBSAMPLE_FROM rows the profile of rows 0, k, 2k, ... with
-    k = n // SUBSAMPLE_SIZE (the step written out here for the patched 100 and 20)."""
-    monkeypatch.setattr(profile_module, "SUBSAMPLE_FROM", 100)
+    """A matrix of p columns above 10 r rows, r = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // p),
+    is started from rows 0, k, 2k, ... with k = n // r (the steps written out here for the
+    patched 20 and 10: r = 10, so from 100 rows on)."""
     monkeypatch.setattr(profile_module, "SUBSAMPLE_SIZE", 20)
+    monkeypatch.setattr(profile_module, "SUBSAMPLE_MIN_ROWS", 10)
     rng = np.random.default_rng(n)
     x = np.column_stack([rng.lognormal(0.0, 0.8, n), rng.gamma(3.0, size=n)])
+    assert SampleProfile.from_array(x[:100]).subsample() is None
     x[::7, 1] = np.nan  # missing values stay with their rows
     sub = SampleProfile.from_array(x).subsample()
     assert sub is not None
@@ -202,6 +204,20 @@ def test_subsample_is_every_kth_row_above_the_threshold(monkeypatch, n, step):
     val, _ = sub.evaluate(lam, cols)
     for k in range(4):
         _close(val[k], rows[:, cols[k]], lam[k], "boxcox")
+
+
+@pytest.mark.parametrize(("n", "step"), [(101, 5), (250, 12), (399, 19)])
+def test_one_column_subsample_above_subsample_from(monkeypatch, n, step):
+    """One column above SUBSAMPLE_FROM rows: every k-th value, k = n // SUBSAMPLE_SIZE
+    (written out for the patched 100 and 20)."""
+    monkeypatch.setattr(profile_module, "SUBSAMPLE_FROM", 100)
+    monkeypatch.setattr(profile_module, "SUBSAMPLE_SIZE", 20)
+    x = np.random.default_rng(n).lognormal(0.0, 0.8, n)
+    sub = SampleProfile.from_array(x).subsample()
+    assert sub is not None
+    np.testing.assert_array_equal(sub.nobs(), [len(range(0, n, step))])
+    val, _ = sub.evaluate(np.array([0.3]), np.array([0]))
+    _close(val[0], x[::step], 0.3, "boxcox")
 
 
 class _Counter:

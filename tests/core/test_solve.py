@@ -8,7 +8,14 @@ from scipy import stats
 
 from boxcoxstat.core.likelihood import nll
 from boxcoxstat.core.profile import SUBSAMPLE_FROM, SampleProfile
-from boxcoxstat.core.solve import bracket_increasing, curvature, find_root, solve
+from boxcoxstat.core.solve import (
+    _Recorder,
+    _solve_score,
+    bracket_increasing,
+    curvature,
+    find_root,
+    solve,
+)
 
 
 def _counting(fun):
@@ -31,7 +38,8 @@ def test_roots_of_many_columns_at_once():
     assert res.converged.all()
     np.testing.assert_allclose(res.x, roots, rtol=1e-12, atol=1e-13)
     # every call evaluates a set of still-active columns, never one column at a time per call
-    assert max(len(c) for c in calls) == p
+    # (the first one both ends of every column)
+    assert len(calls[0]) == 2 * p and max(len(c) for c in calls[1:]) >= p - 1  # root 0: done
     assert len(calls) < 80
 
 
@@ -90,3 +98,46 @@ def test_score_evaluations_are_few_on_ordinary_data():
     fit = solve(SampleProfile.from_array(x))
     assert fit.converged.all()
     assert fit.nfev.max() <= 16
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_secant_polish_agrees_with_the_bracketed_root(family):
+    """The polish accepts its next iterate unevaluated on a predicted error; the root must
+    equal the one closed by Chandrupatla to the bracket tolerance (no subsample), and its
+    NLL (the last evaluated one corrected by the score) the NLL evaluated there."""
+    rng = np.random.default_rng(8)
+    n = 3 * SUBSAMPLE_FROM
+    x = 1 + rng.lognormal(size=n) if family == "boxcox" else np.r_[rng.normal(size=n // 2),
+                                                                    rng.exponential(size=n // 2)]
+    profile = SampleProfile.from_array(x, family)
+    fast = solve(profile)
+    assert profile.subsample() is not None and fast.nfev[0] <= 5
+    direct = _solve_score(profile, _Recorder(profile), (np.zeros(1), np.ones(1), None, None))
+    assert fast.lmbda[0] == pytest.approx(direct.lmbda[0], rel=1e-12, abs=1e-13)
+    val, sc = profile.evaluate(fast.lmbda, [0])
+    # to rounding of the terms the NLL is summed from (n/2 log var and (1 - lambda) J)
+    scale = abs(val[0]) + n + abs(1 - fast.lmbda[0]) * np.sum(np.abs(np.log1p(np.abs(x))))
+    assert fast.nll[0] == pytest.approx(val[0], rel=0, abs=1e-14 * scale)
+    # the score at the accepted root is at the level of its rounding error
+    assert abs(sc[0]) <= 1e-9 * np.sum(np.abs(np.log(np.abs(x) + (family != "boxcox"))))
+
+
+def test_curvature_in_one_call_matches_richardson():
+    """With the solver's slope, curvature() takes one evaluation (a single central difference
+    above SUBSAMPLE_FROM observations); it must match the two-call Richardson value."""
+    x = 1 + np.random.default_rng(4).lognormal(size=2 * SUBSAMPLE_FROM)
+    profile = SampleProfile.from_array(x)
+    fit = solve(profile)
+    calls = []
+    orig = profile.evaluate
+
+    class Counting(SampleProfile):
+        def evaluate(self, lmbda, cols, *, score=True):
+            calls.append(1)
+            return orig(lmbda, cols, score=score)
+
+    counted = Counting(profile.sample)
+    fast = curvature(counted, fit.lmbda, fit.slope)
+    assert len(calls) == 1
+    slow = curvature(profile, fit.lmbda)  # no slope: the first difference, then Richardson
+    assert fast[0] == pytest.approx(slow[0], rel=1e-8)

@@ -50,7 +50,17 @@ def test_term_lambdas_of_lm_and_bad_objects():
         term_lambdas(object())
 
 
-def test_new_data_outside_the_boxcox_domain_is_refused():
+def test_new_data_outside_the_boxcox_domain_give_nan_in_place():
+    """A bc() value <= 0 in new data: that row is NaN, named in one warning; the other rows
+    are the same numbers as without it."""
     m = bcs.lm("y ~ bc(x)", _sim())
-    with pytest.raises(BoxCoxError, match="strictly positive"):
-        m.predict(pd.DataFrame({"x": [1.0, -1.0]}))
+    new = pd.DataFrame({"x": [1.0, -1.0, 2.0, 0.0]}, index=["a", "b", "c", "d"])
+    with pytest.warns(UserWarning, match=r"2 row\(s\) \('b', 'd'\).*<= 0") as rec:
+        got = m.predict(new, interval="prediction")
+    assert len(rec) == 1
+    assert list(got.index) == ["a", "b", "c", "d"]
+    assert got.loc[["b", "d"]].isna().all().all()
+    pd.testing.assert_frame_equal(got.loc[["a", "c"]],
+                                  m.predict(new.loc[["a", "c"]], interval="prediction"))
+    with pytest.raises(BoxCoxError, match="infinite"):
+        m.predict(pd.DataFrame({"x": [1.0, np.inf]}))

@@ -30,8 +30,10 @@ def test_wrapped_response_chooses_the_family():
     assert bcs.lm("yj(y) ~ x", df).family == "yeojohnson"
     with pytest.raises(BoxCoxError, match="contradicts"):
         bcs.lm("yj(y) ~ x", df, family="boxcox")
-    with pytest.raises(BoxCoxError, match="cannot take options"):
-        bcs.lm("bc(y, lmbda=1) ~ x", df)
+    with pytest.raises(BoxCoxError, match="optionally a fixed power"):
+        bcs.lm("bc(y, 1, 2) ~ x", df)
+    with pytest.raises(BoxCoxError, match="optionally a fixed power"):
+        bcs.lm("bc(y, lmbda='log') ~ x", df)
 
 
 def test_missing_values_dropped_and_counted_or_refused():
@@ -71,12 +73,13 @@ def test_predict_round_trips_on_the_response_scale():
     df = _sim(lam=0.5, sigma=0.1)
     m = bcs.lm("y ~ x + C(g)", df)
     new = pd.DataFrame({"x": [0.1, 0.9, 1.7], "g": ["a", "b", "a"]}, index=[7, 8, 9])
-    eta = m.predict(new, scale="transformed")
-    med = m.predict(new, scale="response")
+    eta = m.predict(new, scale="transformed")["fit"]
+    med = m.predict(new, scale="response")["fit"]
     assert list(med.index) == [7, 8, 9]
     np.testing.assert_allclose(transform(med.to_numpy(), m.lmbda, "boxcox"), eta.to_numpy(),
                                rtol=1e-12)
-    np.testing.assert_allclose(m.predict(scale="transformed"), m.ols.fittedvalues, rtol=1e-12)
+    np.testing.assert_allclose(m.predict(scale="transformed")["fit"], m.ols.fittedvalues,
+                               rtol=1e-12)
 
 
 def test_mean_predictions_against_simulation_truth():
@@ -92,9 +95,9 @@ def test_mean_predictions_against_simulation_truth():
         x = rng.uniform(0, 2, 3000)
         df = pd.DataFrame({"x": x, "y": np.exp(1 + x + 0.8 * rng.standard_normal(3000))})
         m = bcs.lm("y ~ x", df)
-        errs["smearing"].append(m.predict(new, kind="mean") / truth - 1)
-        errs["normal"].append(m.predict(new, kind="mean", mean="normal") / truth - 1)
-        errs["median"].append(m.predict(new) / truth - 1)
+        errs["smearing"].append(m.predict(new, kind="mean")["fit"] / truth - 1)
+        errs["normal"].append(m.predict(new, kind="mean", mean="normal")["fit"] / truth - 1)
+        errs["median"].append(m.predict(new)["fit"] / truth - 1)
     assert np.all(np.abs(np.mean(errs["smearing"], axis=0)) < 0.04)
     assert np.all(np.abs(np.mean(errs["normal"], axis=0)) < 0.04)
     assert np.all(np.mean(errs["median"], axis=0) < -0.2)
@@ -115,7 +118,7 @@ def test_predictor_powers_learned_on_train_applied_to_test():
            + b["bc(Weight)"] * transform(test["Weight"], lam["bc(Weight)"])
            + b["yj(Displacement)"] * transform(test["Displacement"], lam["yj(Displacement)"],
                                                "yeojohnson"))
-    np.testing.assert_allclose(m.predict(test, scale="transformed"), eta, rtol=1e-12)
+    np.testing.assert_allclose(m.predict(test, scale="transformed")["fit"], eta, rtol=1e-12)
     assert "bc(Weight)" in str(m.summary())
 
 
@@ -167,3 +170,70 @@ def test_polars_data_give_the_pandas_model():
     f = "Volume ~ np.log(Height) + np.log(Girth)"
     assert bcs.lm(f, pl.from_pandas(trees)).lmbda == pytest.approx(bcs.lm(f, trees).lmbda,
                                                                    rel=1e-13)
+def test_fixed_response_power_is_a_setting_of_the_result():
+    """lm(..., lmbda=0), bc(y, lmbda=0) on the left and m.at(0) are one model: statsmodels'
+    OLS of log y, its llf plus the Jacobian -sum(log y), AIC counting the coefficients and
+    the variance only; the power's own inference is refused."""
+    import statsmodels.formula.api as smf
+
+    df = _sim(seed=9)
+    a = bcs.lm("y ~ x + C(g)", df, lmbda=0)
+    b = bcs.lm("bc(y, lmbda=0) ~ x + C(g)", df)
+    c = bcs.lm("y ~ x + C(g)", df).at(0.0)
+    ref = smf.ols("np.log(y) ~ x + C(g)", df).fit()
+    want = ref.llf - np.log(df["y"]).sum()
+    for m in (a, b, c):
+        assert m.power.fixed and m.lmbda == 0.0
+        assert m.llf == pytest.approx(want, rel=1e-10)
+        np.testing.assert_allclose(m.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+        assert m.aic == pytest.approx(-2 * want + 2 * 4, rel=1e-10)
+        assert "fixed at 0 (given, not estimated" in str(m.summary())
+        with pytest.raises(BoxCoxError, match="power was fixed at 0"):
+            m.power.conf_int()
+    assert repr(a).startswith("<LmResult 'y ~ x + C(g)': boxcox fixed 0.0000")
+    with pytest.raises(BoxCoxError, match="contradicts the formula's response power"):
+        bcs.lm("bc(y, lmbda=0) ~ x", df, lmbda=0.5)
+    with pytest.raises(BoxCoxError, match="lmbda must be a finite number"):
+        bcs.lm("y ~ x", df, lmbda=np.inf)
+    with pytest.raises(BoxCoxError, match="lmbda='log' is not valid; use one of 'rounded'"):
+        bcs.lm("y ~ x", df).at("log")
+    with pytest.raises(BoxCoxError, match="lmbda must be a number or 'rounded'"):
+        bcs.lm("y ~ x", df).at([0.0])
+    with pytest.raises(BoxCoxError, match=r"at\('rounded'\) is not available"):
+        a.at("rounded")
+
+
+def test_predictor_powers_show_their_inference_in_the_summary():
+    """bc()/yj() terms: SE, 95% profile interval and LR tests from the core's inference on
+    the variable's own sample, the numbers bcs.fit gives for that variable."""
+    df = bcs.datasets.load("topgear")[["Price", "MPG", "Weight"]].dropna()
+    m = bcs.lm("Price ~ bc(MPG) + yj(Weight)", df)
+    table = m.summary().tables[0][1]
+    for term, col, fam in (("bc(MPG)", "MPG", "boxcox"), ("yj(Weight)", "Weight",
+                                                         "yeojohnson")):
+        r = bcs.fit(df[col], family=fam)
+        lo, hi = r.conf_int().iloc[0]
+        row = table.loc[term]
+        # the same profile, interval and tests: to the solver's tolerance
+        assert row["std err"] == pytest.approx(float(r.bse.iloc[0]), rel=1e-8)
+        assert row["[0.025"] == pytest.approx(lo, abs=1e-9)
+        assert row["0.975]"] == pytest.approx(hi, abs=1e-9)
+        assert row["rounded"] == r.rounded
+    tests = m.summary().tables[1][1]
+    assert tests.loc["bc(MPG)", "LR(l=0)"] == pytest.approx(
+        bcs.fit(df["MPG"]).test(0).statistic, rel=1e-9)
+
+
+def test_profile_plot_zooms_on_a_given_grid_and_marks_a_fixed_power():
+    import matplotlib.pyplot as plt
+
+    m = bcs.lm("y ~ x", _sim())
+    grid = np.linspace(-0.3, 0.3, 31)
+    ax = m.plot_profile(lmbda=grid)
+    x = ax.get_lines()[0].get_xdata()
+    assert x.min() == pytest.approx(-0.3) and x.max() == pytest.approx(0.3)
+    fixed = m.at(0).plot_profile()
+    assert len(fixed.get_lines()) == 2 and "fixed" in fixed.get_title()
+    res = m.plot_residuals()
+    assert len(res.get_lines()) == 3  # points, zero line, lowess
+    plt.close("all")

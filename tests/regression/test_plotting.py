@@ -14,8 +14,9 @@ from .simdata import sim as _sim  # noqa: E402
 def test_plots():
     m = bcs.lm("y ~ x", _sim())
     ax = m.plot_profile()
-    assert ax.get_xlabel() == "λ" and len(ax.lines) >= 5
-    assert m.qqplot().get_xlabel() == "normal quantiles"
+    assert ax.get_xlabel() == "λ" and len(ax.lines) == 5
+    qq = m.qqplot(label=4)
+    assert qq.get_xlabel() == "normal quantiles" and len(qq.texts) == 4
     assert m.plot_residuals().get_ylabel() == "residuals"
     import matplotlib.pyplot as plt
 

@@ -63,7 +63,7 @@ def test_json_round_trip_reports_and_refuses_what_needs_data(trees_model, tmp_pa
         assert str(back.summary()) == str(m.summary())
         pd.testing.assert_series_equal(back.params, m.params)
         assert back.power.lmbda == m.power.lmbda and back.aic == m.aic
-    with pytest.raises(bcs.BoxCoxError, match="LmResult.predict is not available"):
+    with pytest.raises(bcs.BoxCoxError, match="LmResult.predict.* is not available"):
         back.predict()
     with pytest.raises(bcs.BoxCoxError, match="field 'coefficients'"):
         doc = __import__("json").loads(m.to_json())

@@ -26,11 +26,15 @@ def test_huber_loc_scale_by_hand():
     assert got_s[0] == pytest.approx(s1 * np.sqrt(rho.sum() / 2.5), rel=1e-14)
 
 
-def test_huber_scale_is_consistent_at_the_normal():
-    # Huber's proposal 2 with delta = 1.556931/2 is consistent for sigma at the normal: on
-    # the 20000 normal quantiles it returns sigma to the discreteness of the sample (1e-3)
+def test_huber_proposal2_is_consistent_at_the_normal():
+    # Huber's proposal 2 with beta = E min(Z^2, 1.5^2) is consistent for sigma at the normal:
+    # on the 20000 normal quantiles it returns (7, 3) to the discreteness of the sample (1e-3)
     q = stats.norm.ppf((np.arange(1, 20001) - 0.5) / 20000)
-    assert blocks.huber_scale(3.0 * q + 7.0)[0] == pytest.approx(3.0, rel=1e-3)
+    mu, s = blocks.huber_proposal2(3.0 * q + 7.0)
+    assert (mu[0], s[0]) == pytest.approx((7.0, 3.0), rel=1e-3)
+    # and it is affine equivariant (rounding only)
+    mu2, s2 = blocks.huber_proposal2(-2.0 * (3.0 * q + 7.0) + 1.0)
+    assert (mu2[0], s2[0]) == pytest.approx((-2.0 * mu[0] + 1.0, 2.0 * s[0]), rel=1e-12)
 
 
 def test_bisquare_rho_and_cutoff():

@@ -11,9 +11,13 @@ The reference cases and the tolerance ``TOL`` (with its reason) are in ``cellwis
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.core.likelihood import llf_constant
@@ -227,3 +231,117 @@ def test_carroll_and_mtl_work_where_the_transform_overflows():
         a = bcs.fit(x, method=method, prestandardize="none").lmbda
         b = bcs.fit(x * 1e250, method=method, prestandardize="none").lmbda
         assert b == pytest.approx(a, rel=0, abs=1e-5), method
+
+
+# --------------------------------------------------------------------------- Carroll (1980)
+CARROLL = json.loads((Path(__file__).parent.parent / "reference" / "carroll_reference.json")
+                     .read_text())
+
+
+@pytest.mark.parametrize("case", CARROLL["cases"], ids=[c["name"] for c in CARROLL["cases"]])
+def test_carroll_matches_an_independent_r_implementation(case):
+    # carroll_reference.R: base R and MASS, Huber's proposal 2 as MASS::hubers iterated to
+    # convergence, a 2001-point grid and optimize(tol = 1e-12)
+    from boxcoxstat.robust.stable import LogScale
+
+    x, family = np.asarray(case["x"]), FAMILY[case["type"]]
+    xs = np.sort(x)[:, None]
+    lik = LogScale.build(xs, family, blocks.huber_proposal2,
+                         lambda z: blocks.huber_rho(z).sum(axis=0))
+    jsum = np.sum(np.log(xs) if family == "boxcox" else np.sign(xs) * np.log1p(np.abs(xs)))
+    for lam, want in zip(case["loglik_lambdas"], case["loglik"], strict=True):
+        log_s, rho = lik(np.array([lam]), np.array([0]))
+        got = -(xs.size * log_s[0] + rho[0]) + (lam - 1) * jsum
+        # sums of 40-100 terms and a fixed-point iteration run to 1e-13: rounding only
+        assert got == pytest.approx(want, rel=1e-11), lam
+    r = bcs.fit(x, family=family, method="carroll", prestandardize="none", tol=1e-10)
+    # both maximise the same criterion, R to optimize's 1e-12 and ours to fmin's 1e-10; the
+    # criterion is flat to ~1e-16 relative within 1e-8 of its maximum, so 1e-7 is the
+    # agreement the arithmetic allows
+    assert r.lmbda == pytest.approx(case["lambda"], abs=1e-7)
+    mu, s = blocks.huber_proposal2(bcs.families.transform(x, case["lambda"], family))
+    assert (mu[0], s[0]) == pytest.approx((case["mu"], case["s"]), rel=1e-11)
+
+
+def test_huber_proposal2_is_mass_hubers():
+    # MASS::hubers stops at 30 steps (tol 1e-6 of s): it agrees with the converged solution
+    # to that tolerance, which checks that the equations are MASS's
+    for case, mass in zip(CARROLL["cases"], CARROLL["mass_check"], strict=True):
+        y = bcs.families.transform(np.asarray(case["x"]), case["lambda"], FAMILY[case["type"]])
+        mu, s = blocks.huber_proposal2(y)
+        assert (mu[0], s[0]) == pytest.approx((mass["mass_mu"], mass["mass_s"]), rel=5e-6)
+
+
+def test_carroll_is_nearly_ml_on_clean_data():
+    # Carroll's likelihood is the normal one in the middle: on exact normal quantiles the
+    # two estimates agree (Raymaekers & Rousseeuw 2021, Fig. 6-7 at epsilon = 0, k = 0-1)
+    q = bcs.families.yeojohnson_inverse(np.linspace(-2.5, 2.5, 101), 0.5)
+    opts = {"mle": {}, "carroll": {"prestandardize": "none"}}
+    lam = {m: bcs.fit(q, family="yeojohnson", method=m, **o).lmbda for m, o in opts.items()}
+    assert lam["carroll"] == pytest.approx(lam["mle"], abs=0.05)
+
+
+# --------------------------------------------------------------------------- > 25000 values
+SUB = json.loads((Path(__file__).parent.parent / "reference" /
+                  "cellwise_subsample_reference.json").read_text())
+
+
+def _large(name):
+    """The data of cellwise_subsample_reference.R, rebuilt (scipy's and R's normal quantiles
+    agree to an ulp or two)."""
+    def qn(n):
+        return stats.norm.ppf((np.arange(1, n + 1) - 0.5) / n)
+
+    if name == "L1":
+        x = np.exp(qn(30000))
+        x[29000:] = 200 * np.exp(qn(1000))
+        return x
+    x = qn(27000)
+    x = x + 0.3 * x**2
+    x[:900] = -15 - qn(900)
+    return x
+
+
+def test_huber_subsample_draws_the_values_cellwise_draws():
+    small = SUB["small"]
+    mu, s = blocks.huber_loc_scale(np.array(small["x"]), subsample=small["nLocScale"])
+    # five values, a handful of operations: rounding only
+    assert (mu[0], s[0]) == pytest.approx((small["loc"], small["scale"]), rel=1e-14)
+    for case in SUB["cases"][::-1][:2]:
+        x = _large(case["name"])  # in the input order, as estLocScale saw it
+        for sub, key in ((25000, "hubhub_subsample"), (0, "hubhub_all")):
+            mu, s = blocks.huber_loc_scale(x, subsample=sub)
+            want = case[key]
+            # the data are rebuilt (1-2 ulp from R's), medians of 25000+ values: 1e-12
+            assert (mu[0], s[0]) == pytest.approx((want["loc"], want["scale"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("case", SUB["cases"], ids=[f"{c['name']}-{c['type']}"
+                                                    for c in SUB["cases"]])
+def test_more_than_25000_values_as_cellwise(case):
+    x = _large(case["name"])
+    r = bcs.fit(x, family=FAMILY[case["type"]], method="rewml")
+    got = [r.lmbda_used[0], r.objective_values[0], r.muhat_values[0], r.sigmahat_values[0],
+           r.locx_values[0], r.scalex_values[0]]
+    want = [case[k] for k in ("lambdahats", "objective", "muhat", "sigmahat", "locx",
+                              "scalex")]
+    # the same criterion on data within an ulp or two of R's: as the cellWise vectors, plus
+    # the data's rounding carried through fmin's path (1e-9)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    assert np.flatnonzero(np.asarray(r.weights) == 0).tolist() == [i - 1 for i in
+                                                                   case["flagged"]]
+    # all values instead of cellWise's subsample: a different (nearly equal) criterion
+    full = bcs.fit(x, family=FAMILY[case["type"]], method="rewml", subsample=0)
+    assert abs(full.objective - r.objective) > 1e-8
+    assert full.lmbda == pytest.approx(r.lmbda, abs=0.02)
+
+
+def test_carroll_stays_bounded_on_contaminated_boxcox_data_gh17():
+    """Carroll's estimator no longer runs away (lambda 5.5e12) on contaminated Box-Cox data."""
+    y = np.random.default_rng(4).standard_normal(100)
+    y[:10] = 10.0
+    r = bcs.fit(np.exp(y), family="boxcox", method="carroll", prestandardize="none")
+    # Huber's rho grows with far residuals, so no lambda can make the outliers free: the
+    # estimate breaks down like ML's (toward compressing them), within the first interval
+    assert r.converged and -1.0 < r.lmbda < 0.0
+    assert r.lmbda == pytest.approx(bcs.fit(np.exp(y), family="boxcox").lmbda, abs=0.15)

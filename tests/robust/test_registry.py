@@ -34,7 +34,7 @@ def test_labels_name_the_options_given():
     assert parse_spec(("mtl", {"h": 0.9})).label == "mtl(h=0.9)"
     assert parse_spec("rewml", rectified=False).label == "rewml(rectified=False)"
     # the full option set still carries every default
-    assert parse_spec(("mtl", {"h": 0.9})).options["mtl_grid"] == 201
+    assert parse_spec(("mtl", {"h": 0.9})).options["grid"] == 201
     # caller defaults (prestandardize="none" in the curves) do not change the label
     spec = parse_spec("rewml").with_defaults(prestandardize="none")
     assert spec.label == "rewml" and spec.options["prestandardize"] == "none"

@@ -47,13 +47,33 @@ def test_standardized_values_follow_the_weight_one_points(mpg):
 
 def test_cutoffs_separate_flagged_from_kept_rows(mpg):
     r, cars = mpg
-    lo, hi = r.cutoffs.loc["MPG"]
+    lo, hi = r.cutoffs().loc["MPG"]
     x = cars["MPG"]
     flagged = x[r.weights == 0]
     kept = x[r.weights == 1]
     assert ((flagged < lo) | (flagged > hi)).all()
     assert kept.between(lo, hi).all()
     assert 90 < hi < 235  # between the largest kept MPG and the plug-in hybrids
+
+
+def test_paper_cutoffs_are_median_and_two_mads_mapped_back(mpg):
+    # Raymaekers & Rousseeuw (2021), section 5: median -+ 2 MAD of the transformed data,
+    # carried back through the (increasing) inverse transform
+    r, cars = mpg
+    y = np.asarray(r.transform(cars["MPG"].dropna()))
+    med = np.median(y)
+    mad = 1.4826 * np.median(np.abs(y - med))
+    want = np.asarray(r.inverse_transform(np.array([med - 2 * mad, med + 2 * mad])))
+    got = r.cutoffs("paper").loc["MPG"].to_numpy()
+    # the same numbers through transform/inverse_transform: rounding only
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[0] > r.cutoffs().loc["MPG", "lower"] and got[1] < r.cutoffs().loc["MPG", "upper"]
+    wide = r.cutoffs("paper", width=3.0).loc["MPG"].to_numpy()
+    assert wide[0] < got[0] and wide[1] > got[1]
+    with pytest.raises(bcs.BoxCoxError, match="rule='iqr' is not valid"):
+        r.cutoffs("iqr")
+    with pytest.raises(bcs.BoxCoxError, match="width must be a positive number"):
+        r.cutoffs(width=-1.0)
 
 
 def test_summary_lists_flagged_rows(mpg):
@@ -128,7 +148,7 @@ def test_json_round_trip_keeps_the_transform(mpg):
     np.testing.assert_array_equal(back.transform(new), r.transform(new))
     np.testing.assert_array_equal(back.transform(new, standardized=True),
                                   r.transform(new, standardized=True))
-    pd.testing.assert_frame_equal(back.cutoffs, r.cutoffs)
+    pd.testing.assert_frame_equal(back.cutoffs(), r.cutoffs())
     assert back.lmbda == r.lmbda and back.prestandardize == "cellwise"
     # the flagged rows are saved: a loaded result names them and reports as the original
     assert back.outliers == r.outliers == ["BMW i3", "Chevrolet Volt", "Vauxhall Ampera"]

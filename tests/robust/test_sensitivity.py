@@ -117,3 +117,24 @@ def test_plot_and_bad_input(curve):
         bcs.sensitivity_curve("mle", "boxcox", z=[-1.0])
     with pytest.raises(bcs.BoxCoxError, match="n must be"):
         bcs.sensitivity_curve("mle", "boxcox", n=5)
+
+
+@pytest.mark.parametrize("family", ["yeojohnson", "boxcox"])
+def test_carroll_is_unbounded_smooth_and_below_ml(family):
+    # Raymaekers & Rousseeuw (2021), Fig. 5: Carroll's curve is unbounded like ML's but
+    # smaller for large |z| (|log z| for Box-Cox), and it has no jumps of MTL's kind
+    grid = np.linspace(-10, 10, 81)
+    z = grid if family == "yeojohnson" else np.exp(grid)
+    sc = bcs.sensitivity_curve(["mle", "carroll"], family, z=z)
+    ml, car = sc.values["mle"].to_numpy(), sc.values["carroll"].to_numpy()
+    t = np.abs(sc.x_axis)
+    assert sc.baseline["carroll"] == pytest.approx(sc.baseline["mle"], abs=1e-6)
+    for side in (sc.x_axis >= 3, sc.x_axis <= -3):
+        order = np.argsort(t[side])
+        assert np.all(np.diff(np.abs(car[side][order])) > 0)  # keeps growing
+    far = t >= 4
+    assert np.all((np.abs(car[far]) < np.abs(ml[far])) & (np.abs(car[far]) > 5))
+    # steps between neighbouring z (0.25 apart) stay below 3 (MTL's reach 7 and more): the
+    # largest, 2.5 near |z| = 2.4 for Yeo-Johnson, is where two shallow maxima of the
+    # criterion trade places (proposal 2's scale is only piecewise smooth in lambda)
+    assert np.abs(np.diff(car)).max() < 3

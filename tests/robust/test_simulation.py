@@ -106,9 +106,31 @@ def test_clean_data_ml_is_nearly_unbiased():
 def test_bad_arguments():
     with pytest.raises(bcs.BoxCoxError, match="epsilon"):
         bcs.simulate(epsilon=0.7, progress=False)
-    with pytest.raises(bcs.BoxCoxError, match="lambda = 0"):
-        bcs.simulate("boxcox", lmbda=1.0, progress=False)
+    with pytest.raises(bcs.BoxCoxError, match=r"lambda = 0 .* lambda = 1 .*\[0.5\]"):
+        bcs.simulate("boxcox", lmbda=0.5, progress=False)
     with pytest.raises(bcs.BoxCoxError, match=r"unknown method 'nope'.*'carroll', 'mtl'"):
         bcs.simulate(estimators=["nope"], progress=False)
     with pytest.raises(bcs.BoxCoxError, match=r"method='mle' takes no options"):
         bcs.simulate(estimators=[("mle", {"h": 0.9})], progress=False)
+
+
+def test_boxcox_lambda_one_truncated_design():
+    # section 3.4: N(1, (1/3)^2) truncated to [0.01, 1.99], n points kept (rejection), so the
+    # clean data are positive and symmetric about 1; outliers at 1 + k
+    from boxcoxstat.robust.simulation import _truncated_normal
+
+    y = _truncated_normal(np.random.default_rng(0), 100, 400)
+    assert y.shape == (100, 400) and np.abs(y).max() <= 0.99
+    # the sd of N(0, 1/9) truncated at +-2.97 sd is 0.32849 (scipy.stats.truncnorm); 40000
+    # draws: the sd of the sample sd is about 0.0012
+    assert y.std() == pytest.approx(0.32849, abs=0.005)
+    sim = bcs.simulate("boxcox", lmbda=1.0, epsilon=(0.0, 0.1), k=10,
+                       estimators=["mle", "carroll", "rewml"], m=10, random_state=5,
+                       progress=False)
+    bias = sim.bias().abs()
+    # clean: ML and RewML recover lambda = 1 (sd of a mean of 10 estimates ~ 0.07); 10% at
+    # x = 11: ML and Carroll break down (bias about -1.5), RewML does not (the paper, Fig. 8)
+    assert (bias.loc[(1.0, 0.0, 10.0), ["mle", "rewml"]] < 0.2).all()
+    assert (bias.loc[(1.0, 0.1, 10.0), ["mle", "carroll"]] > 1.0).all()
+    assert bias.loc[(1.0, 0.1, 10.0), "rewml"] < 0.3
+    assert "truncated" in str(sim.summary())

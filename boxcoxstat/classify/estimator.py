@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
 
 
 _TUNING = ("mode", "criterion", "search", "cv", "scoring", "grid", "epochs", "shift_epoch",
-           "shuffle_epoch", "finer_epoch", "start", "rule", "rescale", "random_state",
+           "shuffle_epoch", "finer_epoch", "start", "rule", "rescale", "clip", "random_state",
            "n_jobs", "progress")
 
 
@@ -70,6 +70,7 @@ class _Tuned(BaseEstimator):
         start: Any = "ml",
         rule: Literal["incumbent", "paper"] = "incumbent",
         rescale: Literal["standard", "minmax"] = "standard",
+        clip: bool = True,
         random_state: int | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
@@ -88,6 +89,7 @@ class _Tuned(BaseEstimator):
         self.start = start
         self.rule = rule
         self.rescale = rescale
+        self.clip = clip
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
@@ -103,7 +105,8 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
     feature into ``[1, 2]`` with the training minimum and maximum and chooses the lambdas
     with :func:`boxcoxstat.classify.tune` for ``classifier`` (by default its inner
     cross-validated score, on the data passed to ``fit`` only); ``transform`` scales (values
-    outside the training range clipped to its ends), Box-Cox transforms and standardises
+    outside the training range clipped to its ends unless ``clip=False``), Box-Cox
+    transforms and standardises
     (``rescale="standard"``, Blum et al.) or scales into ``[1, 2]`` again
     (``rescale="minmax"``, Bicego & Baldo 2016). Put it in front of any classifier in a
     ``Pipeline``.
@@ -114,7 +117,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
         The classifier the lambdas are tuned for (``criterion="cv"``); it is not fitted for
         prediction. ``None`` means ``LogisticRegression()``.
     mode, criterion, search, cv, scoring, grid, epochs, shift_epoch, shuffle_epoch,
-    finer_epoch, start, rule, rescale, random_state, n_jobs, progress :
+    finer_epoch, start, rule, rescale, clip, random_state, n_jobs, progress :
         As :class:`BoxCoxTunedClassifier` (passed to :func:`boxcoxstat.classify.tune`).
 
     Attributes
@@ -187,7 +190,9 @@ class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
     transforms, standard-scales and fits a clone of ``classifier``. ``predict`` applies the
     same fitted steps. New values outside the training range are clipped to its ends (1 or
     2 after scaling) so every power stays finite; the classifier then sees them as the most
-    extreme training values.
+    extreme training values. With ``clip=False`` they are scaled beyond ``[1, 2]``, as in
+    Blum et al.'s Algorithm 3 (a value that lands at or below 0 raises
+    :class:`~boxcoxstat.BoxCoxError`).
 
     Parameters
     ----------
@@ -202,7 +207,7 @@ class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
         Inner cross-validation of ``criterion="cv"``.
     scoring : str or callable, default=None
         Inner scorer (``None``: the classifier's ``score``, i.e. accuracy).
-    grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, rule, random_state,
+    grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, rule, clip, random_state,
     n_jobs, progress :
         Passed to :func:`boxcoxstat.classify.tune`.
     rescale : {"standard", "minmax"}, default="standard"

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import new_columns
+from .._validation import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary
@@ -66,6 +66,9 @@ class TuningResult(ColumnTransforms):
     rescale : str
         How the transformed features were scaled for the classifier or margin criteria
         (``"standard"`` or ``"minmax"`` into ``[1, 2]``).
+    clip : bool
+        Whether :meth:`transform` clips new values into the training range (``False``:
+        Blum et al.'s Algorithm 3, values beyond it scaled outside ``[1, 2]``).
 
     Examples
     --------
@@ -93,6 +96,7 @@ class TuningResult(ColumnTransforms):
     nobs: int = saved(jsonio.Int(minimum=2))
     rule: str = saved(jsonio.Str(choices=RULES), default="incumbent", kw_only=True)
     rescale: str = saved(jsonio.Str(choices=RESCALES), default="standard", kw_only=True)
+    clip: bool = saved(jsonio.Bool(), default=True, kw_only=True)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -122,17 +126,25 @@ class TuningResult(ColumnTransforms):
 
     # ------------------------------------------------------------------ transforms
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        """Column ``j`` scaled into ``[1, 2]`` by the training range, clipped to it."""
+        """Column ``j`` scaled into ``[1, 2]`` by the training range (clipped to it unless
+        ``clip`` is False)."""
         from .model import scale_unit_range
 
-        return scale_unit_range(x, self.data_min[j], self.data_max[j])
+        u = scale_unit_range(x, self.data_min[j], self.data_max[j], clip=self.clip)
+        if not self.clip and np.any(u <= 0):
+            low = self.data_min[j] - (self.data_max[j] - self.data_min[j])
+            raise BoxCoxError(f"values at or below {low:.6g} (the training minimum less its "
+                              "range) scale to <= 0, where Box-Cox is undefined; tune with "
+                              "clip=True to clip new values into the training range")
+        return u
 
     def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
         return self.data_min[j] + (u - 1.0) * (self.data_max[j] - self.data_min[j])
 
     def transform(self, data: Any) -> Any:
         """Scale ``data`` into ``[1, 2]`` with the training range (values beyond it clipped
-        to its ends) and Box-Cox transform it with the tuned lambdas.
+        to its ends, unless tuned with ``clip=False``) and Box-Cox transform it with the
+        tuned lambdas.
 
         Any real values are accepted (no positivity check: the scaling comes first); the
         layout is kept (a DataFrame is matched by column name) and NaN stays NaN.
@@ -140,7 +152,9 @@ class TuningResult(ColumnTransforms):
         Raises
         ------
         BoxCoxError
-            For data that do not match the tuned features, or infinite values.
+            For data that do not match the tuned features, or infinite values; with
+            ``clip=False``, for values so far below the training range that they scale to
+            ``<= 0``.
 
         Examples
         --------

@@ -1,9 +1,10 @@
 """Run vignettes/classify_blum.py and vignettes/classify_bicego.py: a quick configuration
-by default; the configurations whose output is committed in vignettes/output/ are slow."""
+by default; the configurations whose numbers are in the README are slow."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,22 @@ def test_bicego_committed_configuration(tmp_path):
     """Tables 3-5 on the eight datasets (about 30 minutes on one core)."""
     text = _run("classify_bicego.py", tmp_path, BCS_BICEGO_PARTS="curves")
     assert "spirals" in text and "Table 5" in text
+
+
+@pytest.mark.slow
+def test_bicego_table5_wine_matches_the_paper(tmp_path):
+    """Table 5, wine: with the re-scaling into [1, 2] after the transform (their section 2)
+    the L-infinity distances of the ML, PCML and Fisher curves from the accuracy curve are
+    the paper's 0.836, 0.394 and 0.349 (about 75 s of CPU)."""
+    text = _run("classify_bicego.py", tmp_path, BCS_BICEGO_PARTS="curves",
+                BCS_DATASETS="wine")
+    table = text.split("Table 5:")[1]
+    row = re.search(r"^wine\s+(.*)$", table, flags=re.MULTILINE).group(1).split()
+    ml, ml_paper, pcml, pcml_paper, fisher, fisher_paper = map(float, row)
+    assert (ml_paper, pcml_paper, fisher_paper) == (0.836, 0.394, 0.349)
+    # 0.02: the accuracy curve averages seven scikit-learn classifiers standing in for
+    # PRTools' eight (no Parzen) over 30 random half splits that are not theirs (ours:
+    # 0.843, 0.382 and 0.352 on this machine)
+    assert ml == pytest.approx(0.836, abs=0.02)
+    assert pcml == pytest.approx(0.394, abs=0.02)
+    assert fisher == pytest.approx(0.349, abs=0.02)

@@ -42,12 +42,30 @@ def test_bicego_quick(tmp_path):
     assert (tmp_path / "bicego_deformation.png").stat().st_size > 1000
 
 
+def _ours_and_paper(text, title):
+    """Rows 'Base accuracy' and 'Basic' of a printed Blum table: (ours, paper) pairs."""
+    block = text.split(title)[1].split("\n\n")[0]
+    rows = {}
+    for line in block.splitlines():
+        for name in ("Base accuracy", "Basic"):
+            if line.startswith(name):
+                vals = [float(v) for v in line[len(name):].split()]
+                rows[name] = list(zip(vals[::2], vals[1::2], strict=True))
+    return rows
+
+
 @pytest.mark.slow
-def test_blum_committed_configuration(tmp_path):
-    """Tables 4 and 6 (Basic, four classifiers) as committed: about an hour per table."""
-    text = _run("classify_blum.py", tmp_path, BCS_BLUM_PARTS="table4,table6",
-                BCS_SETTINGS="Basic", BCS_CLASSIFIERS="Linear,KNN,Bayesian,SVC")
-    assert "Table 4 (sonar, 60 features, 10-fold x 5" in text
+def test_blum_table6_matches_the_paper(tmp_path):
+    """Table 6 (wdbc), Basic, KNN, naive Bayes and SVC on the paper's 50 folds with its
+    printed rule: base accuracy and improvement as printed (about 7 minutes of CPU)."""
+    text = _run("classify_blum.py", tmp_path, BCS_BLUM_PARTS="table6",
+                BCS_SETTINGS="Basic", BCS_CLASSIFIERS="KNN,Bayesian,SVC")
+    rows = _ours_and_paper(text, "Table 6 (wdbc, 30 features, 10-fold x 5")
+    assert len(rows["Base accuracy"]) == len(rows["Basic"]) == 3
+    for ours, paper in rows["Base accuracy"] + rows["Basic"]:
+        # the paper prints three decimals and so does the vignette; one test prediction
+        # changed in any fold would move a mean by 0.035 points
+        assert ours == pytest.approx(paper, abs=1e-3)
 
 
 @pytest.mark.slow

@@ -8,8 +8,8 @@ Build (from the repository root; warnings are errors)::
 
 The gallery executes ``vignettes/*.py`` (jupytext percent scripts, converted for
 sphinx-gallery by ``_ext/vignettes.py``) and shows the figures each vignette writes (see
-``_ext/figures.py``). The classifier vignette runs
-in its quick setting unless ``BOXCOXSTAT_DOCS_FULL=1``.
+``_ext/figures.py``). The classifier vignettes (``classify``, ``classify_blum``,
+``classify_bicego``) run in their quick settings unless ``BOXCOXSTAT_DOCS_FULL=1``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ Any callable ``f(X, y, lmbda) -> float`` can be used as a custom criterion.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ from ..families import transform
 
 __all__ = [
     "CRITERIA",
+    "RESCALES",
     "Criterion",
     "ml_criterion",
     "pcml_criterion",
@@ -48,6 +50,10 @@ __all__ = [
 ]
 
 CRITERIA = ("ml", "pcml", "fisher", "margin", "cv", "train")
+#: How transformed features are scaled before a classifier or the margin sees them:
+#: standardised (Blum, Menon & Elgendi, Algorithm 2) or min-max into [1, 2] again (Bicego &
+#: Baldo 2016, section 2).
+RESCALES = ("standard", "minmax")
 CriterionFunc = Callable[[NDArray[np.float64], NDArray[Any], NDArray[np.float64]], float]
 
 
@@ -175,26 +181,39 @@ def fisher_criterion(X: ArrayLike, y: ArrayLike, lmbda: ArrayLike) -> float:
     return float(np.trace(np.linalg.pinv(sw, hermitian=True) @ sb))
 
 
-def margin_criterion(X: ArrayLike, y: ArrayLike, lmbda: ArrayLike) -> float:
+def _rescaled(Z: NDArray[np.float64], rescale: str) -> NDArray[np.float64]:
+    """Each column standardised, or min-max scaled into ``[1, 2]``; constants left at 0 / 1."""
+    if rescale == "minmax":
+        lo, span = Z.min(axis=0), np.ptp(Z, axis=0)
+        return 1.0 + (Z - lo) / np.where(span > 0, span, 1.0) * (span > 0)
+    sd = Z.std(axis=0)
+    return (Z - Z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+def margin_criterion(X: ArrayLike, y: ArrayLike, lmbda: ArrayLike, *,
+                     rescale: str = "standard") -> float:
     """1-NN hypothesis margin ``mean_x (||x - nearmiss(x)|| - ||x - nearhit(x)||) / 2``.
 
     Gilad-Bachrach, Navot & Tishby (2004); Bicego & Baldo (2016, eq. 14), who sum instead of
     averaging (same maximiser). Distances are Euclidean on the transformed features after
-    standardising each to unit variance; points whose class has no other member are skipped.
+    standardising each to unit variance (``rescale="standard"``) or scaling each into
+    ``[1, 2]`` again (``rescale="minmax"``, Bicego & Baldo's re-normalisation), so that
+    lambdas with different output scales compare fairly; points whose class has no other
+    member are skipped.
 
     Examples
     --------
     >>> import numpy as np
     >>> from boxcoxstat.classify.criteria import margin_criterion
     >>> X = np.array([[1.0], [1.1], [1.9], [2.0]])
-    >>> margin_criterion(X, [0, 0, 1, 1], 1.0) > 0
-    True
+    >>> round(margin_criterion(X, [0, 0, 1, 1], 1.0, rescale="minmax"), 9)
+    0.375
+
+    (misses 0.9, 0.8, 0.8, 0.9 and hits 0.1 each: the mean of half the differences.)
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    Z = transform(X, _lambda_vector(lmbda, X.shape[1]), "boxcox")
-    sd = Z.std(axis=0)
-    Z = (Z - Z.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    Z = _rescaled(transform(X, _lambda_vector(lmbda, X.shape[1]), "boxcox"), rescale)
     sq = np.sum(Z * Z, axis=1)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T), 0.0)
     dist = np.sqrt(d2)
@@ -216,13 +235,17 @@ class ClassifierScore:
     with cross-validation instead of their training accuracy); with ``cv=None``, the score on
     the training data itself (their Optimization 1-2). The same folds are used for every
     lambda (shuffled with ``random_state``, unshuffled when it is None), so scores of
-    different lambdas compare on equal terms.
+    different lambdas compare on equal terms. The transformed features are standardised
+    before the classifier (``rescale="standard"``, Blum et al.) or min-max scaled into
+    ``[1, 2]`` (``rescale="minmax"``, Bicego & Baldo 2016), the scaler fitted on the
+    training rows.
     """
 
     classifier: Any
     cv: Any = 5
     scoring: Any = None
     random_state: Any = None
+    rescale: str = "standard"
 
     def _splitter(self, y: NDArray[Any]) -> Any:
         from sklearn.model_selection import StratifiedKFold, check_cv
@@ -236,21 +259,49 @@ class ClassifierScore:
         return check_cv(self.cv, y, classifier=True)
 
     def __call__(self, X: ArrayLike, y: ArrayLike, lmbda: ArrayLike) -> float:
+        from sklearn import config_context
         from sklearn.base import clone
         from sklearn.metrics import check_scoring
-        from sklearn.model_selection import cross_val_score
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
 
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y)
-        Z = transform(X, _lambda_vector(lmbda, X.shape[1]), "boxcox")
-        model = make_pipeline(StandardScaler(), clone(self.classifier))
-        if self.cv is None:
-            model.fit(Z, y)
-            return float(check_scoring(model, scoring=self.scoring)(model, Z, y))
-        scores = cross_val_score(model, Z, y, cv=self._splitter(y), scoring=self.scoring)
+        Z = transform(X, _lambda_vector(lmbda, X.shape[1]), "boxcox")  # finite or raises
+        folds = [(slice(None), slice(None))] if self.cv is None else self._splitter(
+            y).split(Z, y)
+        scores = []
+        # the scaler's statistics on the training rows, applied to both (what a Pipeline
+        # of the scaler and the classifier does), without scikit-learn's per-call checks
+        with config_context(assume_finite=True, skip_parameter_validation=True):
+            for train, test in folds:
+                lo, span = _fit_rescale(Z[train], self.rescale)
+                model = clone(self.classifier).fit((Z[train] - lo) / span, y[train])
+                zt, yt = (Z[test] - lo) / span, y[test]
+                scorer = check_scoring(model, scoring=self.scoring)
+                scores.append(scorer(model, zt, yt))
         return float(np.mean(scores))
+
+
+def _fit_rescale(Z: NDArray[np.float64], rescale: str) -> tuple[NDArray, NDArray]:
+    """Offset and divisor of scikit-learn's ``StandardScaler`` (``MinMaxScaler((1, 2))``
+    for ``rescale="minmax"``): ``(Z - offset) / divisor``, constant columns left unscaled."""
+    if rescale == "minmax":
+        lo, span = Z.min(axis=0), np.ptp(Z, axis=0)
+        span = np.where(span > 0, span, 1.0)
+        return lo - span, span
+    sd = Z.std(axis=0)
+    return Z.mean(axis=0), np.where(sd > 10 * np.finfo(float).eps * np.abs(Z.mean(axis=0)),
+                                    sd, 1.0)
+
+
+def output_scaler(rescale: str) -> Any:
+    """The scikit-learn scaler for transformed features: ``StandardScaler`` or
+    ``MinMaxScaler((1, 2))`` (see :data:`RESCALES`)."""
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    if rescale not in RESCALES:
+        raise BoxCoxError(f"rescale={rescale!r} is not valid; use one of "
+                          f"{', '.join(map(repr, RESCALES))}")
+    return MinMaxScaler((1, 2)) if rescale == "minmax" else StandardScaler()
 
 
 @dataclass(frozen=True)
@@ -276,10 +327,13 @@ def get_criterion(
     cv: Any = 5,
     scoring: Any = None,
     random_state: Any = None,
+    rescale: str = "standard",
 ) -> Criterion:
     """Turn a criterion name (see :data:`CRITERIA`) or a callable into a :class:`Criterion`.
 
-    ``"cv"`` and ``"train"`` need ``classifier``; ``"train"`` ignores ``cv``.
+    ``"cv"`` and ``"train"`` need ``classifier``; ``"train"`` ignores ``cv``. ``rescale``
+    (see :data:`RESCALES`) applies to ``"cv"``, ``"train"`` and ``"margin"``; the others do
+    not depend on it (ML and PCML see the transformed data, Fisher is affine invariant).
 
     Examples
     --------
@@ -298,6 +352,11 @@ def get_criterion(
         "margin": (margin_criterion, True),
     }
     name = str(criterion).lower()
+    if rescale not in RESCALES:
+        raise BoxCoxError(f"rescale={rescale!r} is not valid; use one of "
+                          f"{', '.join(map(repr, RESCALES))}")
+    if name == "margin" and rescale != "standard":
+        return Criterion(name, functools.partial(margin_criterion, rescale=rescale))
     if name in simple:
         func, sup = simple[name]
         return Criterion(name, func, sup)
@@ -306,7 +365,7 @@ def get_criterion(
             raise BoxCoxError(f"criterion={name!r} needs a scikit-learn classifier; pass "
                               "classifier=...")
         scorer = ClassifierScore(classifier, cv if name == "cv" else None, scoring,
-                                 random_state)
+                                 random_state, rescale)
         return Criterion(name, scorer)
     raise BoxCoxError(f"unknown criterion {criterion!r}; use one of {', '.join(CRITERIA)} "
                       "or a callable f(X, y, lmbda) -> float")

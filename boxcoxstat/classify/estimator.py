@@ -21,11 +21,11 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .criteria import output_scaler
 from .model import tune
 
 __all__ = ["BoxCoxTunedTransformer", "BoxCoxTunedClassifier"]
@@ -38,7 +38,8 @@ except ImportError:  # pragma: no cover - older scikit-learn
 
 
 _TUNING = ("mode", "criterion", "search", "cv", "scoring", "grid", "epochs", "shift_epoch",
-           "shuffle_epoch", "finer_epoch", "start", "random_state", "n_jobs", "progress")
+           "shuffle_epoch", "finer_epoch", "start", "rule", "rescale", "clip", "random_state",
+           "n_jobs", "progress")
 
 
 def _default_classifier(classifier: Any) -> Any:
@@ -58,7 +59,7 @@ class _Tuned(BaseEstimator):
         *,
         mode: Literal["spherical", "diagonal", "full"] = "full",
         criterion: Any = "cv",
-        search: Literal["iterative", "grid", "continuous"] = "iterative",
+        search: Literal["iterative", "grid", "continuous", "nelder-mead"] = "iterative",
         cv: Any = 5,
         scoring: Any = None,
         grid: Any = None,
@@ -67,6 +68,9 @@ class _Tuned(BaseEstimator):
         shuffle_epoch: int | None = None,
         finer_epoch: int | None = None,
         start: Any = "ml",
+        rule: Literal["incumbent", "paper"] = "incumbent",
+        rescale: Literal["standard", "minmax"] = "standard",
+        clip: bool = True,
         random_state: int | None = None,
         n_jobs: int | None = None,
         progress: bool = False,
@@ -83,6 +87,9 @@ class _Tuned(BaseEstimator):
         self.shuffle_epoch = shuffle_epoch
         self.finer_epoch = finer_epoch
         self.start = start
+        self.rule = rule
+        self.rescale = rescale
+        self.clip = clip
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
@@ -98,8 +105,11 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
     feature into ``[1, 2]`` with the training minimum and maximum and chooses the lambdas
     with :func:`boxcoxstat.classify.tune` for ``classifier`` (by default its inner
     cross-validated score, on the data passed to ``fit`` only); ``transform`` scales (values
-    outside the training range clipped to its ends), Box-Cox transforms and standardises. Put
-    it in front of any classifier in a ``Pipeline``.
+    outside the training range clipped to its ends unless ``clip=False``), Box-Cox
+    transforms and standardises
+    (``rescale="standard"``, Blum et al.) or scales into ``[1, 2]`` again
+    (``rescale="minmax"``, Bicego & Baldo 2016). Put it in front of any classifier in a
+    ``Pipeline``.
 
     Parameters
     ----------
@@ -107,7 +117,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
         The classifier the lambdas are tuned for (``criterion="cv"``); it is not fitted for
         prediction. ``None`` means ``LogisticRegression()``.
     mode, criterion, search, cv, scoring, grid, epochs, shift_epoch, shuffle_epoch,
-    finer_epoch, start, random_state, n_jobs, progress :
+    finer_epoch, start, rule, rescale, clip, random_state, n_jobs, progress :
         As :class:`BoxCoxTunedClassifier` (passed to :func:`boxcoxstat.classify.tune`).
 
     Attributes
@@ -116,7 +126,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
     tuning_ : TuningResult
         The full record (criterion, trace, ``summary()``, plots, JSON).
     data_min_, data_max_ : ndarray of shape (n_features,)
-    scaler_ : the fitted ``StandardScaler``
+    scaler_ : the fitted ``StandardScaler`` (or ``MinMaxScaler`` for ``rescale="minmax"``)
     n_features_in_, feature_names_in_ : as in scikit-learn.
 
     Examples
@@ -144,7 +154,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
         self.lmbda_ = self.tuning_.lmbda_used.copy()
         self.data_min_ = self.tuning_.data_min.copy()
         self.data_max_ = self.tuning_.data_max.copy()
-        self.scaler_ = StandardScaler().fit(self._boxcox(X))
+        self.scaler_ = output_scaler(self.rescale).fit(self._boxcox(X))
         return self
 
     def _boxcox(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -180,7 +190,9 @@ class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
     transforms, standard-scales and fits a clone of ``classifier``. ``predict`` applies the
     same fitted steps. New values outside the training range are clipped to its ends (1 or
     2 after scaling) so every power stays finite; the classifier then sees them as the most
-    extreme training values.
+    extreme training values. With ``clip=False`` they are scaled beyond ``[1, 2]``, as in
+    Blum et al.'s Algorithm 3 (a value that lands at or below 0 raises
+    :class:`~boxcoxstat.BoxCoxError`).
 
     Parameters
     ----------
@@ -190,21 +202,24 @@ class BoxCoxTunedClassifier(ClassifierMixin, _Tuned):
     criterion : str or callable, default="cv"
         See :func:`boxcoxstat.classify.tune`. ``"train"`` (training accuracy, as in Blum et
         al.) is available but optimistic.
-    search : {"iterative", "grid", "continuous"}, default="iterative"
+    search : {"iterative", "grid", "continuous", "nelder-mead"}, default="iterative"
     cv : int or splitter, default=5
         Inner cross-validation of ``criterion="cv"``.
     scoring : str or callable, default=None
         Inner scorer (``None``: the classifier's ``score``, i.e. accuracy).
-    grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, random_state, n_jobs,
-    progress :
+    grid, epochs, shift_epoch, shuffle_epoch, finer_epoch, start, rule, clip, random_state,
+    n_jobs, progress :
         Passed to :func:`boxcoxstat.classify.tune`.
+    rescale : {"standard", "minmax"}, default="standard"
+        Scaling of the transformed features before the classifier: standardised (Blum et
+        al., Algorithm 2) or min-max into ``[1, 2]`` (Bicego & Baldo 2016).
 
     Attributes
     ----------
     lmbda_ : ndarray of shape (n_features,)
     tuning_ : TuningResult
     classifier_ : the fitted clone of ``classifier``
-    scaler_ : the fitted ``StandardScaler``
+    scaler_ : the fitted ``StandardScaler`` (``MinMaxScaler`` for ``rescale="minmax"``)
     classes_, n_features_in_, feature_names_in_ : as in scikit-learn.
 
     Examples

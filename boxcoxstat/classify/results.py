@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import new_columns
+from .._validation import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary
 from ..base.transform import ColumnTransforms
-from .search import MODES, SEARCHES, SearchOutcome
+from .criteria import RESCALES
+from .search import MODES, RULES, SEARCHES, SearchOutcome
 
 __all__ = ["TuningResult"]
 
@@ -59,6 +60,15 @@ class TuningResult(ColumnTransforms):
         The candidate lambdas of one direction.
     nobs : int
         Number of training rows.
+    rule : str
+        Acceptance rule of the iterative search (``"incumbent"`` or Blum et al.'s
+        ``"paper"``).
+    rescale : str
+        How the transformed features were scaled for the classifier or margin criteria
+        (``"standard"`` or ``"minmax"`` into ``[1, 2]``).
+    clip : bool
+        Whether :meth:`transform` clips new values into the training range (``False``:
+        Blum et al.'s Algorithm 3, values beyond it scaled outside ``[1, 2]``).
 
     Examples
     --------
@@ -84,6 +94,9 @@ class TuningResult(ColumnTransforms):
     data_max: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
     grid: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
     nobs: int = saved(jsonio.Int(minimum=2))
+    rule: str = saved(jsonio.Str(choices=RULES), default="incumbent", kw_only=True)
+    rescale: str = saved(jsonio.Str(choices=RESCALES), default="standard", kw_only=True)
+    clip: bool = saved(jsonio.Bool(), default=True, kw_only=True)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -113,17 +126,25 @@ class TuningResult(ColumnTransforms):
 
     # ------------------------------------------------------------------ transforms
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        """Column ``j`` scaled into ``[1, 2]`` by the training range, clipped to it."""
+        """Column ``j`` scaled into ``[1, 2]`` by the training range (clipped to it unless
+        ``clip`` is False)."""
         from .model import scale_unit_range
 
-        return scale_unit_range(x, self.data_min[j], self.data_max[j])
+        u = scale_unit_range(x, self.data_min[j], self.data_max[j], clip=self.clip)
+        if not self.clip and np.any(u <= 0):
+            low = self.data_min[j] - (self.data_max[j] - self.data_min[j])
+            raise BoxCoxError(f"values at or below {low:.6g} (the training minimum less its "
+                              "range) scale to <= 0, where Box-Cox is undefined; tune with "
+                              "clip=True to clip new values into the training range")
+        return u
 
     def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
         return self.data_min[j] + (u - 1.0) * (self.data_max[j] - self.data_min[j])
 
     def transform(self, data: Any) -> Any:
         """Scale ``data`` into ``[1, 2]`` with the training range (values beyond it clipped
-        to its ends) and Box-Cox transform it with the tuned lambdas.
+        to its ends, unless tuned with ``clip=False``) and Box-Cox transform it with the
+        tuned lambdas.
 
         Any real values are accepted (no positivity check: the scaling comes first); the
         layout is kept (a DataFrame is matched by column name) and NaN stays NaN.
@@ -131,7 +152,9 @@ class TuningResult(ColumnTransforms):
         Raises
         ------
         BoxCoxError
-            For data that do not match the tuned features, or infinite values.
+            For data that do not match the tuned features, or infinite values; with
+            ``clip=False``, for values so far below the training range that they scale to
+            ``<= 0``.
 
         Examples
         --------
@@ -175,11 +198,12 @@ class TuningResult(ColumnTransforms):
         """Chosen lambdas, criterion, baseline vs tuned value and the per-epoch trace."""
         lam = pd.DataFrame({"lmbda": self.lmbda_used, "ML lambda": self.ml_lmbda},
                            index=list(self.names))
+        search = self.search + (f" (rule {self.rule})" if self.search == "iterative" else "")
         overview = pd.DataFrame(
-            {"value": [self.criterion, self.mode, self.search, self.nobs, self.baseline,
-                       self.score, self.score - self.baseline]},
-            index=["criterion", "mode", "search", "observations", "baseline (lambda = 1)",
-                   "tuned", "improvement"])
+            {"value": [self.criterion, self.mode, search, self.rescale, self.nobs,
+                       self.baseline, self.score, self.score - self.baseline]},
+            index=["criterion", "mode", "search", "rescaled after transform", "observations",
+                   "baseline (lambda = 1)", "tuned", "improvement"])
         notes = ["Data min-max scaled into [1, 2] before the Box-Cox transform "
                  "(Bicego & Baldo 2016; Blum, Menon & Elgendi)."]
         if self.criterion == "train":

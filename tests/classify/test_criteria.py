@@ -138,6 +138,39 @@ def test_cv_criterion_equals_manual_cross_validation():
     assert crit(X, y, [2.0, 2.0]) == pytest.approx(ref, abs=1e-12)
 
 
+def test_minmax_rescale_equals_scikit_learn_pipeline():
+    """rescale="minmax" (Bicego & Baldo 2016: the transformed features scaled into [1, 2]
+    again) is scikit-learn's MinMaxScaler((1, 2)) fitted on each training fold; 1-NN sees a
+    different geometry than after standardising, so the value depends on the option."""
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.preprocessing import MinMaxScaler
+
+    X, y = italy_corsica(120, seed=3)
+    knn = KNeighborsClassifier(1)
+    Z = np.column_stack([stats.boxcox(X[:, j], lam) for j, lam in enumerate([3.0, -2.0])])
+    folds = StratifiedKFold(4, shuffle=True, random_state=5)
+    for rescale, scaler in (("minmax", MinMaxScaler((1, 2))), ("standard", StandardScaler())):
+        crit = get_criterion("cv", classifier=knn, cv=4, random_state=5, rescale=rescale)
+        ref = cross_val_score(make_pipeline(scaler, knn), Z, y, cv=folds).mean()
+        assert crit(X, y, [3.0, -2.0]) == pytest.approx(ref, abs=1e-12)
+    train = get_criterion("train", classifier=knn, rescale="minmax")
+    assert train(X, y, [3.0, -2.0]) == 1.0  # 1-NN on its own training points
+    with pytest.raises(BoxCoxError, match="rescale"):
+        get_criterion("cv", classifier=knn, rescale="unit")
+
+
+def test_margin_minmax_by_hand():
+    """Margin after re-scaling into [1, 2]: lambda = 3 maps 1, 1.1, 1.9, 2 to
+    (x**3 - 1) / 3, and the re-scaling to 1 + (x**3 - 1) / 7 = 1, 1.0473, 1.8370, 2: hits
+    0.0473, 0.0473, 0.1630, 0.1630, misses 0.8370, 0.7897, 0.7897, 0.9527."""
+    X = np.array([[1.0], [1.1], [1.9], [2.0]])
+    hit = np.array([0.331, 0.331, 1.141, 1.141]) / 7
+    miss = np.array([5.859, 5.528, 5.528, 6.669]) / 7
+    got = margin_criterion(X, [0, 0, 1, 1], 3.0, rescale="minmax")
+    assert got == pytest.approx(np.mean((miss - hit) / 2), abs=1e-12)
+    assert got != pytest.approx(margin_criterion(X, [0, 0, 1, 1], 3.0), abs=1e-3)
+
+
 def test_train_criterion_only_large_lambda_separates():
     """Italy/Corsica: a linear classifier reaches 100% only after a large lambda."""
     X, y = italy_corsica()

@@ -128,3 +128,45 @@ def test_tuned_transformer_is_the_classifiers_first_half_in_any_pipeline():
     out = BoxCoxTunedTransformer(GaussianNB(), **SMALL).set_output(transform="pandas") \
         .fit(df, y).transform(df)
     assert list(out.columns) == ["a", "b"]
+
+
+def test_minmax_rescale_puts_training_features_in_1_2():
+    """rescale="minmax": the classifier sees each transformed training feature spread over
+    exactly [1, 2] (Bicego & Baldo 2016), new data clipped inside it."""
+    from boxcoxstat.classify import BoxCoxTunedTransformer
+
+    X, y = italy_corsica(80)
+    t = BoxCoxTunedTransformer(GaussianNB(), rescale="minmax", **SMALL).fit(X, y)
+    Z = t.transform(X)
+    np.testing.assert_allclose(Z.min(axis=0), 1.0, atol=1e-12)
+    np.testing.assert_allclose(Z.max(axis=0), 2.0, atol=1e-12)
+    far = t.transform(np.array([[100.0, -100.0]]))
+    assert np.all((far >= 1.0 - 1e-12) & (far <= 2.0 + 1e-12))
+
+
+def test_clip_false_is_blum_et_al_algorithm_3():
+    """clip=False: new data scaled by the fitted min-max scaler without clipping, Box-Cox
+    transformed and standardised, as scikit-learn's MinMaxScaler((1, 2)), scipy's boxcox and
+    StandardScaler do (their Algorithm 3); clip=True (default) maps 3.0 to the value of 2.0."""
+    from scipy import special
+    from sklearn.preprocessing import MinMaxScaler
+
+    from boxcoxstat import BoxCoxError
+    from boxcoxstat.classify import BoxCoxTunedTransformer
+
+    X, y = italy_corsica(80)
+    new = np.array([[2.5, 1.1], [0.6, 1.9]])  # beyond the training range [1, 2] of each
+    t = BoxCoxTunedTransformer(GaussianNB(), clip=False, **SMALL).fit(X, y)
+    mm = MinMaxScaler((1, 2)).fit(X)
+    boxcox = lambda Z: np.column_stack(  # noqa: E731
+        [special.boxcox(Z[:, j], t.lmbda_[j]) for j in range(2)])
+    ref = StandardScaler().fit(boxcox(mm.transform(X))).transform(boxcox(mm.transform(new)))
+    np.testing.assert_allclose(t.transform(new), ref, rtol=1e-12, atol=1e-12)
+    back = type(t.tuning_).from_json(t.tuning_.to_json())
+    assert back.clip is False
+    clipped = BoxCoxTunedTransformer(GaussianNB(), **SMALL).fit(X, y)
+    np.testing.assert_allclose(clipped.transform(new), clipped.transform(np.clip(new, X.min(0),
+                                                                                 X.max(0))))
+    lo = X[:, 0].min() - 1.01 * np.ptp(X[:, 0])  # scales to just below 0
+    with pytest.raises(BoxCoxError, match="x0.*clip=True"):
+        t.transform(np.array([[lo, 1.5]]))

@@ -108,3 +108,47 @@ def test_import_boxcoxstat_does_not_import_sklearn():
     code = "import sys, boxcoxstat; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_full_search_values_are_reused():
+    """The baseline (all lambdas 1) and the tuned value come from the search's own
+    evaluations when it made them: a 2-D grid that contains 1 costs 121 evaluations."""
+    X, y = italy_corsica(80)
+    calls = []
+
+    def crit(Xc, yc, lam):
+        calls.append(1)
+        return bcs.classify.criteria.fisher_criterion(Xc, yc, lam)
+
+    res = tune(X, y, mode="full", criterion=crit, search="grid")
+    assert len(calls) == 121
+    Xs = scale_unit_range(X, X.min(0), X.max(0))
+    assert res.baseline == bcs.classify.criteria.fisher_criterion(Xs, y, [1.0, 1.0])
+    assert res.score == bcs.classify.criteria.fisher_criterion(Xs, y, res.lmbda)
+
+
+def test_nelder_mead_full_fisher_is_scipy_fmin_on_the_criterion():
+    """search="nelder-mead" (Bicego & Baldo's fminsearch) from the ML start is scipy's fmin
+    on the Fisher criterion of the scaled data, the peer computed here."""
+    from scipy.optimize import fmin
+
+    X, y = italy_corsica(150, seed=2)
+    res = tune(X, y, mode="full", criterion="fisher", search="nelder-mead")
+    Xs = scale_unit_range(X, X.min(0), X.max(0))
+    f = bcs.classify.criteria.fisher_criterion
+    ref = fmin(lambda v: -f(Xs, y, v), np.clip(res.ml_lmbda, -5, 5), disp=False)
+    np.testing.assert_allclose(res.lmbda, ref, atol=1e-9)
+    assert res.score >= res.baseline and res.search == "nelder-mead"
+
+
+def test_rule_and_rescale_are_recorded():
+    X, y = italy_corsica(60)
+    res = tune(X, y, LogisticRegression(), criterion="train", rule="paper", rescale="minmax",
+               epochs=1, grid=[0.0, 2.0])
+    back = type(res).from_json(res.to_json())
+    assert (back.rule, back.rescale) == ("paper", "minmax")
+    assert "iterative (rule paper)" in str(res.summary())
+    with pytest.raises(BoxCoxError, match="rule"):
+        tune(X, y, criterion="ml", rule="global")
+    with pytest.raises(BoxCoxError, match="rescale"):
+        tune(X, y, criterion="ml", rescale="robust")

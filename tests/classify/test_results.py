@@ -37,9 +37,10 @@ def test_summary_snapshot():
     assert lines[3].split() == ["criterion", "fisher"]
     assert lines[4].split() == ["mode", "spherical"]
     assert lines[5].split() == ["search", "grid"]
-    assert lines[6].split() == ["observations", "6"]
-    assert lines[8].split() == ["tuned", "19.6000"]  # by hand: 0.25 * (2.0333 - 1.1)**2 / 0.011111
-    assert lines[12].split() == ["lmbda", "ML", "lambda"]
+    assert lines[6].split() == ["rescaled", "after", "transform", "standard"]
+    assert lines[7].split() == ["observations", "6"]
+    assert lines[9].split() == ["tuned", "19.6000"]  # by hand: 0.25 * (2.0333 - 1.1)**2 / 0.011111
+    assert lines[13].split() == ["lmbda", "ML", "lambda"]
 
 
 # ---------------------------------------------------------------- display

@@ -12,6 +12,7 @@ from boxcoxstat.classify.search import (
     coordinate_search,
     default_grid,
     grid_search,
+    nelder_mead_search,
     scalar_search,
 )
 from tests.classify.synth import italy_corsica
@@ -120,3 +121,91 @@ def test_bad_options():
         coordinate_search(lambda lam: 0.0, [1.0], epochs=0)
     with pytest.raises(BoxCoxError, match="bounds"):
         scalar_search(lambda v: 0.0, bounds=(2.0, 1.0))
+
+
+# ------------------------------------------------------------- Blum et al.'s printed rule
+def test_paper_rule_does_not_score_the_start():
+    """Optimization 2 starts with A = 0: the first candidate always replaces the start, even
+    when the (off-grid) start is better; the default rule keeps the better start."""
+    f = table({(2, 1): 3})
+    def g(lam):
+        return 10.0 if lam[0] == 0.5 else f(lam)
+    assert coordinate_search(g, [0.5, 1.0], epochs=2).lmbda.tolist() == [0.5, 1.0]
+    paper = coordinate_search(g, [0.5, 1.0], epochs=2, rule="paper")
+    assert paper.lmbda.tolist() == [2.0, 1.0] and paper.score == 3.0
+
+
+def test_paper_rule_shift_compares_with_the_global_best():
+    """Optimization 2.1: after a restart at G a candidate must beat the best value so far.
+    From G, direction 1 offers 6 (below the best, 10) and only from there direction 2 leads
+    to 20: the default rule follows the local improvement to 20, the paper's rule does not
+    move from G and keeps 10."""
+    grid = np.array([-1.0, 0.0, 1.0, 2.0])
+    seed = 1
+    G = np.random.default_rng(seed).choice(grid, size=2)  # the Shift point of epoch 2
+    assert G[0] != 2.0 and G[1] != 2.0
+    v = next(x for x in grid if x != G[0])  # the first better point of direction 1
+    w = next(x for x in grid if x != G[1])
+
+    def f(lam):
+        a, b = lam
+        if (a, b) == (2.0, 2.0):
+            return 10.0
+        if (a, b) == (v, w):
+            return 20.0
+        if b == G[1] and a != G[0]:
+            return 6.0
+        return 0.0
+
+    kw = dict(grid=grid, epochs=2, shift_epoch=1, random_state=seed)
+    assert coordinate_search(f, [2.0, 2.0], **kw).score == 20.0
+    paper = coordinate_search(f, [2.0, 2.0], rule="paper", **kw)
+    assert paper.lmbda.tolist() == [2.0, 2.0] and paper.score == 10.0
+
+
+def test_unmoved_epochs_cost_nothing():
+    """Once an epoch moves no direction, later epochs (without Shift or Finer) are skipped:
+    50 epochs evaluate exactly what 3 do, and the trace still has one value per epoch."""
+    calls = []
+
+    def f(lam):
+        calls.append(1)
+        return -float(np.sum((lam - np.array([2.0, -3.0, 0.0])) ** 2))
+
+    coordinate_search(f, [0.0, 0.0, 0.0], epochs=3)
+    n3 = len(calls)
+    out = coordinate_search(f, [0.0, 0.0, 0.0], epochs=50, shuffle_epoch=2, random_state=1)
+    assert len(calls) - n3 == n3 and out.trace_scores.size == 50
+
+
+def test_bad_rule():
+    with pytest.raises(BoxCoxError, match="rule"):
+        coordinate_search(lambda lam: 0.0, [1.0], rule="global")
+
+
+# ------------------------------------------------------------- Nelder-Mead (Bicego & Baldo)
+def test_nelder_mead_matches_scipy_fmin():
+    """The same simplex and tolerances as Matlab's fminsearch, which scipy's fmin also
+    defaults to (xtol = ftol = 1e-4, 200 p iterations): the same point to 1e-12."""
+    from scipy.optimize import fmin
+
+    def f(lam):
+        return -float((lam[0] - 1.5) ** 2 + 3 * (lam[1] + 2.0) ** 2 + lam[0] * lam[1])
+
+    out = nelder_mead_search(f, [1.0, 1.0])
+    ref = fmin(lambda v: -f(v), [1.0, 1.0], disp=False)
+    np.testing.assert_allclose(out.lmbda, ref, atol=1e-12)
+    # by hand: grad = 0 at 2(l0 - 1.5) + l1 = 0, 6(l1 + 2) + l0 = 0 -> (30/11, -27/11)
+    np.testing.assert_allclose(out.lmbda, [30 / 11, -27 / 11], atol=1e-3)
+
+
+def test_nelder_mead_treats_non_finite_as_worst():
+    """A criterion that is not finite beyond lambda 3 (BoxCoxError) bounds the search."""
+    def f(lam):
+        if lam[0] > 3.0:
+            raise BoxCoxError("not finite")
+        return float(lam[0])
+
+    out = nelder_mead_search(f, [1.0])
+    assert 2.9 < out.lmbda[0] <= 3.0
+    assert np.all(out.evaluated[:, 0] <= 3.0)

@@ -267,6 +267,29 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
     }
 
 
+def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:
+    """Refuse columns whose median absolute deviation is zero (relative to the median's size).
+
+    At least half of such a column's values are equal, so every robust scale of its
+    transformed values is zero whatever lambda is: the robust criteria are degenerate
+    (RewML and Carroll drift to ``|lambda|`` of 1e12 with every weight zero, MTL keeps a
+    window of equal values). cellWise drops such columns; the package names them instead.
+    """
+    for j in range(x.shape[1]):
+        v = x[~np.isnan(x[:, j]), j]
+        if v.size == 0:
+            continue
+        med = float(np.median(v))
+        mad = float(np.median(np.abs(v - med)))
+        size = abs(med) if family == "boxcox" else 1.0 + abs(med)
+        if not mad > PREC_SCALE * size:
+            raise BoxCoxError(
+                f"column {names[j]!r}: at least half of its {v.size} values equal its median "
+                f"{med:.6g} (MAD = 0), so a robust estimator cannot tell "
+                "the bulk of the data from outliers; use method='mle', or drop the column"
+            )
+
+
 def robust_lambda(
     x: ArrayLike,
     family: str,
@@ -306,6 +329,7 @@ def robust_lambda(
         x = x[:, None]
     n, p = x.shape
     names = names or [f"x{j}" for j in range(p)]
+    _check_bulk(x, family, names)
     out = {
         k: np.full(p, np.nan)
         for k in ("lmbda", "lmbda0", "objective", "location", "scale", "muhat", "sigmahat",

@@ -209,6 +209,9 @@ def sensitivity_curve(
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 10:
         raise BoxCoxError(f"n must be an integer of at least 10, got {n!r}")
     n = int(n)
+    if lmbda is not None and (isinstance(lmbda, bool) or not isinstance(
+            lmbda, (int, float, np.integer, np.floating)) or not np.isfinite(lmbda)):
+        raise BoxCoxError(f"lmbda must be a finite number, got {lmbda!r}")
     lam = (1.0 if family == "yeojohnson" else 0.0) if lmbda is None else float(lmbda)
     grid = np.linspace(-10.0, 10.0, 201)
     zz = np.asarray(

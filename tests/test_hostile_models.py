@@ -397,3 +397,44 @@ def test_cli_method_output_and_json(tmp_path, capsys):
     # (RewML's Box-Cox scale, cellWise) at the fitted power; CSV text keeps 1e-12 relative
     expect = stats.boxcox(frame["v"] / np.median(frame["v"]), lam)
     np.testing.assert_allclose(written["v"], expect, rtol=1e-12, atol=1e-12)
+
+
+def test_robust_far_outlier_in_four_points():
+    """[1e-300, 1, 1, 1e150] (found by the hypothesis suite): RewML raised a raw IndexError
+    (the overflowing transformed outlier made every Huber estimate NaN), Carroll ran lambda
+    to -5.5e12, MTL reported a NaN objective and location."""
+    x = np.array([1e-300, 1.0, 1.0, 1e150])
+    with pytest.raises(bcs.BoxCoxError, match="criterion keeps decreasing"):
+        bcs.fit(x, method="carroll", family="yeojohnson")
+    mtl = bcs.fit(x, method="mtl", family="yeojohnson")
+    rewml = bcs.fit(x, method="rewml", family="yeojohnson")
+    for r in (mtl, rewml):
+        assert np.all(np.isfinite([r.lmbda, r.objective, r.location, r.scale]))
+        np.testing.assert_array_equal(r.weights, [1.0, 1.0, 1.0, 0.0])  # the far value out
+    # both are then the ML power of the same three points, each found by Brent (2**-13)
+    assert rewml.lmbda == pytest.approx(mtl.lmbda, abs=2.0 ** -12)
+
+
+def test_robust_boxcox_range_beyond_float64_after_median_scaling():
+    """Values from 1e-300 to 1e150 divided by their median underflow (was log(0))."""
+    x = np.r_[np.full(9, 1e-300), np.full(9, 1e150)]
+    with pytest.raises(bcs.BoxCoxError, match="prestandardize='paper'"):
+        bcs.fit(x, method="rewml")
+    r = bcs.fit(x, method="rewml", prestandardize="paper")
+    # two equal halves on the log scale: the log (lambda 0) up to Brent's 2**-13
+    assert r.lmbda == pytest.approx(0.0, abs=2.0 ** -13)
+
+
+def test_lm_design_values_whose_squares_overflow():
+    data = pd.DataFrame({"y": [1.0] * 7 + [2.0], "x1": [1e-300] * 7 + [1e200]})
+    with pytest.raises(bcs.BoxCoxError, match="design column 'x1'.*rescale"):
+        bcs.lm("y ~ x1", data=data)
+
+
+def test_joint_without_a_maximum_refused():
+    """Yeo-Johnson columns c1 = sqrt(c0) with four tied rows: lambda drifted to (-78, -174)
+    with a RuntimeWarning; now a clear error."""
+    frame = pd.DataFrame({"c0": [1.0, 1.0, 1.0, 1.0, 2.0, 3.0],
+                          "c1": [1.0, 1.0, 1.0, 1.0, 2.0 ** 0.5, 3.0 ** 0.5]})
+    with pytest.raises(bcs.BoxCoxError, match="no maximum"):
+        bcs.fit_joint(frame, ["c0", "c1"], family="yeojohnson")

@@ -211,6 +211,13 @@ def fit_joint(
             "functions of each other or of the design, so the powers are not determined; "
             "drop the redundant column(s) or fit them separately with bcs.fit"
         )
+    if not sol.converged and fam != "bcnpower":
+        raise BoxCoxError(
+            f"the joint likelihood of {cols} has no maximum the optimiser can reach (lambda "
+            f"drifted to {np.round(sol.lmbda, 4).tolist()}): the columns are (nearly) "
+            "functions of each other or have too few distinct rows; drop a column or fit "
+            "them separately with bcs.fit"
+        )
     if not sol.converged:
         warnings.warn("the joint lambda did not converge (the likelihood may be flat or "
                       "unbounded); treat the estimates with caution", RuntimeWarning,

@@ -294,6 +294,9 @@ def _response_call(code: str) -> tuple[str, float | None]:
     return inner.strip(), lmbda
 
 
+_DESIGN_LIMIT = 1e150  # sums of squares of design values stay below float64's 1.8e308
+
+
 def _first_line(err: BaseException) -> str:
     return (str(err).splitlines() or [""])[0]
 
@@ -414,6 +417,11 @@ def model_frame(
     y = ydf.to_numpy(dtype=np.float64)[:, 0]
     if not np.all(np.isfinite(y)) or not np.all(np.isfinite(xdf.to_numpy(dtype=np.float64))):
         raise BoxCoxError("the response and the design must be finite (infinite values found)")
+    size = np.abs(xdf.to_numpy(dtype=np.float64)).max(axis=0, initial=0.0)
+    if np.any(size > _DESIGN_LIMIT):
+        name = str(xdf.columns[int(np.argmax(size > _DESIGN_LIMIT))])
+        raise BoxCoxError(f"the design column {name!r} has values up to {size.max():.3g}, whose "
+                          "squares overflow float64 in least squares; rescale that predictor")
     frame = ModelFrame(
         y=y, x=xdf.to_numpy(dtype=np.float64), response=response,
         column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,

@@ -438,3 +438,13 @@ def test_joint_without_a_maximum_refused():
                           "c1": [1.0, 1.0, 1.0, 1.0, 2.0 ** 0.5, 3.0 ** 0.5]})
     with pytest.raises(bcs.BoxCoxError, match="no maximum"):
         bcs.fit_joint(frame, ["c0", "c1"], family="yeojohnson")
+
+
+def test_predict_new_data_missing_a_predictor_named():
+    """A predictor absent from the new data used to be looked up in the caller's namespace
+    and reported as patsy's 'Number of rows mismatch'."""
+    data = pd.DataFrame({"y": X, "x": np.arange(50.0)})
+    m = bcs.lm("y ~ x", data=data)
+    x = np.arange(50.0)  # noqa: F841 - the name patsy finds outside the data
+    with pytest.raises(bcs.BoxCoxError, match="lack a variable of the model"):
+        m.predict(pd.DataFrame({"z": [1.0]}))

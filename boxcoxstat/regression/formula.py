@@ -459,8 +459,13 @@ def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:
         cause = err.__cause__ if err.__cause__ is not None else err
         if isinstance(cause, BoxCoxError):
             raise BoxCoxError(str(cause)) from None
-        raise BoxCoxError(f"cannot build the design for the new data: {str(err).splitlines()[0]}"
-                          ) from None
+        msg = _first_line(err)
+        if "Number of rows mismatch" in msg or "is not defined" in msg:
+            raise BoxCoxError(
+                f"the new data lack a variable of the model ({msg}): patsy looked it up "
+                "outside the data; give every predictor as a column "
+                f"(the new data have {[str(c) for c in frame.columns]})") from None
+        raise BoxCoxError(f"cannot build the design for the new data: {msg}") from None
     out = np.full((len(frame), xdf.shape[1]), np.nan)
     out[frame.index.get_indexer(xdf.index)] = xdf.to_numpy(dtype=np.float64)
     return out

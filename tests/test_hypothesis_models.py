@@ -257,6 +257,7 @@ def test_cli_main_exit_0_or_one_error_line(text, extra):
         with open(path, encoding="utf-8") as handle:
             assert handle.read() == text  # the input file is untouched
     lines = err.getvalue().strip().splitlines()
+    event(f"exit {code}")
     assert code in (0, 2), err.getvalue()
     if code == 2:
         assert len(lines) == 1 and lines[0].startswith("boxcoxstat: error: ")

@@ -121,8 +121,9 @@ def test_robust_qqplot_near_float_max(method):
 def test_sensitivity_and_simulation_refuse_non_finite_settings():
     with pytest.raises(bcs.BoxCoxError, match="lmbda must be a finite number"):
         bcs.sensitivity_curve("rewml", "boxcox", lmbda=np.inf)
-    with pytest.raises(bcs.BoxCoxError, match="k .* finite and positive"):
-        bcs.simulate(n=20, m=1, k=np.inf, progress=False)
+    for k in (np.inf, -1.0):
+        with pytest.raises(bcs.BoxCoxError, match="k .* finite and >= 0"):
+            bcs.simulate(n=20, m=1, k=k, progress=False)
 
 
 # --- fit_joint --------------------------------------------------------------------------------

@@ -2,12 +2,15 @@
 
 Layer 7: the only module that prints or exits. Every failure becomes one line on stderr,
 ``boxcoxstat: error: ...``, and exit code 2 (1 for an internal error); set the environment
-variable ``BOXCOXSTAT_DEBUG=1`` to see the traceback instead.
+variable ``BOXCOXSTAT_DEBUG=1`` to see the traceback instead. A reader that closes standard
+output early (``| head``) ends the command quietly with exit code 141.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import os
 import re
 import sys
@@ -25,6 +28,8 @@ __all__ = ["main"]
 
 _PROG = "boxcoxstat"
 _DEMO_COLUMNS = ["MPG", "Weight"]
+_METHODS = ("mle", "rewml", "carroll", "mtl")  # the estimators bcs.fit takes (method=)
+_SEPARATORS = ",;\t|"
 
 
 class _UsageError(Exception):
@@ -72,7 +77,13 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_cmd_demo)
 
     fit = sub.add_parser("fit", help="fit a power transform to columns of a CSV file")
-    fit.add_argument("file", metavar="FILE.csv", help="comma-separated file with a header row")
+    fit.add_argument("file", metavar="FILE.csv",
+                     help="delimited text file with a header row; '-' reads standard input")
+    fit.add_argument("--sep", type=_separator, metavar="SEP",
+                     help="field separator, e.g. ',' ';' '\\t' (default: detected from the file)")
+    fit.add_argument("--decimal", choices=[".", ","],
+                     help="decimal mark (default: '.', or ',' when the separator is not a "
+                          "comma and numbers are written 0,5)")
     fit.add_argument(
         "--columns",
         nargs="+",
@@ -86,6 +97,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="transform family (default: boxcox)",
     )
     fit.add_argument(
+        "--method",
+        choices=list(_METHODS),
+        default="mle",
+        help="estimator: maximum likelihood or a robust one (default: mle)",
+    )
+    fit.add_argument(
         "--alpha",
         type=_alpha,
         default=0.05,
@@ -94,6 +111,12 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--plot", metavar="DIR", help="also write profile and QQ plots (PNG) into DIR"
     )
+    fit.add_argument(
+        "--output", metavar="OUT.csv",
+        help="also write the table with the fitted columns transformed (same separator)",
+    )
+    fit.add_argument("--json", action="store_true",
+                     help="print the result as JSON (the result's to_json) instead of the report")
     fit.set_defaults(handler=_cmd_fit)
 
     listing = sub.add_parser("datasets", help="list the datasets (bundled or not)")
@@ -135,52 +158,137 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    data = _read_csv(args.file)
-    columns = list(dict.fromkeys(args.columns or _numeric_columns(data, args.file)))
+    where = "standard input" if args.file == "-" else args.file
+    data, sep, decimal = _read_csv(args.file, args.sep, args.decimal)
+    columns = list(dict.fromkeys(args.columns or _numeric_columns(data, where)))
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise _UsageError(
-            f"column(s) {', '.join(repr(c) for c in missing)} not found in {args.file}; "
+            f"column(s) {', '.join(repr(c) for c in missing)} not found in {where}; "
             f"its columns are: {_list_names(data.columns)}"
         )
-    result = _fit(data[columns], family=args.family)
-    print(str(result.summary(alpha=args.alpha)))
+    result = _fit(data[columns], family=args.family, method=args.method)
+    # with --json, stdout carries the JSON document only; notes go to stderr
+    note = sys.stderr if args.json else sys.stdout
+    if args.output:
+        table = data.copy()
+        table[columns] = result.transform(data[columns])
+        table.to_csv(args.output, index=False, sep=sep, decimal=decimal)
+        print(f"wrote the transformed data to {Path(args.output).resolve()}", file=note)
     if args.plot:
         out = _prepare_dir(args.plot)
-        written = _write_plots(result, out, alpha=args.alpha)
-        print(f"wrote {len(written)} plots to {out}")
+        kinds = ("profile", "qq") if args.method == "mle" else ("qq",)
+        written = _write_plots(result, out, alpha=args.alpha, kinds=kinds)
+        print(f"wrote {len(written)} plots to {out}", file=note)
+    if args.json:
+        print(result.to_json())
+    else:
+        print(str(result.summary(alpha=args.alpha)))
     return 0
 
 
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _fit(data: pd.DataFrame, *, family: str) -> Any:
+def _fit(data: pd.DataFrame, *, family: str, method: str = "mle") -> Any:
     import boxcoxstat as bcs
 
-    # argparse has already restricted family to the three literal choices
-    return bcs.fit(data, family=cast(Any, family), missing="drop")
+    # argparse has already restricted family and method to their literal choices
+    return bcs.fit(data, family=cast(Any, family), method=cast(Any, method), missing="drop")
 
 
-def _read_csv(path: str) -> pd.DataFrame:
-    file = Path(path)
-    if not file.exists():
-        raise _UsageError(f"file not found: {path}")
-    if file.is_dir():
-        raise _UsageError(f"{path} is a folder, not a CSV file")
+def _read_text(path: str) -> str:
+    """The whole text of ``path``, or of standard input for ``-`` (UTF-8, a BOM dropped)."""
+    if path == "-":
+        stdin = sys.stdin
+        if stdin is None or stdin.isatty():
+            raise _UsageError("'-' reads the data from standard input, but nothing is piped "
+                              "in; use: cat data.csv | boxcoxstat fit -")
+        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+        where = "standard input"
+    else:
+        file = Path(path)
+        if not file.exists():
+            raise _UsageError(f"file not found: {path}")
+        if file.is_dir():
+            raise _UsageError(f"{path} is a folder, not a CSV file")
+        raw = file.read_bytes()
+        where = path
     try:
-        return pd.read_csv(file)
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _UsageError(f"{where} is not UTF-8 text; save it as UTF-8 CSV") from None
+
+
+def _sniff(text: str, sep: str | None, decimal: str | None) -> tuple[str, str]:
+    """The separator (given, or the one csv.Sniffer finds among , ; tab |, else a comma) and
+    the decimal mark (given, or ',' when the separator is not a comma and numbers are
+    written with decimal commas, else '.')."""
+    if sep is None:
+        try:
+            sep = csv.Sniffer().sniff(text[:65536], delimiters=_SEPARATORS).delimiter
+        except csv.Error:
+            sep = ","
+    if decimal is None:
+        body = text.split("\n", 1)[1] if "\n" in text else ""
+        comma = sep != "," and re.search(r"(?<![\d.,])-?\d+,\d+(?![\d,])", body[:65536])
+        decimal = "," if comma and not re.search(r"\d\.\d", body[:65536]) else "."
+    if sep == decimal:
+        raise _UsageError(f"the separator and the decimal mark are both {sep!r}; "
+                          "give --sep and --decimal")
+    return sep, decimal
+
+
+def _read_csv(path: str, sep: str | None = None, decimal: str | None = None
+              ) -> tuple[pd.DataFrame, str, str]:
+    """The table in ``path`` (``-``: standard input), with the separator and decimal mark
+    used to read it."""
+    where = "standard input" if path == "-" else path
+    text = _read_text(path)
+    if not text.strip():
+        raise _UsageError(f"{where} is empty")
+    sep, decimal = _sniff(text, sep, decimal)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            data = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal, index_col=False)
     except pd.errors.EmptyDataError:
-        raise _UsageError(f"{path} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise _UsageError(f"cannot read {path} as CSV: {_one_line(exc)}") from None
+        raise _UsageError(f"{where} is empty") from None
+    except pd.errors.ParserWarning:
+        raise _UsageError(f"rows of {where} have more fields than its header when split at "
+                          f"{sep!r}; check --sep and --decimal") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise _UsageError(f"cannot read {where} as CSV with separator {sep!r}: "
+                          f"{_one_line(exc)}; check --sep and --decimal") from None
+    if data.shape[1] == 1:
+        name = str(data.columns[0])
+        found = [c for c in _SEPARATORS if c in name and c != sep]
+        if found:
+            raise _UsageError(
+                f"{where} was read as one column named {name!r}, which contains "
+                f"{found[0]!r}: if that separates the fields, pass --sep {found[0]!r}"
+            )
+    if data.shape[0] == 0:
+        raise _UsageError(f"{where} has a header but no rows")
+    return data, sep, decimal
+
+
+def _separator(text: str) -> str:
+    value = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(text, text)
+    if len(value) != 1 or value in ('"', "\n", "\r") or value.isalnum():
+        raise argparse.ArgumentTypeError(f"a separator is one character such as , ; | or "
+                                         f"'\\t', got {text!r}")
+    return value
 
 
 def _numeric_columns(data: pd.DataFrame, path: str) -> list[str]:
     numeric = [str(c) for c in data.select_dtypes(include="number").columns]
     if not numeric:
+        text = data.select_dtypes(exclude="number").astype(str)
+        commas = text.apply(lambda c: c.str.fullmatch(r"-?\d+,\d+").any()).any()
+        hint = "; numbers such as '0,5' need --decimal ," if commas else ""
         raise _UsageError(
-            f"{path} has no numeric column; its columns are: {_list_names(data.columns)}"
+            f"{path} has no numeric column; its columns are: {_list_names(data.columns)}{hint}"
         )
     return numeric
 
@@ -243,6 +351,16 @@ def _fail(message: str) -> None:
     print(f"{_PROG}: error: {_one_line(message)}", file=sys.stderr)
 
 
+def _silence_stdout() -> None:
+    """Point standard output at the null device so the interpreter's final flush of a
+    closed pipe does not print an error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # stdout without a file descriptor
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``boxcoxstat`` command line.
 
@@ -255,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit code: 0 on success, 2 for a problem with the input or the arguments (one line
-        on stderr starting ``boxcoxstat: error:``), 1 for an internal error.
+        on stderr starting ``boxcoxstat: error:``), 1 for an internal error, 141 (silently)
+        when the reader of standard output has gone (``boxcoxstat fit f.csv | head``).
 
     Examples
     --------
@@ -269,9 +388,15 @@ def main(argv: list[str] | None = None) -> int:
         args = _build_parser().parse_args(argv)
         with warnings.catch_warnings():
             warnings.showwarning = _warn_one_line  # restored when the block ends
-            return int(args.handler(args))
+            code = int(args.handler(args))
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return code
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:
+        # the reader went away (| head): stop quietly, as Python's documentation recommends
+        _silence_stdout()
+        return 141
     except (_UsageError, BoxCoxError) as exc:
         if debug:
             raise

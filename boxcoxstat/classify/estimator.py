@@ -25,16 +25,28 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import BoxCoxError
 from .criteria import output_scaler
 from .model import tune
 
 __all__ = ["BoxCoxTunedTransformer", "BoxCoxTunedClassifier"]
 
 try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
+    from sklearn.utils.validation import validate_data as _sk_validate_data
 except ImportError:  # pragma: no cover - older scikit-learn
-    def _validate_data(est: Any, X: Any, y: Any = "no_validation", **kw: Any) -> Any:
+    def _sk_validate_data(est: Any, X: Any, y: Any = "no_validation", **kw: Any) -> Any:
         return est._validate_data(X, y, **kw)
+
+
+def _validate_data(est: Any, X: Any, y: Any = "no_validation", **kw: Any) -> Any:
+    """scikit-learn's input check, its ValueError (NaN, wrong width...) as the package's
+    BoxCoxError (a ValueError too, so scikit-learn's conventions still hold)."""
+    try:
+        return _sk_validate_data(est, X, y, **kw)
+    except BoxCoxError:
+        raise
+    except ValueError as exc:
+        raise BoxCoxError(" ".join(str(exc).split())) from None
 
 
 _TUNING = ("mode", "criterion", "search", "cv", "scoring", "grid", "epochs", "shift_epoch",

@@ -56,6 +56,11 @@ def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]
         raise BoxCoxError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} labels")
     if not np.all(np.isfinite(Xa)):
         raise BoxCoxError("X contains NaN or infinite values; impute or drop them first")
+    big = np.flatnonzero(np.abs(Xa).max(axis=0, initial=0.0) > 1e300)
+    if big.size:
+        raise BoxCoxError(f"feature {names[big[0]]!r} has values beyond 1e300 in size, where "
+                          "its range overflows float64; rescale it (tuning min-max scales "
+                          "every feature, so the scale does not matter)")
     if np.unique(ya).size < 2:
         raise BoxCoxError("y has only one class; tuning lambda for classification needs at "
                           "least two classes")

@@ -30,6 +30,13 @@ def _column(x: Any, what: str) -> tuple[NDArray[np.float64], str, Any]:
     return values[:, 0], names[0], index
 
 
+def _check_size(v: np.ndarray, name: str) -> None:
+    """Refuse values beyond 1e300 in size, where sums and squares overflow float64."""
+    if np.max(np.abs(v)) > 1e300:
+        raise BoxCoxError(f"column {name!r} has values beyond 1e300 in size; rescale it (divide "
+                          "by a power of ten: the suggested power does not depend on the scale)")
+
+
 def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
                  start: float | None = None) -> pd.DataFrame:
     """The column Box-Cox transformed at each power and standardised (car's ``symbox``).
@@ -44,7 +51,8 @@ def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
     >>> symbox_frame([1.0, 2.0, 4.0, 8.0], powers=(0.0, 1.0))["log"].round(3).tolist()
     [-1.162, -0.387, 0.387, 1.162]
     """
-    v, _, _ = _column(x, "symbox")
+    v, name, _ = _column(x, "symbox")
+    _check_size(v, name)
     if start is None:
         start = 0.0 if v.min() > 0 else float(abs(v.min()) + 0.01 * np.ptp(v))
     shifted = v + float(start)
@@ -52,7 +60,12 @@ def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
         raise BoxCoxError(f"x + start has values <= 0 (start = {start:g}); use a larger start")
     out = {}
     for p in powers:
-        t = families.boxcox(shifted, float(p))
+        with np.errstate(over="ignore"):
+            t = families.boxcox(shifted, float(p))
+        if not np.all(np.isfinite(t)):
+            raise BoxCoxError(f"column {name!r} at power {p:g} overflows float64; rescale it "
+                              "(divide by its median) or leave that power out")
+        t = t / np.max(np.abs(t))  # standardised values are scale free; squares stay finite
         out["log" if p == 0 else f"{p:g}"] = (t - t.mean()) / t.std(ddof=1)
     return pd.DataFrame(out)
 
@@ -98,6 +111,7 @@ def spread_level(x: Any, by: Any = None, *, robust: bool = False) -> SpreadLevel
         if by is None:
             raise BoxCoxError("pass group labels by=, or a fitted statsmodels model as x")
         v, name, _ = _column(x, "spread_level")
+        _check_size(v, name)
         labels = np.asarray(by)
         if labels.shape[0] != v.shape[0]:
             raise BoxCoxError(f"by has {labels.shape[0]} labels for {v.shape[0]} values")

@@ -13,7 +13,7 @@ import numpy as np
 from .._validation import check_option
 from ..base.diagnostics import qq_envelope
 from ..base.results import check_alpha
-from .model import _column, symbox_frame
+from .model import _check_size, _column, symbox_frame
 
 __all__ = ["symbox", "qqplot", "plot_spread_level"]
 
@@ -74,6 +74,7 @@ def qqplot(x: Any, *, alpha: float = 0.05,
     check_option("interval", interval, ("pointwise", "simulated"))
     alpha = check_alpha(alpha)
     v, name, index = _column(x, "qqplot")
+    _check_size(v, name)
     env = qq_envelope(v, alpha, interval, reps, random_state)
     ax, own = _axes(ax)
     ax.fill_between(env["z"], env["lower"], env["upper"], color="C1", alpha=0.15, lw=0)

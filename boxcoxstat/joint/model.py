@@ -190,6 +190,7 @@ def fit_joint(
             f"{n} complete rows are too few for {p} columns and a design of rank {rank}: "
             f"need more than {p + rank}"
         )
+    _check_dependent(x, y, cols, fam)
     y.setflags(write=False)
     shifted: dict[str, Any] = {}
     problem: JointObjective
@@ -199,9 +200,24 @@ def fit_joint(
         problem = JointProfile.build(y, factored, fam)
         sol = fit_joint_lambda(problem)
     try:
-        cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)
+        with np.errstate(all="ignore"):
+            cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)
     except np.linalg.LinAlgError:
         cov = np.full((p, p), np.nan)
+    if not (np.all(np.isfinite(cov)) and np.all(np.diag(cov) > 0)):
+        raise BoxCoxError(
+            f"the information matrix of the joint fit of {cols} is singular at lambda = "
+            f"{np.round(sol.lmbda, 6).tolist()}: the transformed columns are (nearly) "
+            "functions of each other or of the design, so the powers are not determined; "
+            "drop the redundant column(s) or fit them separately with bcs.fit"
+        )
+    if not sol.converged and fam != "bcnpower":
+        raise BoxCoxError(
+            f"the joint likelihood of {cols} has no maximum the optimiser can reach (lambda "
+            f"drifted to {np.round(sol.lmbda, 4).tolist()}): the columns are (nearly) "
+            "functions of each other or have too few distinct rows; drop a column or fit "
+            "them separately with bcs.fit"
+        )
     if not sol.converged:
         warnings.warn("the joint lambda did not converge (the likelihood may be flat or "
                       "unbounded); treat the estimates with caution", RuntimeWarning,
@@ -212,6 +228,42 @@ def fit_joint(
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
         **shifted,
     )
+
+
+_DEPENDENT_TOL = 1e-9  # relative residual norm: about 7 digits above float64's resolution
+
+
+def _check_dependent(x: np.ndarray, y: np.ndarray, cols: list[str], fam: str) -> None:
+    """Refuse a column that is a linear function of the design and the columns before it, or
+    (Box-Cox) whose log is one of their logs (``c = k a**q``): the joint likelihood is then
+    unbounded and the information matrix singular.
+
+    One unpivoted QR of ``[design, columns]``: the diagonal entry of each column is the norm
+    of its residual on everything to its left.
+    """
+    scales = [("", y)]
+    if fam == "boxcox":
+        scales.append((" (on the log scale: it is a power of them)", np.log(y)))
+    for how, values in scales:
+        with np.errstate(all="ignore"):
+            top = np.abs(values).max(axis=0)
+            values = values / np.where(top > 0, top, 1.0)  # values near 1e-300 or 1e300
+            centred = values - values.mean(axis=0)
+            size = np.sqrt((centred ** 2).sum(axis=0))
+            scaled = centred / np.where(size > 0, size, 1.0)
+            xc = x - x.mean(axis=0)
+            xtop = np.abs(xc).max(axis=0)
+            xc = xc / np.where(xtop > 0, xtop, 1.0)
+            r = np.linalg.qr(np.column_stack([xc, scaled]), mode="r")
+        resid = np.abs(np.diag(r))[x.shape[1]:]
+        for j in np.flatnonzero(~(resid > _DEPENDENT_TOL)):
+            others = cols[:j] if j else []
+            what = f"column(s) {others} and the design" if others else "the design"
+            raise BoxCoxError(
+                f"column {cols[j]!r} is a linear function of {what}{how}, so the joint "
+                "likelihood is unbounded and the powers are not determined; drop it or fit "
+                "it separately with bcs.fit"
+            )
 
 
 def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float):

@@ -294,6 +294,69 @@ def _response_call(code: str) -> tuple[str, float | None]:
     return inner.strip(), lmbda
 
 
+_DESIGN_LIMIT = 1e150  # sums of squares of design values stay below float64's 1.8e308
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).splitlines() or [""])[0]
+
+
+def _plain_missing(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (a copy where changed) with pandas' nullable columns (``Int64``, ``Float64``,
+    ``boolean``, ``string``) holding ``pd.NA`` turned into what patsy reads as missing: NaN in
+    float64 columns, None in object columns (patsy's NA check fails on ``pd.NA``)."""
+    out = frame
+    for j, dtype in enumerate(frame.dtypes):
+        if not isinstance(dtype, pd.api.extensions.ExtensionDtype) or isinstance(
+                dtype, pd.CategoricalDtype):
+            continue
+        col = frame.iloc[:, j]
+        if not col.isna().any():
+            continue
+        if out is frame:
+            out = frame.copy(deep=False)
+        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            out.isetitem(j, col.astype("float64"))  # pd.NA -> NaN
+        else:
+            out.isetitem(j, col.astype(object).where(col.notna(), None))
+    return out
+
+
+def _not_numeric(design_info: Any, data: pd.DataFrame) -> list[str]:
+    """Columns of ``data`` used as numbers by ``design_info`` whose values are not numbers."""
+    used = set()
+    for info in design_info.factor_infos.values():
+        if info.type == "numerical":
+            used |= {n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", info.factor.name())}
+    return [str(c) for c in data.columns if str(c) in used
+            and not (pd.api.types.is_numeric_dtype(data[c]) or
+                     pd.api.types.is_bool_dtype(data[c]))]
+
+
+def _weights(weights: Any, data: pd.DataFrame) -> NDArray[np.float64] | None:
+    """Case weights as float64 (NaN where missing), from a column name or a vector."""
+    if weights is None:
+        return None
+    if isinstance(weights, str):
+        if weights not in data.columns:
+            raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns "
+                              f"are {[str(c) for c in data.columns]}")
+        col = data[weights]
+        what = f"weights column {weights!r}"
+    else:
+        col = pd.Series(np.asarray(weights, dtype=object).reshape(-1))
+        what = "weights"
+        if len(col) != len(data):
+            raise BoxCoxError(f"weights has length {len(col)}, but the data have "
+                              f"{len(data)} rows")
+    values = pd.to_numeric(col, errors="coerce")
+    bad = np.flatnonzero(values.isna().to_numpy() & col.notna().to_numpy())
+    if bad.size:
+        raise BoxCoxError(f"{what} is not numeric (row {data.index[bad[0]]!r} holds "
+                          f"{col.iloc[bad[0]]!r}); give numbers, one weight per row")
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def model_frame(
     formula: str, data: pd.DataFrame, *, weights: Any = None, missing: str = "drop",
     eval_env: Any = None,
@@ -304,18 +367,10 @@ def model_frame(
         raise BoxCoxError("data must be a pandas DataFrame")
     desc, response, fam, fixed = _split(formula)
     env = _environment(eval_env)
-    df = data.reset_index(drop=True)
-    w = None
-    if weights is not None:
-        if isinstance(weights, str):
-            if weights not in data.columns:
-                raise BoxCoxError(f"weights column {weights!r} is not in the data")
-            w = pd.to_numeric(data[weights], errors="coerce").to_numpy(dtype=np.float64)
-        else:
-            w = np.asarray(weights, dtype=np.float64).reshape(-1)
-            if w.shape[0] != len(df):
-                raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have "
-                                  f"{len(df)} rows")
+    if len(data) == 0:
+        raise BoxCoxError("the data have no rows")
+    df = _plain_missing(data.reset_index(drop=True))
+    w = _weights(weights, data)
     na_action = patsy.NAAction(NA_types=["NaN", "None"]) if missing == "drop" else "raise"
 
     def build(frame: pd.DataFrame):
@@ -333,6 +388,12 @@ def model_frame(
             if isinstance(cause, BoxCoxError):
                 raise BoxCoxError(str(cause)) from None
             raise BoxCoxError(f"cannot evaluate the formula {formula!r}: {msg}") from None
+        except BoxCoxError:
+            raise
+        except (TypeError, ValueError, AttributeError) as err:  # patsy's own slips
+            raise BoxCoxError(f"cannot evaluate the formula {formula!r} on these data "
+                              f"({type(err).__name__}: {_first_line(err)}); check that "
+                              "every variable is a numeric or categorical column") from None
 
     ydf, xdf = build(df)
     rows = ydf.index.to_numpy(dtype=np.intp)
@@ -340,6 +401,11 @@ def model_frame(
         if missing == "raise" and np.any(np.isnan(w)):
             raise BoxCoxError("the weights have missing values; use missing='drop'")
         rows = rows[~np.isnan(w[rows])]
+    if len(rows) == 0:
+        raise BoxCoxError(
+            f"no complete rows: each of the {len(df)} row(s) has a missing value in the "
+            f"response, a predictor{' or the weights' if w is not None else ''} of {formula!r}"
+        )
     if len(rows) < len(df):
         ydf, xdf = build(df.iloc[rows])
     if w is not None:
@@ -351,6 +417,11 @@ def model_frame(
     y = ydf.to_numpy(dtype=np.float64)[:, 0]
     if not np.all(np.isfinite(y)) or not np.all(np.isfinite(xdf.to_numpy(dtype=np.float64))):
         raise BoxCoxError("the response and the design must be finite (infinite values found)")
+    size = np.abs(xdf.to_numpy(dtype=np.float64)).max(axis=0, initial=0.0)
+    if np.any(size > _DESIGN_LIMIT):
+        name = str(xdf.columns[int(np.argmax(size > _DESIGN_LIMIT))])
+        raise BoxCoxError(f"the design column {name!r} has values up to {size.max():.3g}, whose "
+                          "squares overflow float64 in least squares; rescale that predictor")
     frame = ModelFrame(
         y=y, x=xdf.to_numpy(dtype=np.float64), response=response,
         column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,
@@ -370,15 +441,31 @@ def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:
     # rows are matched back by label (so warnings name the caller's rows), or by position
     # when labels repeat
     frame = data if data.index.is_unique else data.reset_index(drop=True)
+    wrong = _not_numeric(design_info, frame)
+    if wrong:
+        raise BoxCoxError(f"new data column(s) {wrong} are not numeric, but the model uses "
+                          "them as numbers; convert them (pd.to_numeric) first")
+    frame = _plain_missing(frame)
     try:
         (xdf,) = patsy.build_design_matrices([design_info], frame, return_type="dataframe",
                                              NA_action=patsy.NAAction(NA_types=["NaN", "None"]))
+    except BoxCoxError:
+        raise
+    except (TypeError, ValueError, AttributeError) as err:  # patsy's own slips
+        raise BoxCoxError(f"cannot build the design for the new data ({type(err).__name__}: "
+                          f"{_first_line(err)}); give the columns the model was fitted "
+                          "with, of the same types") from None
     except patsy.PatsyError as err:
         cause = err.__cause__ if err.__cause__ is not None else err
         if isinstance(cause, BoxCoxError):
             raise BoxCoxError(str(cause)) from None
-        raise BoxCoxError(f"cannot build the design for the new data: {str(err).splitlines()[0]}"
-                          ) from None
+        msg = _first_line(err)
+        if "Number of rows mismatch" in msg or "is not defined" in msg:
+            raise BoxCoxError(
+                f"the new data lack a variable of the model ({msg}): patsy looked it up "
+                "outside the data; give every predictor as a column "
+                f"(the new data have {[str(c) for c in frame.columns]})") from None
+        raise BoxCoxError(f"cannot build the design for the new data: {msg}") from None
     out = np.full((len(frame), xdf.shape[1]), np.nan)
     out[frame.index.get_indexer(xdf.index)] = xdf.to_numpy(dtype=np.float64)
     return out

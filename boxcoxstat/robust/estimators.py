@@ -60,13 +60,36 @@ from .stable import LogScale, RetainedNLL, WindowNLL
 __all__ = ["RobustSolution", "robust_lambda"]
 
 
+def _at_most_max(y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Transformed values with overflows (a far outlier's) at float64's end: still far, but
+    finite, so Huber estimates and the criterion treat them as the outliers they are."""
+    big = np.finfo(np.float64).max
+    return np.clip(y, -big, big)
+
+
 def _flag(y: NDArray, opt: Mapping[str, Any]) -> tuple[NDArray[np.bool_], NDArray, NDArray]:
     """Hard rejection: keep where ``|y - mu_H| <= cutoff * sigma_H`` (Huber location/scale)."""
     cutoff = opt["cutoff"]
+    y = _at_most_max(y)
     mu, sigma = huber_loc_scale(y, opt["subsample"])
     with np.errstate(all="ignore"):
         keep = np.abs(y - mu) / sigma <= cutoff
     return keep, mu, sigma
+
+
+class _TooFewKept(Exception):
+    """Raised inside an estimator when a column keeps fewer than 3 regular points."""
+
+    def __init__(self, column: int, kept: int) -> None:
+        super().__init__(column, kept)
+        self.column, self.kept = column, kept
+
+
+def _need_kept(keep: NDArray[np.bool_]) -> None:
+    kept = keep.sum(axis=0)
+    if np.any(kept < 3):
+        j = int(np.flatnonzero(kept < 3)[0])
+        raise _TooFewKept(j, int(kept[j]))
 
 
 def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
@@ -95,6 +118,7 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     keep, mu, sigma = _flag(y, opt)
     lam = lam0
     for _ in range(opt["nbsteps"]):
+        _need_kept(keep)
         lam = fmin(RetainedNLL.build(xs, keep, family), lo, hi, tol)
         keep, mu, sigma = _flag(fam.forward_unchecked(xs, lam, family), opt)
     return {"lmbda": lam, "lmbda0": lam0, "weights": keep.astype(np.float64), "location": mu,
@@ -173,7 +197,9 @@ def _mtl(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     _, start = windows.best(lam)
     pos = np.arange(n)[:, None]
     wts = ((pos >= start) & (pos < start + h)).astype(np.float64)
-    mu, sigma = huber_loc_scale(fam.forward_unchecked(xs, lam, family), opt["subsample"])
+    with np.errstate(over="ignore"):
+        y = fam.forward_unchecked(xs, lam, family)
+    mu, sigma = huber_loc_scale(_at_most_max(y), opt["subsample"])
     return {"lmbda": lam, "lmbda0": lam, "weights": wts, "location": mu, "scale": sigma}
 
 
@@ -221,14 +247,30 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
             "around the median (MAD = 0), so they cannot be prestandardized; pass "
             "prestandardize='none' or drop them"
         )
-    xt = apply_prestandardization(xs, loc, scale, family, opt["prestandardize"])
+    with np.errstate(all="ignore"):
+        xt = apply_prestandardization(xs, loc, scale, family, opt["prestandardize"])
+    lost = ~np.all(np.isfinite(xt) & ((xt > 0) | (family != "boxcox")), axis=0)
+    if lost.any():
+        j = int(np.flatnonzero(lost)[0])
+        raise BoxCoxError(
+            f"column {names[j]!r} spans {xs[0, j]:.6g} to {xs[-1, j]:.6g}: prestandardized "
+            f"({opt['prestandardize']!r}) its values leave float64's range; use "
+            "prestandardize='paper' (the log scale), or rescale the column"
+        )
     lo = np.full(p, float(opt["lmbda_range"][0]))
     hi = np.full(p, float(opt["lmbda_range"][1]))
     res: dict[str, Any] = {}
     todo = np.arange(p)
     converged = np.ones(p, dtype=bool)
     for it in range(opt["max_expand"] + 1):
-        part = _ESTIMATORS[method](xt[:, todo], family, lo[todo], hi[todo], opt)
+        try:
+            part = _ESTIMATORS[method](xt[:, todo], family, lo[todo], hi[todo], opt)
+        except _TooFewKept as few:
+            raise BoxCoxError(
+                f"column {names[int(todo[few.column])]!r}: {method} flags all but {few.kept} "
+                f"of its {n} values as outlying, too few (3 needed) to estimate lambda from; "
+                "use method='mle' or drop the column"
+            ) from None
         for key, val in part.items():
             if key not in res:
                 res[key] = np.empty((n, p)) if np.ndim(val) == 2 else np.empty(p)
@@ -252,8 +294,10 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
         hi[sel] = np.where(dhi[redo] == dmin[redo], 1 + 2 * (hi[sel] - 1), hi[sel])
         todo = sel
     lam = res["lmbda"]
-    y = fam.forward_unchecked(xt, lam, family)
-    objective = robust_criterion(y, opt["c"], opt["subsample"])
+    with np.errstate(over="ignore"):
+        y = fam.forward_unchecked(xt, lam, family)
+    # a far outlier's transformed value may overflow: at float64's end it counts as far
+    objective = robust_criterion(_at_most_max(y), opt["c"], opt["subsample"])
     w = res["weights"]
     with np.errstate(all="ignore"):
         m = w.sum(axis=0)
@@ -265,6 +309,29 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
         "sigmahat": sigmahat, "locx": loc, "scalex": scale,
         "lmbda_range": np.column_stack([lo, hi]), "converged": converged,
     }
+
+
+def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:
+    """Refuse columns whose median absolute deviation is zero (relative to the median's size).
+
+    At least half of such a column's values are equal, so every robust scale of its
+    transformed values is zero whatever lambda is: the robust criteria are degenerate
+    (RewML and Carroll drift to ``|lambda|`` of 1e12 with every weight zero, MTL keeps a
+    window of equal values). cellWise drops such columns; the package names them instead.
+    """
+    for j in range(x.shape[1]):
+        v = x[~np.isnan(x[:, j]), j]
+        if v.size == 0:
+            continue
+        med = float(np.median(v))
+        mad = float(np.median(np.abs(v - med)))
+        size = abs(med) if family == "boxcox" else 1.0 + abs(med)
+        if not mad > PREC_SCALE * size:
+            raise BoxCoxError(
+                f"column {names[j]!r}: at least half of its {v.size} values equal its median "
+                f"{med:.6g} (MAD = 0), so a robust estimator cannot tell "
+                "the bulk of the data from outliers; use method='mle', or drop the column"
+            )
 
 
 def robust_lambda(
@@ -306,6 +373,7 @@ def robust_lambda(
         x = x[:, None]
     n, p = x.shape
     names = names or [f"x{j}" for j in range(p)]
+    _check_bulk(x, family, names)
     out = {
         k: np.full(p, np.nan)
         for k in ("lmbda", "lmbda0", "objective", "location", "scale", "muhat", "sigmahat",

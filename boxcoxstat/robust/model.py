@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Columns
+from .._validation import BoxCoxError, Columns
 from ..families import forward_unchecked
 from . import estimators as rb
 from .blocks import MAD_R, apply_prestandardization, rejection_cutoff
@@ -33,6 +33,27 @@ def _median_mad(x: np.ndarray, fams: list[str], s: rb.RobustSolution, how: str
             med[j] = np.median(y)
             mad[j] = MAD_R * np.median(np.abs(y - med[j]))
     return med, mad
+
+
+def _check_converged(s: rb.RobustSolution, names: list[str], spec: Spec) -> None:
+    """Refuse a column whose lambda ran off to the end of every expanded search range.
+
+    With the default ``max_expand`` the range doubles 40 times (to about 5e12): a lambda still
+    at its end is no estimate but the criterion decreasing without bound (as when a few
+    far values dominate a handful of points). A smaller ``max_expand`` given by the user
+    is their limit: the result then records ``converged=False``.
+    """
+    if "max_expand" in spec.given or not spec.options["expand"]:
+        return
+    bad = np.flatnonzero(~np.asarray(s.converged, dtype=bool))
+    if bad.size:
+        j = int(bad[0])
+        raise BoxCoxError(
+            f"column {names[j]!r}: the {spec.method} criterion keeps decreasing as lambda "
+            f"grows (lambda reached {s.lmbda[j]:.3g} at the end of the widest search range), "
+            "so it has no robust estimate; the column has too few values apart from its "
+            "outliers. Use method='mle' or drop the column"
+        )
 
 
 def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransformResult:
@@ -72,6 +93,7 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransfor
         s = rb.RobustSolution(**sol)
     else:
         s = rb.robust_lambda(x, family, method, opt, cols.names)
+    _check_converged(s, cols.names, spec)
     med, mad = _median_mad(x, fams, s, opt["prestandardize"])
     return RobustTransformResult(
         names=tuple(cols.names), layout=cols.layout, families=tuple(fams),

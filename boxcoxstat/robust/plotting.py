@@ -19,6 +19,15 @@ __all__ = ["qqplot_robust", "plot_sensitivity", "plot_outlier_map", "plot_score_
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
 
+def _display_unit(values: np.ndarray) -> float:
+    """A power of ten to divide plotted values by when they come near float64's limit
+    (matplotlib's tick locator overflows for axes spanning values near 1e308), else 1."""
+    top = float(np.max(np.abs(values), initial=0.0))
+    if not top < 1e200:
+        return float(10.0 ** np.floor(np.log10(top)))
+    return 1.0
+
+
 def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     """Normal QQ plots before (left) and after (right) a robust transform; flagged rows red.
 
@@ -46,21 +55,32 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     y = families.forward_unchecked(result._prepare(x, j), lam, result.families[j])
     order = np.argsort(x, kind="stable")  # the transform is increasing: one order for both
     fam = _FAMILY_LABEL[result.families[j]]
+    if not np.all(np.isfinite(y)):
+        raise BoxCoxError(
+            f"column {name!r}: the transformed values overflow float64 at lambda = {lam:.6g}, "
+            "so they cannot be plotted; rescale the column (for example divide it by its "
+            "median) and refit"
+        )
     for ax, values, title in (
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.3g} ({result.method})"),
     ):
         z, s = normal_qq(values)
         mark = flagged[order]
-        ax.plot(z[~mark], s[~mark], "o", ms=3, color="C0", alpha=0.7)
-        ax.plot(z[mark], s[mark], "o", ms=5, color="C3", label=f"flagged ({mark.sum()})")
         if values is y:
             a, b = result.location_values[j], result.scale_values[j]
         else:
             a, b = qq_line(values)
-        ax.plot(z, a + b * z, color="0.3", lw=1)
+        unit = _display_unit(s)
+        with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
+            line = np.clip((a + b * z) / unit, -1e300, 1e300)
+        ax.plot(z[~mark], s[~mark] / unit, "o", ms=3, color="C0", alpha=0.7)
+        ax.plot(z[mark], s[mark] / unit, "o", ms=5, color="C3",
+                label=f"flagged ({mark.sum()})")
+        if np.all(np.isfinite(line)):
+            ax.plot(z, line, color="0.3", lw=1)
         ax.set_xlabel("normal quantiles")
-        ax.set_ylabel("sample quantiles")
+        ax.set_ylabel("sample quantiles" + ("" if unit == 1.0 else f" (x {unit:.0e})"))
         ax.set_title(title, fontsize=10)
         if mark.any():
             ax.legend(loc="upper left", fontsize=8)

@@ -209,6 +209,9 @@ def sensitivity_curve(
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 10:
         raise BoxCoxError(f"n must be an integer of at least 10, got {n!r}")
     n = int(n)
+    if lmbda is not None and (isinstance(lmbda, bool) or not isinstance(
+            lmbda, (int, float, np.integer, np.floating)) or not np.isfinite(lmbda)):
+        raise BoxCoxError(f"lmbda must be a finite number, got {lmbda!r}")
     lam = (1.0 if family == "yeojohnson" else 0.0) if lmbda is None else float(lmbda)
     grid = np.linspace(-10.0, 10.0, 201)
     zz = np.asarray(
@@ -222,13 +225,7 @@ def sensitivity_curve(
     for spec in specs:
         run = spec.with_defaults(prestandardize="none")
         t0 = lambdas(x0[:, None], family, run)[0]
-        diff = lambdas(xz, family, run) - t0
-        # the baseline is one column and the perturbed samples a batch, summed in different
-        # orders: differences within 8 eps max(1, |T(X_0)|) (the scale on which lambda is
-        # solved) are that rounding, and an estimate that ignores z entirely (RewML's
-        # weight 0) gives SC = 0 exactly
-        diff[np.abs(diff) <= 8.0 * np.finfo(float).eps * max(1.0, abs(t0))] = 0.0
-        values[spec.label] = n * diff
+        values[spec.label] = n * (lambdas(xz, family, run) - t0)
         base.append(t0)
     frame = pd.DataFrame(values, index=pd.Index(zz, name="z"))
     return SensitivityCurve(frame, family, lam, n, np.array(base), describe_specs(specs))

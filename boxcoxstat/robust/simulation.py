@@ -211,6 +211,8 @@ def simulate(
     lams = [float(v) for v in np.atleast_1d(lmbda)]
     epss = [float(v) for v in np.atleast_1d(epsilon)]
     ks = [float(v) for v in np.atleast_1d(k)]
+    if any(not (np.isfinite(v) and v >= 0) for v in ks):
+        raise BoxCoxError(f"k (the outliers' distance) must be finite and >= 0, got {k!r}")
     if any(not 0 <= e < 0.5 for e in epss):
         raise BoxCoxError("epsilon must lie in [0, 0.5)")
     if int(n) < 10 or int(m) < 1:

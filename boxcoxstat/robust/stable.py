@@ -35,6 +35,7 @@ from .. import families as fam
 from .._special import exprel
 from ..core.likelihood import (
     BLOCK_ELEMENTS,
+    WIDE,
     SideMoments,
     choose_shift,
     merge_moments,
@@ -59,8 +60,9 @@ class RetainedNLL:
 
     A rejected point has exactly no influence: a column's profile holds only its retained
     values, in sorted order, and its arithmetic does not depend on the other columns. The
-    columns are evaluated in fixed chunks of at least two columns (a single column is
-    duplicated), each narrow enough that the core sums it in one block, and every call
+    columns are evaluated in fixed chunks of two to ``WIDE - 1`` columns (a single column is
+    duplicated), each narrow enough that the core sums every column along its own row in one
+    block, and every call
     evaluates whole chunks; so NumPy adds each column's rows one after another in the same
     order whatever else is in the batch, and a column gives the same bits fitted alone or
     with others (the redescending sensitivity curve is exactly 0).
@@ -90,7 +92,10 @@ class RetainedNLL:
         order = np.argsort(~keep, axis=0, kind="stable")  # kept rows first, still sorted
         kept = np.take_along_axis(xs, order, axis=0)
         kept[np.arange(n)[:, None] >= counts] = np.nan  # NaN = not in the profile
-        width = max(2, BLOCK_ELEMENTS // max(1, int(counts.max())))
+        # fewer than WIDE columns: the core sums each column along its own contiguous row,
+        # whatever the other columns are (at WIDE and more it sums across columns, in an order
+        # that depends on the batch)
+        width = max(2, min(WIDE - 1, BLOCK_ELEMENTS // max(1, int(counts.max()))))
         chunks = []
         for start in range(0, p, width):
             cols = np.arange(start, min(start + width, p))

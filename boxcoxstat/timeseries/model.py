@@ -139,7 +139,10 @@ def guerrero(
         raise BoxCoxError(
             f"series {name!r} has {x.size} values, not more than two periods (2 x {per}); "
             "lambda cannot be chosen from it (forecast's BoxCox.lambda returns 1 here)")
-    sub = subseries(x, per)
+    # Guerrero's criterion is scale free (each subseries' ratio is multiplied by c**lambda):
+    # values near float64's limit are scaled by a power of two (exact) so sums stay finite
+    top = float(np.max(x))
+    sub = subseries(np.ldexp(x, -int(np.frexp(top)[1])) if top > 1e300 else x, per)
     if method == "guerrero":
         if np.any(~np.isfinite(sub.log_sd)):
             raise BoxCoxError(f"series {name!r} has a constant subseries of {sub.period} "
@@ -196,7 +199,14 @@ def inv_boxcox(
     array([ 90.4672, 151.3814])
     """
     check_option("kind", kind, ("median", "mean"))
-    out = families.boxcox_inverse(np.asarray(y, dtype=np.float64), float(lmbda))
+    if isinstance(lmbda, bool) or not isinstance(lmbda, (int, float, np.integer, np.floating)
+                                                 ) or not np.isfinite(lmbda):
+        raise BoxCoxError(f"lmbda must be a finite number, got {lmbda!r}")
+    try:
+        values = np.array(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise BoxCoxError("y must be numbers (forecasts on the Box-Cox scale)") from None
+    out = families.boxcox_inverse(values, float(lmbda))
     if kind == "median":
         return out
     if fvar is None:

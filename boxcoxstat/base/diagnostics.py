@@ -12,7 +12,22 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 __all__ = ["normal_qq", "qq_line", "profile_cutoff", "qq_envelope", "fivenum",
-           "studentized_residuals", "residual_envelope", "lowess_curve"]
+           "studentized_residuals", "residual_envelope", "lowess_curve", "display_unit"]
+
+
+def display_unit(values: ArrayLike) -> float:
+    """A power of ten to divide plotted values by when they come near float64's limit
+    (matplotlib's tick locator overflows on axes spanning values near 1e308), else 1.
+
+    Examples
+    --------
+    >>> display_unit([1.0, 3e307]), display_unit([1.0, 2.0])
+    (1e+307, 1.0)
+    """
+    top = float(np.max(np.abs(np.asarray(values, dtype=np.float64)), initial=0.0))
+    if not top < 1e200:
+        return float(10.0 ** np.floor(np.log10(top)))
+    return 1.0
 
 
 def normal_qq(y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

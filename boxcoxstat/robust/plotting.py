@@ -12,20 +12,11 @@ import numpy as np
 
 from .. import families
 from .._validation import BoxCoxError
-from ..base.diagnostics import normal_qq, qq_line
+from ..base.diagnostics import display_unit, normal_qq, qq_line
 
 __all__ = ["qqplot_robust", "plot_sensitivity", "plot_outlier_map", "plot_score_pairs"]
 
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
-
-
-def _display_unit(values: np.ndarray) -> float:
-    """A power of ten to divide plotted values by when they come near float64's limit
-    (matplotlib's tick locator overflows for axes spanning values near 1e308), else 1."""
-    top = float(np.max(np.abs(values), initial=0.0))
-    if not top < 1e200:
-        return float(10.0 ** np.floor(np.log10(top)))
-    return 1.0
 
 
 def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
@@ -71,7 +62,7 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
             a, b = result.location_values[j], result.scale_values[j]
         else:
             a, b = qq_line(values)
-        unit = _display_unit(s)
+        unit = display_unit(s)
         with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
             line = np.clip((a + b * z) / unit, -1e300, 1e300)
         ax.plot(z[~mark], s[~mark] / unit, "o", ms=3, color="C0", alpha=0.7)

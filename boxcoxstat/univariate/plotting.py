@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import BoxCoxError, TransformOverflowError
-from ..base.diagnostics import normal_qq, profile_cutoff, qq_line
+from ..base.diagnostics import display_unit, normal_qq, profile_cutoff, qq_line
 
 __all__ = ["plot_profile", "qqplot"]
 
@@ -111,10 +111,14 @@ def draw_qq(ax: Any, values: Any, *, ylabel: str = "sample quantiles", title: st
     """Draw the normal QQ points of ``values`` and their quartile line on ``ax``."""
     z, s = normal_qq(values)
     a, b = qq_line(values)
-    ax.plot(z, s, "o", ms=3, color="C0", alpha=0.7)
-    ax.plot(z, a + b * z, color="C3", lw=1)
+    unit = display_unit(s)  # values near 1e308 are drawn in units of a power of ten
+    with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
+        line = np.clip((a + b * z) / unit, -1e300, 1e300)
+    ax.plot(z, s / unit, "o", ms=3, color="C0", alpha=0.7)
+    if np.all(np.isfinite(line)):
+        ax.plot(z, line, color="C3", lw=1)
     ax.set_xlabel("normal quantiles")
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(ylabel + ("" if unit == 1.0 else f" (x {unit:.0e})"))
     ax.set_title(title)
     return ax
 

@@ -70,3 +70,26 @@ def test_qqplot_of_an_overflowing_fit_names_the_column():
     with pytest.raises(bcs.TransformOverflowError, match="column 'tight'.*ymax"):
         r.qqplot()
     plt.close("all")
+
+
+def test_qqplot_of_data_spanning_float64():
+    """Data from 1e-300 to 1.7e308: the 'original' panel is drawn in units of 1e308 (was
+    ``arange: cannot compute length`` from matplotlib's tick locator)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = np.r_[1e-300, np.random.default_rng(0).lognormal(size=48), 1.7e308]
+    axes = bcs.fit(x).qqplot()
+    try:
+        axes[0].figure.canvas.draw()
+        assert axes[0].get_ylabel().endswith("(x 1e+308)")
+        assert np.all(np.isfinite(axes[0].get_ylim()))
+        # the largest point drawn is the largest value in that unit (a division by a power
+        # of ten: rounding only)
+        top = max(float(np.max(line.get_ydata())) for line in axes[0].lines[:1])
+        assert top == pytest.approx(1.7, rel=1e-15)
+        assert axes[1].get_ylabel() == "sample quantiles"  # the transformed values need none
+    finally:
+        plt.close(axes[0].figure)

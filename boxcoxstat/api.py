@@ -102,8 +102,8 @@ def fit(
         real numbers (datetimes, durations, text, categories, complex numbers, booleans),
         constant columns, infinite values, fewer than 3 finite values, Box-Cox with values
         <= 0, missing values under ``missing="raise"``, no columns or no rows, ragged lists,
-        integers beyond float64, Yeo-Johnson data spanning less than 1e-80; options of the
-        wrong type or value (a string ``ymax``, a NaN ``lmbda``, ``|lmbda| > 1e100``, ...).
+        integers beyond float64, Yeo-Johnson data spanning less than 1e-150; options of the
+        wrong type or value (a string ``ymax``, a NaN ``lmbda``, ``|lmbda| > 1e150``, ...).
         A masked array's masked entries are missing values.
 
     Notes

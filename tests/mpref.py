@@ -266,7 +266,7 @@ def _lambda_key(pairs, family, dps):
                 if fa <= 0:
                     break
                 step *= 2
-                if step > mpmath.mpf(2) ** 200:
+                if step > mpmath.mpf(2) ** 1100:  # past float64 (|lambda| ~ 1e308)
                     raise RuntimeError("no bracket found")
             if fa == 0:
                 return a
@@ -278,7 +278,7 @@ def _lambda_key(pairs, family, dps):
                 if fb >= 0:
                     break
                 step *= 2
-                if step > mpmath.mpf(2) ** 200:
+                if step > mpmath.mpf(2) ** 1100:  # past float64 (|lambda| ~ 1e308)
                     raise RuntimeError("no bracket found")
             if fb == 0:
                 return b

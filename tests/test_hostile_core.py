@@ -276,13 +276,49 @@ def test_yeojohnson_on_tiny_scales_matches_mpmath(scale):
     assert bcs.fit(x, family="yeojohnson").lmbda == pytest.approx(want, rel=1e-11)
 
 
+@pytest.mark.parametrize("scale", [1e-150, -1e-150])
+def test_yeojohnson_at_1e_minus_150_is_computed_not_refused(scale):
+    """Data scaled by 1e-150 were refused ("float64 cannot determine lambda") though the
+    optimum (about 5e149) is representable: the likelihood now measures lengths in a unit of
+    the data's size (``Sample.unit``). The reference is mpmath at 60 digits."""
+    x = X * scale
+    r = bcs.fit(x, family="yeojohnson")
+    want = float(exact_lambda(x, "yeojohnson"))
+    assert abs(want) > 1e148
+    # 1e-11 as above (the solver's 1e-12 relative tolerance and log1p's rounding)
+    assert r.lmbda == pytest.approx(want, rel=1e-11)
+    assert r.converged
+    # the interval and SE scale with 1/scale: those of the data at 1e-32, rescaled; 1e-9:
+    # both are solved to about 1e-10 relative (Newton on the score, Richardson curvature)
+    ref = bcs.fit(X * np.sign(scale) * 1e-32, family="yeojohnson")
+    ratio = 1e-32 / abs(scale)
+    assert r.bse.iloc[0] == pytest.approx(ref.bse.iloc[0] * ratio, rel=1e-9)
+    assert r.conf_int().to_numpy() == pytest.approx(ref.conf_int().to_numpy() * ratio,
+                                                    rel=1e-9)
+    # the LR statistic of lambda0 / scale is the same number; 1e-9: NLL differences of
+    # about n, each NLL carrying n log(unit) ~ 345 n of rounding
+    assert r.test(ref.lmbda * ratio * 0.9).statistic == pytest.approx(
+        ref.test(ref.lmbda * 0.9).statistic, rel=1e-9)
+    assert np.all(np.isfinite(r.transform(x)))
+
+
 def test_yeojohnson_below_the_representable_range_is_refused_by_name():
-    """At a range below 1e-80 lambda would pass 1e80, where the moments leave float64."""
-    with pytest.raises(BoxCoxError, match="span less than 1e-80.*rescale the data"):
-        bcs.fit(X * 1e-150, family="yeojohnson")
+    """At a range below 1e-150 lambda would pass 1e150 (the largest power the likelihood is
+    evaluated at) and its curvature leave float64's normal numbers."""
+    with pytest.raises(BoxCoxError, match="span less than 1e-150.*rescale the data"):
+        bcs.fit(X * 1e-155, family="yeojohnson")
     # Box-Cox is scale invariant: the same data have the same lambda; 1e-9: the log-ratios
     # of the rescaled values agree to rounding, the solver's tolerance is 1e-12 relative
     assert bcs.fit(X * 1e-150).lmbda == pytest.approx(bcs.fit(X).lmbda, rel=1e-9)
+
+
+def test_yeojohnson_whose_optimum_passes_1e150_is_refused_by_name():
+    """A skewed column whose range just passes the gate (about 1e-150) but whose optimum lies
+    beyond 1e150: refused naming the column, not 'did not converge' with a wrong lambda."""
+    x = np.random.default_rng(0).lognormal(sigma=3, size=100) * 1e-152
+    assert x.max() - x.min() > 1e-150
+    with pytest.raises(BoxCoxError, match=r"column\(s\) \['x'\] lies beyond 1e\+150"):
+        bcs.fit(x, family="yeojohnson")
 
 
 def test_plots_check_their_arguments_before_drawing():

@@ -384,30 +384,41 @@ def merge_moments(a: SideMoments, b: SideMoments) -> SideMoments:
     )
 
 
-def _one_sided(m: SideMoments, n: NDArray) -> tuple[NDArray, NDArray]:
-    """NLL and dNLL/dkappa of a sample with a single side (exact form, no large cancellation)."""
+def _one_sided(m: SideMoments, n: NDArray, unit: NDArray | None = None
+               ) -> tuple[NDArray, NDArray]:
+    """NLL and dNLL/dkappa of a sample with a single side (exact form, no large cancellation);
+    moments measured in ``unit`` (see :func:`nll_score_from_moments`) are converted back."""
     j_abs = m.W * m.log_ref + m.wv
     with np.errstate(divide="ignore"):
-        nll_val = j_abs - m.kappa * m.d_sum + 0.5 * n * (np.log(m.m2) - np.log(n))
-    return nll_val, -m.d_sum + n * m.c2 / m.m2
+        nll_val = -m.kappa * m.d_sum + 0.5 * n * (np.log(m.m2) - np.log(n))
+        dk = -m.d_sum + n * m.c2 / m.m2
+        if unit is None:
+            return nll_val + j_abs, dk
+        return nll_val + unit * j_abs + n * np.log(unit), unit * dk
 
 
 def nll_score_from_moments(
-    pos: SideMoments | None, neg: SideMoments | None, lmbda: ArrayLike
+    pos: SideMoments | None, neg: SideMoments | None, lmbda: ArrayLike,
+    unit: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Profile NLL and its derivative in lambda from (merged) side moments."""
+    """Profile NLL and its derivative in lambda from (merged) side moments.
+
+    ``unit`` (per pair, powers of two; ``Sample.unit``) says the moments were computed with
+    every length divided by it and every exponent multiplied by it: the variance terms are
+    then ``Var / unit**2`` and the score ``d/d(kappa unit)``, converted back here exactly.
+    """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     if neg is None or pos is None:
         m = pos if neg is None else neg
         if m is None:
             raise BoxCoxError("no moments to evaluate: both sides are empty")
-        val, dk = _one_sided(m, m.W)
+        val, dk = _one_sided(m, m.W, unit)
         return val, (-dk if m.negative else dk)
     n = pos.W + neg.W
     only_p, only_n = neg.W == 0, pos.W == 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        vp, dp = _one_sided(pos, n)
-        vn, dn = _one_sided(neg, n)
+        vp, dp = _one_sided(pos, n, unit)
+        vn, dn = _one_sided(neg, n, unit)
         lnWp, lnWn, lnn = np.log(pos.W), np.log(neg.W), np.log(n)
         scale_p = pos.log_ref + pos.shift
         scale_n = neg.log_ref + neg.shift
@@ -421,9 +432,12 @@ def nll_score_from_moments(
         top = lnT.max(axis=0)  # log-sum-exp of three terms (scipy's costs 0.4 ms a call)
         top = np.where(np.isfinite(top), top, 0.0)
         lse = top + np.log(np.exp(lnT - top).sum(axis=0))
-        J = (pos.W * pos.log_ref + pos.wv) - (neg.W * neg.log_ref + neg.wv)
-        mixed_nll = (1.0 - lmbda) * J + 0.5 * n * (lse - lnn)
         om = np.exp(lnT - lse)
+        J = (pos.W * pos.log_ref + pos.wv) - (neg.W * neg.log_ref + neg.wv)
+        if unit is not None:  # J in its natural length; the variance's unit back
+            J = unit * J
+            lse = lse + 2.0 * np.log(unit)
+        mixed_nll = (1.0 - lmbda) * J + 0.5 * n * (lse - lnn)
         rho3 = np.exp(lchi_p - ln_msum) - np.exp(lchi_n - ln_msum)
         terms = (
             -pos.d_sum + neg.d_sum
@@ -432,6 +446,8 @@ def nll_score_from_moments(
             - np.where(om[1] > 0, n * om[1] * neg.c2 / neg.m2, 0.0)
             + np.where(om[2] > 0, n * om[2] * rho3, 0.0)
         )
+        if unit is not None:
+            terms = unit * terms  # every term is a length over the unit
     nll_val = np.where(only_p, vp, np.where(only_n, vn, mixed_nll))
     sc = np.where(only_p, dp, np.where(only_n, -dn, terms))
     return nll_val, sc
@@ -445,12 +461,19 @@ def nll_score(
     With ``score=False`` only the NLL is computed (the score is returned as NaN).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
+    unit = sample.unit if cols is None else sample.unit[np.asarray(cols, dtype=np.intp)]
+    u: NDArray[np.float64] | None = None
+    if np.any(unit != 1.0):  # Yeo-Johnson on a tiny scale: lengths in the unit
+        u = np.broadcast_to(unit, lmbda.shape) if unit.size == 1 else unit
+        sample = sample.in_units
     pm = nm = None
     if sample.pos is not None:
-        pm = side_moments(sample.pos, lmbda, score=score, cols=cols)
+        pm = side_moments(sample.pos, lmbda if u is None else lmbda * u, score=score,
+                          cols=cols)
     if sample.neg is not None:
-        nm = side_moments(sample.neg, 2.0 - lmbda, score=score, cols=cols)
-    return nll_score_from_moments(pm, nm, lmbda)
+        nm = side_moments(sample.neg, 2.0 - lmbda if u is None else (2.0 - lmbda) * u,
+                          score=score, cols=cols)
+    return nll_score_from_moments(pm, nm, lmbda, u)
 
 
 def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
@@ -505,7 +528,7 @@ def nll(
     ------
     BoxCoxError
         For data the package refuses (see ``bcs.fit``), fewer than 2 values, missing values,
-        non-finite or non-numeric ``lmbda`` or ``|lmbda| > 1e100``, or a 2-D ``x`` with a
+        non-finite or non-numeric ``lmbda`` or ``|lmbda| > 1e150``, or a 2-D ``x`` with a
         ``lmbda`` of another shape.
 
     Examples

@@ -27,6 +27,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._validation import LAMBDA_MAX
 from .likelihood import llf_constant, nll_score
 from .sample import Sample
 
@@ -172,14 +173,15 @@ class SampleProfile:
     def lambda_limit(self) -> NDArray[np.float64]:
         """Per column, how far the solver may look for lambda: ``1e18`` divided by the span
         of the log-ratios where that span is below 1 (the optimum scales like its inverse:
-        Yeo-Johnson data of magnitude 1e-32 have theirs near 1e31), at most 1e100 (the
-        gate refuses Yeo-Johnson ranges below 1e-80, see ``_validation.check_spread``)."""
+        Yeo-Johnson data of magnitude 1e-32 have theirs near 1e31), at most ``LAMBDA_MAX``
+        (1e150; the gate refuses Yeo-Johnson ranges below 1e-150, see
+        ``_validation.check_spread``)."""
         span = np.zeros(self.ncols)
         for side in self.sample.sides:
             vmin, vmax = side.vrange
             span = np.maximum(span, vmax - vmin)
         with np.errstate(divide="ignore", over="ignore"):
-            return np.minimum(1e100, 1e18 / np.minimum(span, 1.0))
+            return np.minimum(LAMBDA_MAX, 1e18 / np.minimum(span, 1.0))
 
     def subsample(self) -> SampleProfile | None:
         """Every k-th row: about 20,000 values per column for one column (above 100,000

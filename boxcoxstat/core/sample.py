@@ -123,6 +123,7 @@ def _make_side(
     return Side(log_ref, v, wm, kind == "neg")
 
 
+UNIT_BELOW = 2.0 ** -64  # Yeo-Johnson columns whose lengths all lie below this get a unit
 MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
 
 
@@ -280,3 +281,40 @@ class Sample:
     def nobs(self) -> NDArray[np.float64]:
         """Total weight per column."""
         return np.sum([side.wsum for side in self.sides], axis=0)
+
+    @cached_property
+    def unit(self) -> NDArray[np.float64]:
+        """Per column, the power of two in which the likelihood measures lengths (log-ratios,
+        references, shifts): 1, except for Yeo-Johnson columns on a tiny scale, whose largest
+        length lies below ``UNIT_BELOW`` (2**-64); theirs is that length rounded up to a
+        power of two.
+
+        Yeo-Johnson is not scale invariant: data of magnitude 1e-150 have log-ratios near
+        1e-150 and lambda near 1e150, and their moments (the variance near 1e-300, the
+        score's cross moment near 1e-450) leave float64. In the unit every length is of order
+        1 and lambda times the unit is too; the likelihood converts back exactly
+        (``likelihood.nll_score``). Box-Cox is scale invariant and its log-ratios are never
+        that small (the gate refuses data equal to 12 digits), so its unit is 1.
+        """
+        size = np.zeros(self.ncols)
+        if self.family == "boxcox":
+            return np.ones(self.ncols)
+        for side in self.sides:
+            vmin, vmax = side.vrange
+            ref = np.where(side.wsum > 0, np.abs(side.log_ref), 0.0)  # an empty side's
+            size = np.maximum(size, np.maximum(ref, np.maximum(np.abs(vmin), np.abs(vmax))))
+        tiny = (size > 0) & (size < UNIT_BELOW)
+        return np.where(tiny, np.ldexp(1.0, np.frexp(size)[1]), 1.0)
+
+    @cached_property
+    def in_units(self) -> Sample:
+        """The sample with every length divided by its column's :attr:`unit` (exact: the
+        units are powers of two)."""
+        u = self.unit
+
+        def scaled(side: Side | None) -> Side | None:
+            if side is None:
+                return None
+            return replace(side, log_ref=side.log_ref / u, v=side.v / u)
+
+        return Sample(self.family, scaled(self.pos), scaled(self.neg))

@@ -79,6 +79,10 @@ def qr_design(
         raise BoxCoxError("the design matrix must be 2-D")
     sw = None if weights is None else np.sqrt(np.asarray(weights, dtype=np.float64))
     xw = x if sw is None else x * sw[:, None]
+    # each column in units of a power of two near its largest value (exact; the basis and the
+    # aliasing rule are scale invariant), so norms of values beyond 1e154 do not overflow
+    big = np.max(np.abs(xw), axis=0, initial=0.0)
+    xw = xw / np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
     basis: list[NDArray] = []
     kept: list[int] = []
     for j in range(xw.shape[1]):

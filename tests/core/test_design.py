@@ -137,3 +137,32 @@ def test_weighted_resid(shape):
 def test_a_design_that_is_not_2d_is_refused():
     with pytest.raises(BoxCoxError, match="the design matrix must be 2-D"):
         qr_design(np.ones(5))
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_columns_near_the_ends_of_float64_give_the_same_basis(scale):
+    """Column norms of values beyond 1e154 overflowed ('overflow encountered in dot', then a
+    basis of NaN); each column is now measured in a power of two near its largest value.
+    The reference is least squares on the unscaled design (the column space is the same)."""
+    x = _base()
+    u = np.random.default_rng(11).normal(size=len(x))
+    d = qr_design(x * scale)
+    assert d.kept.tolist() == qr_design(x).kept.tolist()
+    # 1e-12 of |u|: two orthogonalisations against an orthonormal basis, rounding only
+    np.testing.assert_allclose(d.resid(u), _lstsq_resid(x, u), rtol=0,
+                               atol=1e-12 * np.linalg.norm(u))
+
+
+def test_a_regressor_on_predictors_of_1e200_equals_the_unscaled_one():
+    """scikit-learn's BoxCoxRegressor on predictors of order 1e200 raised numpy's overflow
+    warning; the response's power does not depend on the predictors' units."""
+    from boxcoxstat.sklearn import BoxCoxRegressor
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 2))
+    y = np.exp(x @ [0.5, 0.2] + 0.3 * rng.normal(size=50))
+    want = BoxCoxRegressor().fit(x, y)
+    got = BoxCoxRegressor().fit(x * 1e200, y)
+    # 1e-12: the same projections up to rounding; lambda solved to 1e-12 relative
+    assert got.lmbda_ == pytest.approx(want.lmbda_, rel=1e-11)
+    np.testing.assert_allclose(got.predict(x[:5] * 1e200), want.predict(x[:5]), rtol=1e-10)

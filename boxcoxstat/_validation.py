@@ -34,10 +34,9 @@ _FAMILY_ALIASES = {
 # Relative spread below which float64 cannot resolve a power (values equal to ~12 digits).
 DEGENERATE_SPREAD = 1e-12
 # Yeo-Johnson only: absolute range below which lambda (about the inverse of the range) would
-# pass LAMBDA_MAX, and the profile's curvature in lambda (about n times the squared range)
-# would fall below float64's normal numbers (the likelihood itself works in a unit of the
-# data's size, see core.sample.Sample.unit, and has no such limit).
-YJ_TINY_RANGE = 1e-150
+# pass 1e300 (the likelihood, solver and inference work in a unit of the data's size, see
+# core.sample.Sample.unit and core.profile.RescaledProfile, and have no other limit).
+YJ_TINY_RANGE = 1e-300
 
 
 class BoxCoxError(ValueError):
@@ -446,7 +445,7 @@ def as_columns(
     min_n : int, default=3
         Fewest finite values a column may have.
     tiny_scale : bool, default=False
-        Accept Yeo-Johnson columns on a tiny scale (range down to 1e-150): for callers whose
+        Accept Yeo-Johnson columns on a tiny scale (range down to 1e-300): for callers whose
         solver reaches the inverse of the range (a sample's profile, see
         :func:`check_spread`).
 
@@ -662,10 +661,10 @@ def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox",
     determined. Yeo-Johnson is not scale invariant: data on a tiny scale have their optimum
     near the inverse of their range (1e-32 gives about 1e31). With ``tiny_scale`` (callers
     whose solver reaches that far: a sample's profile, see ``SampleProfile.lambda_limit``)
-    its spread is also relative to the values, and columns with a range below 1e-150
-    (``YJ_TINY_RANGE``), where lambda would pass 1e150 and its curvature leave float64's
-    normal numbers, are refused; otherwise (federated, Dask and model profiles, whose solver
-    stops at 1e18) the spread is relative to ``1 + max|x|``, the Yeo-Johnson scale.
+    its spread is also relative to the values, and columns with a range below 1e-300
+    (``YJ_TINY_RANGE``), where lambda would pass 1e300, are refused; otherwise (federated,
+    Dask and model profiles, whose solver stops at 1e18) the spread is relative to
+    ``1 + max|x|``, the Yeo-Johnson scale.
     """
     lo, hi = float(finite.min()), float(finite.max())
     if lo == hi:
@@ -687,9 +686,9 @@ def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox",
     if family != "boxcox" and hi - lo < YJ_TINY_RANGE:
         raise BoxCoxError(
             f"column {name!r}: the values span less than {YJ_TINY_RANGE:g} (range {lo!r} to "
-            f"{hi!r}); Yeo-Johnson's lambda would lie beyond about 1e150, where float64 cannot "
-            "hold its standard error's curvature; rescale the data (Yeo-Johnson is not scale "
-            "invariant, so choose the unit deliberately)"
+            f"{hi!r}); Yeo-Johnson's lambda would lie beyond about 1e300, near the end of "
+            "float64; rescale the data (Yeo-Johnson is not scale invariant, so choose the "
+            "unit deliberately)"
         )
 
 

@@ -41,12 +41,21 @@ def format_number(x: object, digits: int = 4) -> str:
 
 
 def format_power(x: object) -> str:
-    """A convenient power as a fraction (``-1/2``, ``1/3``...), any other to 2 decimals."""
+    """A convenient power as a fraction (``-1/2``, ``1/3``...), any other to 2 decimals (in
+    exponent form from 1e6 in magnitude, where two decimals would print every digit of the
+    float, hundreds for Yeo-Johnson data on a tiny scale).
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.summary import format_power
+    >>> format_power(-0.5), format_power(0.4137), format_power(-5.3321e31)
+    ('-1/2', '0.41', '-5.3321e+31')
+    """
     v = float(x)  # type: ignore[arg-type]
     for power, name in _POWER_NAMES.items():
         if v == power:
             return name
-    return f"{v:.2f}"
+    return f"{v:.2f}" if abs(v) < 1e6 else f"{v:.4e}"
 
 
 def format_pvalue(p: float) -> str:

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
-from .profile import CallbackProfile, Profile
+from .profile import CallbackProfile, Profile, rescaled
 from .solve import bracket_increasing, curvature, curvature_and_nll, find_root
 
 __all__ = [
@@ -43,6 +43,12 @@ def standard_error(profile: Profile, lmbda: NDArray[np.float64],
                    slope: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """``1 / sqrt(observed information)`` at ``lmbda`` (the curvature of the profile NLL;
     ``slope``, an estimate of it such as the solver's, saves an evaluation)."""
+    scaled = rescaled(profile)
+    if scaled is not None:  # in lambda * unit (the curvature in lambda may underflow)
+        u = scaled.unit
+        with np.errstate(under="ignore"):
+            mu_slope = None if slope is None else np.asarray(slope) / u / u
+        return standard_error(scaled, lmbda * u, mu_slope) / u
     info = curvature(profile, lmbda, slope)
     return np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
 
@@ -86,6 +92,12 @@ def profile_interval(
     ``infinite_ok`` is reported as infinite (a profile with a nuisance parameter can level
     off: bcnPower's tends to the untransformed likelihood).
     """
+    scaled = rescaled(profile)
+    if scaled is not None:  # in lambda * unit, where score and curvature are of order one
+        u = scaled.unit
+        lo, hi = profile_interval(scaled, lmbda * u, nll_hat, bse * u, alpha,
+                                  infinite_ok=infinite_ok, limit=limit)
+        return lo / u, hi / u
     half_q = 0.5 * stats.chi2.isf(alpha, 1)
     p = lmbda.shape[0]
     # stack (upper, lower) problems: column k < p is upper, k >= p lower
@@ -227,6 +239,17 @@ def standard_inference(
     take their own NLL-only evaluation; one per Newton step of both endpoints of every column,
     usually two), which matters where an evaluation is a federated round or a Dask graph.
     """
+    scaled = rescaled(profile)
+    if scaled is not None:  # in lambda * unit; the tests' NLL values are the same
+        u = scaled.unit
+        with np.errstate(under="ignore"):
+            mu_slope = None if slope is None else np.asarray(slope) / u / u
+        out = standard_inference(scaled, lmbda * u, nll_hat, alpha, infinite_ok=infinite_ok,
+                                 slope=mu_slope)
+        out["lr0"], out["lr1"] = lr_statistic(profile, nll_hat, np.stack([np.zeros_like(u),
+                                                                          np.ones_like(u)]))
+        return {**out, "bse": out["bse"] / u, "lower": out["lower"] / u,
+                "upper": out["upper"] / u}
     p = lmbda.shape[0]
     cols = np.arange(p)
     null = np.stack([np.zeros(p), np.ones(p)])

@@ -384,41 +384,50 @@ def merge_moments(a: SideMoments, b: SideMoments) -> SideMoments:
     )
 
 
-def _one_sided(m: SideMoments, n: NDArray, unit: NDArray | None = None
-               ) -> tuple[NDArray, NDArray]:
+def _one_sided(m: SideMoments, n: NDArray, unit: NDArray | None = None,
+               score_factor: NDArray | None = None) -> tuple[NDArray, NDArray]:
     """NLL and dNLL/dkappa of a sample with a single side (exact form, no large cancellation);
-    moments measured in ``unit`` (see :func:`nll_score_from_moments`) are converted back."""
+    moments measured in ``unit`` (see :func:`nll_score_from_moments`) are converted back, the
+    score multiplied by ``score_factor``."""
     j_abs = m.W * m.log_ref + m.wv
     with np.errstate(divide="ignore"):
         nll_val = -m.kappa * m.d_sum + 0.5 * n * (np.log(m.m2) - np.log(n))
         dk = -m.d_sum + n * m.c2 / m.m2
         if unit is None:
             return nll_val + j_abs, dk
-        return nll_val + unit * j_abs + n * np.log(unit), unit * dk
+        return (nll_val + unit * j_abs + n * np.log(unit),
+                dk if score_factor is None else score_factor * dk)
 
 
 def nll_score_from_moments(
     pos: SideMoments | None, neg: SideMoments | None, lmbda: ArrayLike,
-    unit: NDArray[np.float64] | None = None,
+    unit: NDArray[np.float64] | None = None, score_unit: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile NLL and its derivative in lambda from (merged) side moments.
 
     ``unit`` (per pair, powers of two; ``Sample.unit``) says the moments were computed with
     every length divided by it and every exponent multiplied by it: the variance terms are
     then ``Var / unit**2`` and the score ``d/d(kappa unit)``, converted back here exactly.
+    With ``score_unit`` (powers of two) the score returned is the derivative in
+    ``lambda * score_unit`` (formed without the natural score, which can underflow).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
+    factor = None
+    if unit is not None:
+        factor = unit if score_unit is None else unit / score_unit
+    elif score_unit is not None:
+        unit, factor = np.ones_like(score_unit), 1.0 / score_unit
     if neg is None or pos is None:
         m = pos if neg is None else neg
         if m is None:
             raise BoxCoxError("no moments to evaluate: both sides are empty")
-        val, dk = _one_sided(m, m.W, unit)
+        val, dk = _one_sided(m, m.W, unit, factor)
         return val, (-dk if m.negative else dk)
     n = pos.W + neg.W
     only_p, only_n = neg.W == 0, pos.W == 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        vp, dp = _one_sided(pos, n, unit)
-        vn, dn = _one_sided(neg, n, unit)
+        vp, dp = _one_sided(pos, n, unit, factor)
+        vn, dn = _one_sided(neg, n, unit, factor)
         lnWp, lnWn, lnn = np.log(pos.W), np.log(neg.W), np.log(n)
         scale_p = pos.log_ref + pos.shift
         scale_n = neg.log_ref + neg.shift
@@ -446,19 +455,22 @@ def nll_score_from_moments(
             - np.where(om[1] > 0, n * om[1] * neg.c2 / neg.m2, 0.0)
             + np.where(om[2] > 0, n * om[2] * rho3, 0.0)
         )
-        if unit is not None:
-            terms = unit * terms  # every term is a length over the unit
+        if factor is not None:
+            terms = factor * terms  # every term is a length over the unit
     nll_val = np.where(only_p, vp, np.where(only_n, vn, mixed_nll))
     sc = np.where(only_p, dp, np.where(only_n, -dn, terms))
     return nll_val, sc
 
 
 def nll_score(
-    sample: Sample, lmbda: ArrayLike, *, score: bool = True, cols: ArrayLike | None = None
+    sample: Sample, lmbda: ArrayLike, *, score: bool = True, cols: ArrayLike | None = None,
+    score_unit: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile NLL and score at ``lmbda`` (one value per column, or many for one column).
 
-    With ``score=False`` only the NLL is computed (the score is returned as NaN).
+    With ``score=False`` only the NLL is computed (the score is returned as NaN). With
+    ``score_unit`` (per pair, powers of two) the score is the derivative in
+    ``lambda * score_unit`` (``profile.RescaledProfile``).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     unit = sample.unit if cols is None else sample.unit[np.asarray(cols, dtype=np.intp)]
@@ -473,7 +485,7 @@ def nll_score(
     if sample.neg is not None:
         nm = side_moments(sample.neg, 2.0 - lmbda if u is None else (2.0 - lmbda) * u,
                           score=score, cols=cols)
-    return nll_score_from_moments(pm, nm, lmbda, u)
+    return nll_score_from_moments(pm, nm, lmbda, u, score_unit)
 
 
 def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,

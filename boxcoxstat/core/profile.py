@@ -27,7 +27,6 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import LAMBDA_MAX
 from .likelihood import llf_constant, nll_score
 from .sample import Sample
 
@@ -35,6 +34,9 @@ __all__ = [
     "Profile",
     "SampleProfile",
     "CallbackProfile",
+    "RescaledProfile",
+    "rescaled",
+    "LAMBDA_REACH",
     "SUBSAMPLE_FROM",
     "SUBSAMPLE_SIZE",
     "as_pairs",
@@ -44,6 +46,7 @@ __all__ = [
 SUBSAMPLE_FROM = 100_000  # rows above which lambda is first solved on a systematic subsample
 SUBSAMPLE_SIZE = 20_000  # about this many rows in that subsample
 SUBSAMPLE_MIN_ROWS = 2_000  # a matrix's subsample keeps at least this many rows
+LAMBDA_REACH = 1e300  # farthest |lambda| the solver looks on a sample's profile
 
 
 class Profile(Protocol):
@@ -150,38 +153,50 @@ class SampleProfile:
         return llf_constant(self.sample.nobs())
 
     def evaluate(
-        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """NLL and score at the pairs; with ``score_unit`` (per pair) the score is the
+        derivative in ``lambda * score_unit`` (see :class:`RescaledProfile`)."""
         lam, idx = as_pairs(lmbda, cols)
+        su = None if score_unit is None else np.broadcast_to(score_unit, lam.shape)
         full = self.ncols
         if idx.size == full and (full == 1 or np.array_equal(idx, np.arange(full))):
-            return nll_score(self.sample, lam, score=score)  # every column once, in order
+            return nll_score(self.sample, lam, score=score,  # every column once, in order
+                             score_unit=su)
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
         uniq = np.unique(idx)
         if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
             val[:], sc[:] = nll_score(self.sample, lam, score=score,
-                                      cols=None if full == 1 else uniq)
+                                      cols=None if full == 1 else uniq, score_unit=su)
             return val, sc
         for layer in _layers(idx):  # each column at most once per call
             sel = idx[layer]
             every = sel.size == full and np.array_equal(sel, np.arange(full))
             val[layer], sc[layer] = nll_score(self.sample, lam[layer], score=score,
-                                              cols=None if every else sel)
+                                              cols=None if every else sel,
+                                              score_unit=None if su is None else su[layer])
         return val, sc
+
+    def rescaled(self) -> RescaledProfile | None:
+        """This profile in the coordinate ``lambda * Sample.unit`` where a column is on a
+        tiny scale (Yeo-Johnson data of range below about 5e-20), else ``None``."""
+        unit = self.sample.unit
+        return None if np.all(unit == 1.0) else RescaledProfile(self, unit)
 
     def lambda_limit(self) -> NDArray[np.float64]:
         """Per column, how far the solver may look for lambda: ``1e18`` divided by the span
         of the log-ratios where that span is below 1 (the optimum scales like its inverse:
-        Yeo-Johnson data of magnitude 1e-32 have theirs near 1e31), at most ``LAMBDA_MAX``
-        (1e150; the gate refuses Yeo-Johnson ranges below 1e-150, see
+        Yeo-Johnson data of magnitude 1e-32 have theirs near 1e31), at most ``LAMBDA_REACH``
+        (1e300; the gate refuses Yeo-Johnson ranges below 1e-300, see
         ``_validation.check_spread``)."""
         span = np.zeros(self.ncols)
         for side in self.sample.sides:
             vmin, vmax = side.vrange
             span = np.maximum(span, vmax - vmin)
         with np.errstate(divide="ignore", over="ignore"):
-            return np.minimum(LAMBDA_MAX, 1e18 / np.minimum(span, 1.0))
+            return np.minimum(LAMBDA_REACH, 1e18 / np.minimum(span, 1.0))
 
     def subsample(self) -> SampleProfile | None:
         """Every k-th row: about 20,000 values per column for one column (above 100,000
@@ -195,6 +210,51 @@ class SampleProfile:
         if self.sample.nrows <= start_from or self.sample.nrows // rows < 2:
             return None
         return SampleProfile(self.sample.every(self.sample.nrows // rows))
+
+
+@dataclass(frozen=True)
+class RescaledProfile:
+    """A sample's profile in the coordinate ``mu = lambda * unit`` (``unit`` per column, a
+    power of two: ``Sample.unit``).
+
+    Yeo-Johnson data of magnitude 1e-200 have lambda near 1e200, a score near 1e-200 and a
+    curvature near 1e-400, which float64 cannot hold; in ``mu`` all three are of order one.
+    The solver and the inference (``solve.solve``, ``inference``) work on this profile and
+    convert their answers back; NLL values are the same in both coordinates.
+    """
+
+    inner: SampleProfile
+    unit: NDArray[np.float64]
+
+    @property
+    def ncols(self) -> int:
+        return self.inner.ncols
+
+    def nobs(self) -> NDArray[np.float64]:
+        return self.inner.nobs()
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        return self.inner.llf_offset()
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        mu, idx = as_pairs(lmbda, cols)
+        u = self.unit[idx]
+        return self.inner.evaluate(mu / u, idx, score=score, score_unit=u)
+
+    def lambda_limit(self) -> NDArray[np.float64]:
+        return self.inner.lambda_limit() * self.unit
+
+    def subsample(self) -> RescaledProfile | None:
+        sub = self.inner.subsample()
+        return None if sub is None else RescaledProfile(sub, self.unit)
+
+
+def rescaled(profile: Profile) -> RescaledProfile | None:
+    """``profile.rescaled()`` where the profile has one (a sample's), else ``None``."""
+    method = getattr(profile, "rescaled", None)
+    return None if method is None else method()
 
 
 Rounds = Callable[..., tuple[NDArray[np.float64], NDArray[np.float64]]]

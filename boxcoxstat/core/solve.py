@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize as sopt
 
 from .._validation import BoxCoxError, check_option
-from .profile import SUBSAMPLE_FROM, Profile
+from .profile import SUBSAMPLE_FROM, Profile, rescaled
 
 __all__ = [
     "RootResult",
@@ -508,6 +508,17 @@ def solve(
     (-361.145, True)
     """
     check_option("optimizer", optimizer, OPTIMIZERS)
+    scaled = rescaled(profile)
+    if scaled is not None:  # tiny-scale columns: solve in lambda * unit, convert back
+        u = scaled.unit
+        st = None if start is None else (
+            np.asarray(start[0]) * u, np.asarray(start[1]) * u,
+            None if start[2] is None else np.asarray(start[2]) / u,
+            None if start[3] is None else np.asarray(start[3]) / u)
+        sol = solve(scaled, optimizer=optimizer, grid=grid, start=st)
+        with np.errstate(under="ignore"):
+            slope = None if sol.slope is None else sol.slope * u * u
+        return Solution(sol.lmbda / u, sol.nll, sol.converged, sol.nfev, slope)
     rec = _Recorder(profile)
     if optimizer == "score":
         return _solve_score(profile, rec, start)
@@ -571,6 +582,14 @@ def curvature_and_nll(
     xl = np.zeros(0) if extra_lmbda is None else np.asarray(extra_lmbda, dtype=np.float64)
     xc = np.zeros(0, dtype=np.intp) if extra_cols is None else np.asarray(extra_cols,
                                                                          dtype=np.intp)
+    scaled = rescaled(profile)
+    if scaled is not None:  # in lambda * unit; the curvature in lambda may underflow
+        u = scaled.unit
+        with np.errstate(under="ignore"):
+            c, extra = curvature_and_nll(scaled, np.asarray(lmbda) * u,
+                                         None if slope is None else np.asarray(slope) / u / u,
+                                         xl * u[xc], xc)
+            return c * u * u, extra
     lam = np.asarray(lmbda, dtype=np.float64)
     p = lam.shape[0]
     scale = np.maximum(1.0, np.abs(lam))

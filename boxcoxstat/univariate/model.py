@@ -39,8 +39,6 @@ def _fit_family(x: NDArray[np.float64], family: str,
         "nll": sol.nll,
         "llf": -sol.nll + llf_constant(sample.nobs()),
         "converged": sol.converged,
-        # not converged where the solver's reach was LAMBDA_MAX (Yeo-Johnson, tiny scale)
-        "beyond": ~sol.converged & (profile.lambda_limit() >= LAMBDA_MAX),
         "slope": slope,
         "profile": profile,
     }
@@ -126,13 +124,6 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                 one = SampleProfile(Sample.from_array(x[:, j], fams[j], weights))
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
                 llf[j] = one.llf_offset()[0] - val[0]
-    if np.any(est["beyond"]):
-        bad = [cols.names[j] for j in np.flatnonzero(est["beyond"])]
-        raise BoxCoxError(
-            f"Yeo-Johnson's lambda of column(s) {bad} lies beyond {LAMBDA_MAX:g} in magnitude "
-            "(the data's range is tiny, and lambda grows like its inverse), where float64 "
-            "cannot hold the likelihood; rescale the data (Yeo-Johnson is not scale "
-            "invariant, so choose the unit deliberately)")
     if not np.all(est["converged"]):
         bad = [cols.names[j] for j in np.flatnonzero(~est["converged"])]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,

@@ -36,6 +36,7 @@ __all__ = [
     "CallbackProfile",
     "RescaledProfile",
     "rescaled",
+    "reach_of",
     "LAMBDA_REACH",
     "SUBSAMPLE_FROM",
     "SUBSAMPLE_SIZE",
@@ -109,6 +110,14 @@ def _layers(cols: NDArray[np.intp]) -> list[NDArray[np.intp]]:
     starts = np.r_[0, np.flatnonzero(np.diff(sorted_cols)) + 1]
     rank = np.arange(cols.size) - np.repeat(starts, np.diff(np.r_[starts, cols.size]))
     return [order[rank == r] for r in range(int(rank.max()) + 1)] if cols.size else []
+
+
+def reach_of(span: ArrayLike) -> NDArray[np.float64]:
+    """How far a solver looks for lambda on data whose log-ratios span ``span``: ``1e18``,
+    divided by the span where it is below 1, at most ``LAMBDA_REACH``."""
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.minimum(LAMBDA_REACH, 1e18 / np.minimum(np.asarray(span, dtype=np.float64),
+                                                          1.0))
 
 
 @dataclass(frozen=True)
@@ -195,8 +204,7 @@ class SampleProfile:
         for side in self.sample.sides:
             vmin, vmax = side.vrange
             span = np.maximum(span, vmax - vmin)
-        with np.errstate(divide="ignore", over="ignore"):
-            return np.minimum(LAMBDA_REACH, 1e18 / np.minimum(span, 1.0))
+        return reach_of(span)
 
     def subsample(self) -> SampleProfile | None:
         """Every k-th row: about 20,000 values per column for one column (above 100,000
@@ -219,11 +227,13 @@ class RescaledProfile:
 
     Yeo-Johnson data of magnitude 1e-200 have lambda near 1e200, a score near 1e-200 and a
     curvature near 1e-400, which float64 cannot hold; in ``mu`` all three are of order one.
+    The inner profile is a sample's or a callback's (federated server, Dask graph) whose
+    evaluation takes ``score_unit``.
     The solver and the inference (``solve.solve``, ``inference``) work on this profile and
     convert their answers back; NLL values are the same in both coordinates.
     """
 
-    inner: SampleProfile
+    inner: SampleProfile | CallbackProfile
     unit: NDArray[np.float64]
 
     @property
@@ -248,7 +258,11 @@ class RescaledProfile:
 
     def subsample(self) -> RescaledProfile | None:
         sub = self.inner.subsample()
-        return None if sub is None else RescaledProfile(sub, self.unit)
+        if sub is None:
+            return None
+        if not isinstance(sub, (SampleProfile, CallbackProfile)):
+            raise TypeError(f"cannot rescale a subsample profile of type {type(sub).__name__}")
+        return RescaledProfile(sub, self.unit)
 
 
 def rescaled(profile: Profile) -> RescaledProfile | None:
@@ -272,6 +286,8 @@ class CallbackProfile:
     callback: Rounds
     n: NDArray[np.float64]
     sub: Profile | None = None
+    unit: NDArray[np.float64] | None = None  # per column, the frame's unit (see rescaled)
+    reach: NDArray[np.float64] | None = None  # per column, see lambda_limit
 
     @property
     def ncols(self) -> int:
@@ -284,11 +300,30 @@ class CallbackProfile:
         return llf_constant(self.n)
 
     def evaluate(
-        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """One round at the pairs; with ``score_unit`` (per pair) the callback returns the
+        derivative in ``lambda * score_unit`` (see :class:`RescaledProfile`)."""
         lam, idx = as_pairs(lmbda, cols)
-        val, sc = self.callback(lam, idx, score=score)
+        if score_unit is None:
+            val, sc = self.callback(lam, idx, score=score)
+        else:
+            val, sc = self.callback(lam, idx, score=score, score_unit=score_unit)
         return np.asarray(val, dtype=np.float64), np.asarray(sc, dtype=np.float64)
 
     def subsample(self) -> Profile | None:
         return self.sub
+
+    def lambda_limit(self) -> NDArray[np.float64]:
+        """How far the solver may look for lambda: ``reach`` where the caller knows the data's
+        span (as :meth:`SampleProfile.lambda_limit`: the optimum of data on a tiny scale lies
+        near the inverse of their range), else ``1e18``."""
+        return np.full(self.ncols, 1e18) if self.reach is None else self.reach
+
+    def rescaled(self) -> RescaledProfile | None:
+        """This profile in the coordinate ``lambda * unit`` where the frame has a unit (data
+        on a tiny scale), else ``None``; the callback must accept ``score_unit``."""
+        if self.unit is None or np.all(self.unit == 1.0):
+            return None
+        return RescaledProfile(self, self.unit)

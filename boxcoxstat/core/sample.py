@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import normalize_family
 
-__all__ = ["Side", "Sample"]
+__all__ = ["Side", "Sample", "length_unit"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,22 @@ def _make_side(
 
 
 UNIT_BELOW = 2.0 ** -64  # Yeo-Johnson columns whose lengths all lie below this get a unit
+
+
+def length_unit(size: ArrayLike) -> NDArray[np.float64]:
+    """The unit of lengths (log-ratios) for data whose largest length is ``size``: 1, or below
+    ``UNIT_BELOW`` the power of two at or just above ``size`` (see :attr:`Sample.unit`).
+
+    Examples
+    --------
+    >>> from boxcoxstat.core.sample import length_unit
+    >>> length_unit([0.3, 1e-30, 0.0]).tolist()
+    [1.0, 1.5777218104420236e-30, 1.0]
+    """
+    size = np.abs(np.asarray(size, dtype=np.float64))
+    tiny = (size > 0) & (size < UNIT_BELOW)
+    return np.where(tiny, np.ldexp(1.0, np.frexp(size)[1]), 1.0)
+
 MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
 
 
@@ -303,8 +319,7 @@ class Sample:
             vmin, vmax = side.vrange
             ref = np.where(side.wsum > 0, np.abs(side.log_ref), 0.0)  # an empty side's
             size = np.maximum(size, np.maximum(ref, np.maximum(np.abs(vmin), np.abs(vmax))))
-        tiny = (size > 0) & (size < UNIT_BELOW)
-        return np.where(tiny, np.ldexp(1.0, np.frexp(size)[1]), 1.0)
+        return length_unit(size)
 
     @cached_property
     def in_units(self) -> Sample:

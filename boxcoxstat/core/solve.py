@@ -410,19 +410,23 @@ def _solve_brent(rec: _Recorder, j: int) -> tuple[float, float, bool]:
     def g(x: float) -> float:
         return float(rec.values(np.array([x]), col, score=False)[0][0])
 
-    a, b = 0.0, 1.0
+    reach = float(lambda_limit(rec.profile)[j])
+    a, b = 0.0, max(1.0, reach / LIMIT)  # lambda's natural scale: 1, or 1/span (tiny data)
     fa, fb = g(a), g(b)
     if fb > fa:
         a, b, fa, fb = b, a, fb, fa
     c = b + 2.0 * (b - a)
     fc = g(c)
     while fc < fb:
-        if abs(c) > LIMIT:
+        if abs(c) > reach:
             return c, fc, False
         a, b, fa, fb = b, c, fb, fc
         c = b + 2.0 * (b - a)
         fc = g(c)
-    res = sopt.minimize_scalar(g, bracket=(a, b, c), method="brent", tol=1e-12)
+    try:
+        res = sopt.minimize_scalar(g, bracket=(a, b, c), method="brent", tol=1e-12)
+    except ValueError:  # no bracket: the NLL is flat to rounding between the points
+        return b, fb, False
     return float(res.x), float(res.fun), bool(res.success)
 
 

@@ -154,7 +154,8 @@ def check_consistent(
         return []
     lam = np.asarray(req.lmbda, dtype=np.float64)
     L = lam.size
-    kappa = 2.0 - lam if items[0][1].frame.kind == "neg" else lam
+    frame = items[0][1].frame
+    kappa = (2.0 - lam if frame.kind == "neg" else lam) * frame.unit  # lengths in its unit
     n = np.array([float(st.n) for st, _, _ in items])[:, None]
     vlo = np.array([b.vlo for _, b, _ in items])[:, None]
     vhi = np.array([b.vhi for _, b, _ in items])[:, None]
@@ -211,8 +212,10 @@ def check_consistent(
         c_hi = np.maximum(chi[0], chi[1]).reshape(m, L)
         # chi = (e^a (a - 1) + 1)/k^2 (a = k d) is formed with an absolute error of about
         # eps |a| / k^2, which dominates where |a| is huge and chi tends to 1/k^2
+        # (below |a| = 1, where a series or the closed form is exact to a few eps, span^2)
         ka = np.abs(kappa)
-        noise = np.where(ka > 0, (1.0 + ka * span) / np.where(ka > 0, ka, 1.0) ** 2,
+        big = ka * span > 1.0
+        noise = np.where(big, (1.0 + ka * span) / np.where(big, ka, 1.0) ** 2,
                          span * span) * 1e-12
         cmag = np.maximum(np.abs(c_lo), np.abs(c_hi))
         cslack = RTOL * (cmag + (c_hi - c_lo)) + noise + 1e-300

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
-from ..core.likelihood import SideMoments, side_moments
+from ..core.likelihood import SideMoments
 from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
 from ..core.solve import OPTIMIZERS
 from ..univariate.results import PowerTransformResult
@@ -92,13 +92,8 @@ def _moments_chunk(block: NDArray, axis: Any = None, keepdims: bool = False, *,
     ok = np.isfinite(x)
     if not ok.all():
         x = x[ok]
-    lam = np.asarray(lmbda)
-    sp, sn = local_sides(x, frame)
-    with np.errstate(over="ignore", invalid="ignore"):
-        pm = None if sp is None else side_moments(sp, lam, shift=np.asarray(shift_pos),
-                                                  score=score)
-        nm = None if sn is None else side_moments(sn, 2.0 - lam, shift=np.asarray(shift_neg),
-                                                  score=score)
+    pm, nm = frame.moments(local_sides(x, frame), np.asarray(lmbda), shift_pos, shift_neg,
+                           score)
     return _box({"pos": pm, "neg": nm})
 
 
@@ -149,7 +144,8 @@ def _setup(col: Any, name: str, family: str, missing: str, split_every: Any) -> 
     rep = da.reduction(col, _setup_chunk, _setup_aggregate, combine=_setup_combine,
                        concatenate=False, dtype=object, split_every=split_every,
                        meta=np.empty((0,), dtype=object)).compute()
-    check_column(rep["report"], name, family=family, missing=missing)
+    check_column(rep["report"], name, family=family, missing=missing,
+                 tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
     return rep
 
 
@@ -157,7 +153,8 @@ def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key:
     """The profile's callback: one graph execution merging every partition's moments."""
     import dask.array as da
 
-    def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True):
+    def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True,
+                 score_unit: NDArray | None = None):
         lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
         req = frame.request(lam.tolist(), score)
         chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
@@ -167,7 +164,7 @@ def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key:
                            meta=np.empty((0,), dtype=object)).compute()
         tally[key] += 1
         tally["evaluations"] += lam.size
-        val, sc = global_nll_score(out["pos"], out["neg"], lam)
+        val, sc = global_nll_score(out["pos"], out["neg"], lam, frame.unit, score_unit)
         return val, (sc if score else np.full_like(val, np.nan))
 
     return evaluate
@@ -190,7 +187,8 @@ def _subsample_profile(col: Any, frame: GlobalFrame, n: int, split_every: Any,
     sub = col.map_blocks(_every, stride, dtype=np.float64,
                          chunks=((np.nan,) * col.numblocks[0],)).persist()
     ev = _evaluator(sub, frame, split_every, tally, "subsample_rounds")
-    return CallbackProfile(ev, np.array([max(1.0, n / stride)]))
+    return CallbackProfile(ev, np.array([max(1.0, n / stride)]), unit=np.array([frame.unit]),
+                           reach=np.array([frame.reach()]))
 
 
 def fit_dask(
@@ -238,7 +236,8 @@ def fit_dask(
             if n > SUBSAMPLE_FROM and optimizer == "score":
                 sub = _subsample_profile(col, frame, n, split_every, tally)
             return CallbackProfile(_evaluator(col, frame, split_every, tally, "rounds"),
-                                   np.array([float(n)]), sub)
+                                   np.array([float(n)]), sub, unit=np.array([frame.unit]),
+                                   reach=np.array([frame.reach()]))
 
         lo, hi = rep["report"].lo, rep["report"].hi
         fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax)

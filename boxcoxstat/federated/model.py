@@ -294,14 +294,19 @@ def _fit_all(server: Server, family: str, optimizer: str, grid: int,
     while True:
         server.setup(column, first)
 
-        def rounds(lam: NDArray[np.float64], cols: NDArray[np.intp], score: bool = True):
-            return server.evaluate(lam, score=score)  # one column: every pair is column 0
+        def rounds(lam: NDArray[np.float64], cols: NDArray[np.intp], score: bool = True,
+                   score_unit: NDArray[np.float64] | None = None):
+            # one column: every pair is column 0
+            return server.evaluate(lam, score=score, score_unit=score_unit)
 
         def prepare(f: str, minimal: bool = server.minimal) -> CallbackProfile:
             server.minimal = minimal
             if f != server.family:
                 server.broadcast_frame(f)
-            return CallbackProfile(rounds, np.array([float(server.nobs)]))
+            frame = server.frame
+            return CallbackProfile(rounds, np.array([float(server.nobs)]),
+                                   unit=None if frame is None else np.array([frame.unit]),
+                                   reach=None if frame is None else np.array([frame.reach()]))
 
         minimal = server.minimal
         try:

@@ -21,14 +21,21 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import BoxCoxError
-from ..core.likelihood import SideMoments, choose_shift, merge_moments, nll_score_from_moments
-from ..core.sample import Side, _make_side
+from ..core.likelihood import (
+    SideMoments,
+    choose_shift,
+    merge_moments,
+    nll_score_from_moments,
+    side_moments,
+)
+from ..core.profile import reach_of
+from ..core.sample import Side, _make_side, length_unit
 from .messages import Frame, Request, SideStats
 
 __all__ = [
@@ -59,19 +66,27 @@ def reference(lo: float, hi: float, kind: str) -> float:
 
 @dataclass(frozen=True)
 class SideFrame:
-    """One side's frame: its kind, reference value and the global range of log-ratios."""
+    """One side's frame: its kind, reference value, the global range of its values and the
+    unit of its lengths (1 except for Yeo-Johnson data on a tiny scale, see
+    :meth:`GlobalFrame.unit`)."""
 
     kind: str  # "bc", "pos" or "neg"
     ref: float
     lo: float  # smallest x on this side (global)
     hi: float  # largest x on this side (global)
+    unit: float = 1.0
 
     def side(self, x: NDArray[np.float64]) -> Side:
-        """The side of local values ``x`` (1-D, all on this side) in this frame."""
-        return _make_side(x.reshape(-1, 1), np.array([self.ref]), self.kind, None, None)
+        """The side of local values ``x`` (1-D, all on this side) in this frame, its
+        log-ratios and reference measured in the frame's unit."""
+        side = _make_side(x.reshape(-1, 1), np.array([self.ref]), self.kind, None, None)
+        if self.unit == 1.0:
+            return side
+        return replace(side, v=side.v / self.unit, log_ref=side.log_ref / self.unit)
 
     def shift(self, kappa: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The shift of the frame at exponents ``kappa`` (chosen from the global range)."""
+        """The shift of the frame (in its unit) at exponents ``kappa`` times the unit
+        (chosen from the global range)."""
         ends = self.side(np.array([self.lo, self.hi]))
         return choose_shift(ends, np.asarray(kappa, dtype=np.float64))
 
@@ -83,6 +98,38 @@ class GlobalFrame:
     family: str
     pos: SideFrame | None
     neg: SideFrame | None
+
+    @property
+    def unit(self) -> float:
+        """The unit every end measures lengths in: 1, or for Yeo-Johnson data on a tiny scale
+        (both references within 2**-64 of 1) a power of two of their size, so the moments
+        of data near 1e-200 stay of order one (``sample.length_unit``; derived from the
+        references alone, so the server and every client agree without another message)."""
+        return self.pos.unit if self.pos is not None else (
+            self.neg.unit if self.neg is not None else 1.0)
+
+    def reach(self) -> float:
+        """How far the server's solver looks for lambda (``profile.reach_of`` the span of the
+        log-ratios of the global ranges, as for a sample in memory)."""
+        span = 0.0
+        for f in (self.pos, self.neg):
+            if f is not None:
+                v = f.side(np.array([f.lo, f.hi])).v[:, 0] * f.unit
+                span = max(span, float(v.max() - v.min()))
+        return float(reach_of(span))
+
+    @staticmethod
+    def _with_unit(family: str, pos: SideFrame | None, neg: SideFrame | None
+                   ) -> tuple[SideFrame | None, SideFrame | None]:
+        if family == "boxcox":
+            return pos, neg
+        size = max([abs(float(np.log1p(f.ref if f.kind == "pos" else -f.ref)))
+                    for f in (pos, neg) if f is not None], default=0.0)
+        u = float(length_unit(size))
+        if u == 1.0:
+            return pos, neg
+        return (None if pos is None else replace(pos, unit=u),
+                None if neg is None else replace(neg, unit=u))
 
     @classmethod
     def from_ranges(
@@ -99,7 +146,7 @@ class GlobalFrame:
             pos = SideFrame(kpos, reference(*pos_range, kpos), *pos_range)
         if neg_range is not None:
             neg = SideFrame("neg", reference(*neg_range, "neg"), *neg_range)
-        return cls(family, pos, neg)
+        return cls(family, *cls._with_unit(family, pos, neg))
 
     def message(self, column: int = 0, minimal: bool = False) -> Frame:
         """The frame as sent to the clients (with the global ranges under ``minimal``)."""
@@ -122,14 +169,33 @@ class GlobalFrame:
             lo, hi = (np.nan, np.nan) if rng is None else rng
             return SideFrame(kind, ref, lo, hi)
 
-        return cls(msg.family, side(kpos, msg.ref_pos, msg.pos_range),
-                   side("neg", msg.ref_neg, msg.neg_range))
+        return cls(msg.family, *cls._with_unit(msg.family, side(kpos, msg.ref_pos,
+                                                                msg.pos_range),
+                                                side("neg", msg.ref_neg, msg.neg_range)))
 
     def shifts(self, lam: NDArray[np.float64]) -> tuple[tuple[float, ...], tuple[float, ...]]:
-        """The shift of each side's frame at every lambda."""
-        sp = () if self.pos is None else tuple(self.pos.shift(lam).tolist())
-        sn = () if self.neg is None else tuple(self.neg.shift(2.0 - lam).tolist())
+        """The shift of each side's frame at every lambda (in the frame's unit)."""
+        u = self.unit
+        sp = () if self.pos is None else tuple(self.pos.shift(lam * u).tolist())
+        sn = () if self.neg is None else tuple(self.neg.shift((2.0 - lam) * u).tolist())
         return sp, sn
+
+    def moments(self, sides: tuple[Side | None, Side | None], lam: NDArray[np.float64],
+                shift_pos: Iterable[float], shift_neg: Iterable[float], score: bool
+                ) -> tuple[SideMoments | None, SideMoments | None]:
+        """The moments of local ``sides`` (from :func:`local_sides`) at ``lam``, in the
+        frame's shifts and unit (what a client or a Dask partition computes)."""
+        u = self.unit
+        out: list[SideMoments | None] = []
+        for side, kappa, shift in ((sides[0], lam, shift_pos),
+                                   (sides[1], 2.0 - lam, shift_neg)):
+            if side is None:
+                out.append(None)
+                continue
+            with np.errstate(over="ignore", invalid="ignore"):
+                out.append(side_moments(side, kappa * u, shift=np.asarray(list(shift)),
+                                        score=score))
+        return out[0], out[1]
 
     def request(self, lmbda: Iterable[float], score: bool, *, column: int = 0,
                 round: int = 0, minimal: bool = False) -> Request:
@@ -173,31 +239,25 @@ def local_moments(
     A request without shifts (``protocol="minimal"``) takes them from ``frame``, which then
     carries the global ranges; the reply holds ``(n, c, mean, s)`` per side.
     """
-    from ..core.likelihood import side_moments
-
     lam = np.asarray(req.lmbda, dtype=np.float64)
     minimal = not req.shift_pos and not req.shift_neg
     shift_pos, shift_neg = req.shift_pos, req.shift_neg
-    if minimal:
-        if frame is None:
+    if frame is None:
+        if minimal:
             raise BoxCoxError("a request without shifts needs the frame with its ranges")
+        frame = GlobalFrame("boxcox", None, None)  # unit 1
+    elif minimal:
         shift_pos, shift_neg = frame.shifts(lam)
-    out: list[SideStats | None] = []
-    for side, kappa, shift in ((sides[0], lam, shift_pos), (sides[1], 2.0 - lam, shift_neg)):
-        if side is None:
-            out.append(None)
-            continue
-        with np.errstate(over="ignore", invalid="ignore"):
-            m = side_moments(side, kappa, shift=np.asarray(shift), score=req.score)
-        out.append(_stats(m, minimal))
-    return out[0], out[1]
+    pm, nm = frame.moments(sides, lam, shift_pos, shift_neg, req.score)
+    return (None if pm is None else _stats(pm, minimal),
+            None if nm is None else _stats(nm, minimal))
 
 
 def stats_to_moments(st: SideStats, side: SideFrame, req: Request) -> SideMoments:
     """Server side: a reply's stats as :class:`SideMoments` in the side's frame."""
     lam = np.asarray(req.lmbda, dtype=np.float64)
     neg = side.kind == "neg"
-    kappa = 2.0 - lam if neg else lam
+    kappa = (2.0 - lam if neg else lam) * side.unit
     shift = side.shift(kappa)  # the server's own frame (a minimal request carries none)
     log_ref = side.side(np.array([side.ref])).log_ref
     L = lam.shape[0]
@@ -232,11 +292,15 @@ def tree_merge(parts: list[SideMoments]) -> SideMoments | None:
 
 
 def global_nll_score(
-    pos: SideMoments | None, neg: SideMoments | None, lmbda: NDArray[np.float64]
+    pos: SideMoments | None, neg: SideMoments | None, lmbda: NDArray[np.float64],
+    unit: float = 1.0, score_unit: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Profile NLL and score from the merged moments; refuses to return non-finite values."""
+    """Profile NLL and score from the merged moments, computed in the frame's ``unit`` (the
+    score is the derivative in ``lambda * score_unit`` where that is given); refuses to
+    return non-finite values."""
+    u = None if unit == 1.0 else np.full(lmbda.shape, unit)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        val, sc = nll_score_from_moments(pos, neg, lmbda)
+        val, sc = nll_score_from_moments(pos, neg, lmbda, u, score_unit)
     bad = ~np.isfinite(val)
     if np.any(bad):
         raise BoxCoxError(

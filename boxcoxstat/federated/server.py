@@ -285,7 +285,8 @@ class Server:
         hi = prange[1] if prange else nrange[1]  # type: ignore[index]
         pooled = ColumnReport(n_finite=sum(r.n_pos + r.n_neg for _, r in reports), lo=lo,
                               hi=hi, n_missing=self.n_missing)
-        check_column(pooled, self.column_name(column), family=self.family)  # as in memory
+        check_column(pooled, self.column_name(column), family=self.family,  # as in memory
+                     tiny_scale=True)
         return self.broadcast_frame(self.family)
 
     def column_name(self, column: int) -> str:
@@ -324,10 +325,11 @@ class Server:
 
     # ------------------------------------------------------------------ rounds
     def evaluate(
-        self, lmbda: NDArray[np.float64], *, score: bool = True
+        self, lmbda: NDArray[np.float64], *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """One round: NLL and score (NaN unless ``score`` under the full protocol) at every
-        lambda in ``lmbda``."""
+        lambda in ``lmbda`` (the score in ``lambda * score_unit`` where that is given)."""
         if self.frame is None:
             self.setup(self.column)
         assert self.frame is not None
@@ -358,7 +360,8 @@ class Server:
         if dropped:
             self.frame = None
             raise ClientDropped
-        val, sc = global_nll_score(tree_merge(pos), tree_merge(neg), lam)
+        val, sc = global_nll_score(tree_merge(pos), tree_merge(neg), lam, self.frame.unit,
+                                   score_unit)
         if not req.score:
             sc = np.full_like(val, np.nan)
         return val, sc
@@ -397,7 +400,8 @@ class Server:
                     bounds = self._bounds[key] = SideBounds.of(side, rng)
                 idx.append(i)
                 items.append((st, bounds, self._c_seen.get(key)))
-            found = check_consistent(items, req, side.shift(kappa), req.score, label)
+            found = check_consistent(items, req, side.shift(kappa * side.unit), req.score,
+                                     label)
             for i, why in zip(idx, found, strict=True):
                 if why and whys[i] is None:
                     whys[i] = why

@@ -137,3 +137,16 @@ def test_dask_auto_per_column_frame():
     m = bcs.fit(df, family="auto")
     assert r.families == m.families == ("boxcox", "yeojohnson")
     assert _rel(r.lmbda, m.lmbda) < 1e-10
+
+
+@pytest.mark.parametrize("scale", [1e-40, -1e-300])
+def test_dask_yeojohnson_on_tiny_scales_equals_in_memory(scale):
+    """Refused before ("differ only beyond the 12th significant digit"); the frame's unit
+    keeps every partition's moments of order one. 1e-10: the score's root, as in memory."""
+    x = (np.random.default_rng(33).lognormal(0.0, 0.7, 3000) - 0.6) * scale
+    mem = bcs.fit(x, family="yeojohnson")
+    with dask.config.set(scheduler="threads"):
+        r = bcs.fit(da.from_array(x, chunks=500), family="yeojohnson")
+    assert abs(r.lmbda - mem.lmbda) < 1e-10 * abs(mem.lmbda)
+    assert abs(r.bse.iloc[0] - mem.bse.iloc[0]) < 1e-9 * mem.bse.iloc[0]
+    np.testing.assert_allclose(r.conf_int().to_numpy(), mem.conf_int().to_numpy(), rtol=1e-9)

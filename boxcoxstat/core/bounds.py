@@ -70,7 +70,12 @@ def boxcox_lambda_at(b: float, y: float) -> float:
     >>> round(boxcox_lambda_at(0.5, -2.0), 6)
     -2.659861
     """
-    logb = float(np.log(b))
+    return _lambda_at_log(float(np.log(b)), y)
+
+
+def _lambda_at_log(logb: float, y: float) -> float:
+    """:func:`boxcox_lambda_at` from ``log b`` (Yeo-Johnson passes ``log1p(|x|)``, which keeps
+    data on a tiny scale, where ``1 + x`` rounds to 1)."""
     if logb == 0.0 or y == 0.0 or np.sign(logb) != np.sign(y):
         raise BoxCoxError("the transform of b has the sign of log(b); no lambda reaches y")
     with np.errstate(over="ignore", divide="ignore"):
@@ -124,9 +129,9 @@ def lambda_bounds(
             lo = boxcox_lambda_at(xmin, -ymax)
     else:
         if xmax > 0.0:
-            hi = boxcox_lambda_at(1.0 + xmax, ymax)
+            hi = _lambda_at_log(float(np.log1p(xmax)), ymax)
         if xmin < 0.0:
-            lo = 2.0 - boxcox_lambda_at(1.0 - xmin, ymax)
+            lo = 2.0 - _lambda_at_log(float(np.log1p(-xmin)), ymax)
     if not lo <= hi or lo == np.inf or hi == -np.inf:  # NaN or no representable lambda
         raise BoxCoxError(
             f"no lambda keeps every transformed value within +-{ymax:g} for data from "

@@ -45,6 +45,7 @@ from .._validation import (
 )
 from ..base import jsonio
 from ..base.jsonio import saved
+from ..core.sample import length_unit
 from ..robust.model import fit_robust_columns
 from ..robust.registry import ROBUST_METHODS, parse_spec
 from ..robust.results import RobustTransformResult
@@ -291,7 +292,17 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Z = self._forward(values)
         if self.standardize:
             self._scaler = StandardScaler(copy=False).set_output(transform="default")
-            Z = self._scaler.fit_transform(Z, sample_weight=w)
+            with np.errstate(invalid="ignore"):  # an all-missing feature is refused above
+                size = np.nanmax(np.abs(Z), axis=0, initial=0.0)
+            unit = np.where(constant, 1.0, length_unit(size))
+            if np.all(unit == 1.0):
+                Z = self._scaler.fit_transform(Z, sample_weight=w)
+            else:  # Yeo-Johnson features on a tiny scale, whose variance would underflow
+                sc = self._scaler.fit(Z / unit, sample_weight=w)  # exact: powers of two
+                sc.mean_, sc.scale_ = sc.mean_ * unit, sc.scale_ * unit
+                with np.errstate(under="ignore"):
+                    sc.var_ = sc.var_ * unit * unit  # 0 below about 1e-154, as float64 must
+                Z = sc.transform(Z)
         return self._output(Xv, Z) if keep else None
 
     def _screen(self, x: NDArray[np.float64], names: list[str], family: str,
@@ -306,10 +317,11 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         # the gate's rules, evaluated for all features at once; a feature that may fail one
         # goes through the gate itself (its messages)
         top = np.maximum(np.abs(lo), np.abs(hi))
-        spread_bc = np.divide(hi - lo, hi, out=np.zeros_like(hi), where=hi > 0)
-        spread = np.where(lo > 0, spread_bc, (hi - lo) / (1.0 + top)) if family == "auto" \
-            else spread_bc if family == "boxcox" else (hi - lo) / (1.0 + top)
-        suspect = (count == 0) | (spread < 10 * DEGENERATE_SPREAD)
+        # relative to the values for both families: a sample's profile reaches the inverse
+        # of a Yeo-Johnson feature's range (the gate's tiny_scale)
+        with np.errstate(invalid="ignore"):  # inf - inf for a feature with no values
+            spread = np.divide(hi - lo, top, out=np.zeros_like(hi), where=top > 0)
+        suspect = (count == 0) | (spread < 10 * DEGENERATE_SPREAD) | (hi - lo < 1e-290)
         if family == "boxcox":
             suspect |= constant | (lo <= 0)
         for j in np.flatnonzero(suspect):
@@ -334,7 +346,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                               "constant feature unchanged)")
         if family == "auto" and not constant and report.lo > 0:
             fam_j = "boxcox"
-        check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=not constant)
+        check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=not constant,
+                     tiny_scale=True)
 
     # ------------------------------------------------------------------ transforming
     def _columns(self) -> Any:

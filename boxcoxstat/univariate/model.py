@@ -114,7 +114,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         for j in range(p):
             limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
             lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
-            if abs(lam_used[j]) > LAMBDA_MAX:
+            if lam_used[j] != lam_mle[j] and abs(lam_used[j]) > LAMBDA_MAX:
                 raise BoxCoxError(
                     f"ymax = {ymax:g} is too small for column {cols.names[j]!r}: it bounds "
                     f"lambda to [{limits[j, 0]:.6g}, {limits[j, 1]:.6g}], beyond "

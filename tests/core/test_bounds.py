@@ -64,3 +64,18 @@ def test_bad_ymax():
 def test_infeasible_ymax_is_refused():
     with pytest.raises(BoxCoxError, match="use a larger ymax"):
         lambda_bounds([0.01, 1.0, 100.0], 0.1)
+
+
+@pytest.mark.parametrize("scale", [1e-32, 1e-200])
+def test_yeojohnson_bounds_of_data_on_a_tiny_scale(scale):
+    """1 + x rounds to 1 for such data, which raised "the transform of b has the sign of
+    log(b)" for any ymax; the bounds now come from log1p(|x|). The reference is the
+    transform in mpmath at 60 digits: |psi| reaches ymax exactly at each bound."""
+    mp.mp.dps = 60
+    x = np.array([-0.4, 0.2, 6.6]) * scale
+    lo, hi = lambda_bounds(x, 1e100, "yeojohnson")
+    k_hi, k_lo = mp.mpf(hi), 2 - mp.mpf(lo)  # log1p: 1 + 1e-200 needs 200 digits
+    top = mp.expm1(k_hi * mp.log1p(mp.mpf(float(x[2])))) / k_hi
+    low = mp.expm1(k_lo * mp.log1p(-mp.mpf(float(x[0])))) / k_lo
+    assert float(top / mp.mpf(1e100)) == pytest.approx(1.0, rel=1e-11)
+    assert float(low / mp.mpf(1e100)) == pytest.approx(1.0, rel=1e-11)

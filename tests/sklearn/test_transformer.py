@@ -182,3 +182,28 @@ def test_robust_transformer_json_round_trip():
     back = PowerTransformer.from_json(pt.to_json())
     assert isinstance(back.result_, bcs.RobustTransformResult)
     assert_allclose(back.transform(cars), pt.transform(cars), rtol=1e-13)
+
+
+def test_yeojohnson_features_on_tiny_scales_are_fitted_and_standardized():
+    """Features of order 1e-200 were refused ("differ only beyond the 12th significant digit
+    of 1 + |x|"), and standardizing them would have underflowed scikit-learn's variance
+    (a scale of 1, the output left at 1e-200). The lambdas are bcs.fit's (checked against
+    mpmath in tests/test_hostile_core.py); the output has mean 0 and variance 1 as for any
+    feature, and inverse_transform returns the data."""
+    rng = np.random.default_rng(41)
+    a, b = rng.lognormal(size=300) - 0.5, rng.lognormal(size=300)
+    X = np.column_stack([a * 1e-200, b, -b * 1e-100])
+    pt = PowerTransformer().fit(X)
+    for j in range(3):
+        want = bcs.fit(X[:, j], family="yeojohnson").lmbda
+        assert pt.lambdas_[j] == pytest.approx(want, rel=1e-12)  # the same solver, rounding
+    Z = pt.transform(X)
+    # 1e-12: two passes of rounding over 300 values of order one
+    assert_allclose(Z.mean(axis=0), 0.0, atol=1e-12)
+    assert_allclose(Z.std(axis=0), 1.0, rtol=1e-12)
+    # the ordinary feature is transformed as it is alone (1e-13: the same arithmetic)
+    assert_allclose(Z[:, 1], PowerTransformer().fit_transform(X[:, 1:2])[:, 0], atol=1e-13)
+    # 1e-8: at the largest value lambda * log1p(x) is about -20, where the transform is
+    # within e^-20 of its asymptote -1/lambda and inverting it magnifies rounding by ~e^20
+    # (as at any scale: the same data times 1e-32 lose the same digits)
+    assert_allclose(pt.inverse_transform(Z), X, rtol=1e-8)

@@ -449,3 +449,39 @@ def test_predict_new_data_missing_a_predictor_named():
     x = np.arange(50.0)  # noqa: F841 - the name patsy finds outside the data
     with pytest.raises(bcs.BoxCoxError, match="lack a variable of the model"):
         m.predict(pd.DataFrame({"z": [1.0]}))
+
+
+# ----------------------------------------------------------------------------- tiny scales
+def _tiny_frame(scale):
+    rng = np.random.default_rng(51)
+    x = rng.normal(size=80)
+    y = (np.exp(0.3 * x + 0.4 * rng.normal(size=80)) - 0.6) * scale
+    return pd.DataFrame({"y": y, "x": x, "g": rng.integers(0, 3, 80)})
+
+
+@pytest.mark.parametrize("formula", ["y ~ 1", "y ~ x", "y ~ x + C(g)"])
+def test_lm_yeojohnson_response_on_a_tiny_scale(formula):
+    """A Yeo-Johnson response of order 1e-150 was refused ("differ only beyond the 12th
+    significant digit of 1 + |x|"). The response's profile now works in a unit of the data's
+    size: its lambda is that of the same response at 1e-32 times 1e118 (lambda grows like the
+    inverse scale: exactly, since both fits take log1p of values whose 1 + y is 1 to 1e-32;
+    the 1e-32 fit is itself the mpmath-checked computation's neighbour,
+    tests/test_hostile_core.py), and "y ~ 1" equals bcs.fit."""
+    small = bcs.lm(formula, _tiny_frame(1e-150), family="yeojohnson")
+    ref = bcs.lm(formula, _tiny_frame(1e-32), family="yeojohnson")
+    # 1e-12: the solver's 1e-12 relative tolerance; log1p(y) = y (1 - y/2) differs by 1e-32
+    assert small.lmbda * 1e-118 == pytest.approx(ref.lmbda, rel=1e-12)
+    # the model on the transformed response: R-squared is scale free (1e-9: least squares
+    # on values of order 1e-150 and 1e-32, each exact to about 1e-13 relative)
+    assert small.rsquared == pytest.approx(ref.rsquared, rel=1e-9)
+    assert "e+149" in str(small.summary())
+    if formula == "y ~ 1":
+        assert small.lmbda == pytest.approx(
+            bcs.fit(_tiny_frame(1e-150)["y"], family="yeojohnson").lmbda, rel=1e-14)
+
+
+def test_lm_yeojohnson_response_below_1e_minus_150_is_refused_by_name():
+    """Below a range of 1e-150 the power is still found, but the fitted model's residual sum
+    of squares (about n times the squared range) would underflow float64."""
+    with pytest.raises(bcs.BoxCoxError, match="response 'y' spans only .*rescale the response"):
+        bcs.lm("y ~ x", _tiny_frame(1e-200), family="yeojohnson")

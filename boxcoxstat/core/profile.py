@@ -220,6 +220,20 @@ class SampleProfile:
         return SampleProfile(self.sample.every(self.sample.nrows // rows))
 
 
+class UnitProfile(Profile, Protocol):
+    """A profile that can return its score in ``lambda * score_unit`` and knows how far its
+    lambda may go (what :class:`RescaledProfile` wraps)."""
+
+    def evaluate(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        ...
+
+    def lambda_limit(self) -> NDArray[np.float64]:
+        ...
+
+
 @dataclass(frozen=True)
 class RescaledProfile:
     """A sample's profile in the coordinate ``mu = lambda * unit`` (``unit`` per column, a
@@ -227,13 +241,13 @@ class RescaledProfile:
 
     Yeo-Johnson data of magnitude 1e-200 have lambda near 1e200, a score near 1e-200 and a
     curvature near 1e-400, which float64 cannot hold; in ``mu`` all three are of order one.
-    The inner profile is a sample's or a callback's (federated server, Dask graph) whose
-    evaluation takes ``score_unit``.
+    The inner profile (a sample's, a linear model's response, a callback's: federated server,
+    Dask graph) evaluates with ``score_unit``.
     The solver and the inference (``solve.solve``, ``inference``) work on this profile and
     convert their answers back; NLL values are the same in both coordinates.
     """
 
-    inner: SampleProfile | CallbackProfile
+    inner: UnitProfile
     unit: NDArray[np.float64]
 
     @property
@@ -260,9 +274,9 @@ class RescaledProfile:
         sub = self.inner.subsample()
         if sub is None:
             return None
-        if not isinstance(sub, (SampleProfile, CallbackProfile)):
+        if not hasattr(sub, "lambda_limit"):
             raise TypeError(f"cannot rescale a subsample profile of type {type(sub).__name__}")
-        return RescaledProfile(sub, self.unit)
+        return RescaledProfile(sub, self.unit)  # type: ignore[arg-type]
 
 
 def rescaled(profile: Profile) -> RescaledProfile | None:

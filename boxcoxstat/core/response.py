@@ -37,7 +37,7 @@ Yeo, I.-K. and Johnson, R. A. (2000). Biometrika 87, 954-959.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -46,8 +46,8 @@ from .._special import log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .design import Design, qr_design
 from .likelihood import choose_shift, llf_constant, phi_chi
-from .profile import Profile, SampleProfile, as_pairs
-from .sample import Sample
+from .profile import Profile, RescaledProfile, SampleProfile, as_pairs, reach_of
+from .sample import Sample, length_unit
 
 __all__ = ["ResponseProfile", "response_profile", "spans_constant_only"]
 
@@ -78,6 +78,9 @@ class ResponseProfile:
     n: int
     log_w_sum: float = field(default=0.0)
     y: NDArray[np.float64] = field(default_factory=lambda: np.empty(0), repr=False)
+    # the lengths' unit (1, or a power of two for a Yeo-Johnson response on a tiny scale,
+    # whose sides are then stored in it; ``sample.Sample.unit``)
+    unit: float = 1.0
 
     @classmethod
     def build(
@@ -118,7 +121,14 @@ class ResponseProfile:
         else:
             jac = float(np.sum(np.sign(y) * np.log1p(np.abs(y))))
         lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
-        return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y)
+        unit = 1.0
+        if family == "yeojohnson":
+            size = max(float(max(abs(sd.log_ref[0]), -sd.vrange[0][0], sd.vrange[1][0]))
+                       for sd in (info.sample.sides[0] for info in sides))
+            unit = float(length_unit(size))
+            if unit != 1.0:
+                sides = [replace(info, sample=info.sample.scaled(unit)) for info in sides]
+        return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y, unit)
 
     def _vectors(self, lmbda: NDArray[np.float64], score: bool = True):
         """Scaled residuals of the transform and of its lambda-derivative (``None`` unless
@@ -127,7 +137,7 @@ class ResponseProfile:
         terms = []
         for s in self.sides:
             side = s.sample.sides[0]
-            kappa = 2.0 - lmbda if s.negative else lmbda
+            kappa = (2.0 - lmbda if s.negative else lmbda) * self.unit
             shift = choose_shift(side, kappa)
             d = side.v - shift  # (n_s, L)
             lr = side.log_ref[0] + shift  # (L,)
@@ -212,12 +222,27 @@ class ResponseProfile:
     def subsample(self) -> None:
         return None
 
+    def lambda_limit(self) -> NDArray[np.float64]:
+        """How far the solver may look for lambda (``profile.reach_of`` the log-ratios' span,
+        as for a sample)."""
+        span = max(float(sd.vrange[1][0] - sd.vrange[0][0])
+                   for sd in (info.sample.sides[0] for info in self.sides))
+        return np.atleast_1d(reach_of(span * self.unit))
+
+    def rescaled(self) -> RescaledProfile | None:
+        """This profile in ``lambda * unit`` for a response on a tiny scale, else ``None``."""
+        return None if self.unit == 1.0 else RescaledProfile(self, np.array([self.unit]))
+
     def evaluate(
-        self, lmbda: ArrayLike, cols: ArrayLike = 0, *, score: bool = True
+        self, lmbda: ArrayLike, cols: ArrayLike = 0, *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``-l(lambda)`` without the constant ``n/2 (log 2 pi + 1) - 1/2 sum log w``, and its
-        derivative, for each lambda in a 1-D array (the response is the only column)."""
+        derivative (in ``lambda * score_unit`` where that is given), for each lambda in a 1-D
+        array (the response is the only column)."""
         lam, _ = as_pairs(lmbda, cols)
+        su = np.ones_like(lam) if score_unit is None else np.broadcast_to(score_unit,
+                                                                          lam.shape)
         block = max(1, BLOCK_ELEMENTS // self.n)  # lambdas per pass: temporaries stay small
         val = np.empty_like(lam)
         sc = np.full_like(lam, np.nan)
@@ -225,24 +250,29 @@ class ResponseProfile:
         for a in range(0, lam.shape[0], block):
             part = lam[a : a + block]
             if one_side:
-                v, s = self._one_side(part, score)
+                v, s = self._one_side(part, score, su[a : a + block])
             else:
-                v, s = self._general(part, score)
+                v, s = self._general(part, score, su[a : a + block])
             val[a : a + block], sc[a : a + block] = v, s
         return val, sc
 
-    def _general(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
-        """NLL and score from the scaled residual vectors (any design, any sides)."""
-        n = float(self.n)
+    def _general(self, lam: NDArray[np.float64], score: bool,
+                 su: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+        """NLL and score (in ``lambda * su``) from the scaled residual vectors (any design,
+        any sides); residuals measured in the profile's unit are converted back."""
+        n, u = float(self.n), self.unit
         r, rd, m = self._vectors(lam, score)
         rr = np.einsum("ij,ij->j", r, r)
         with np.errstate(divide="ignore"):
             val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))
-        sc = -self.jacobian + n * np.einsum("ij,ij->j", r, rd) / rr if score else \
-            np.full_like(lam, np.nan)
+        if u != 1.0:
+            val = val + n * np.log(u)
+        sc = (-self.jacobian / su + (u / su) * (n * np.einsum("ij,ij->j", r, rd) / rr)
+              if score else np.full_like(lam, np.nan))
         return val, sc
 
-    def _one_side(self, lam: NDArray[np.float64], score: bool) -> tuple[NDArray, NDArray]:
+    def _one_side(self, lam: NDArray[np.float64], score: bool,
+                  su: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
         """NLL and score when the response has one side and the design absorbs constants.
 
         Then the scale factor ``e^{k (log b_ref + shift)}`` multiplies every residual, and
@@ -254,10 +284,10 @@ class ResponseProfile:
         residuals of ``phi`` and its derivative in k (sigma = -1, k = 2 - lambda on the
         Yeo-Johnson negative side).
         """
-        n = float(self.n)
+        n, u = float(self.n), self.unit
         info = self.sides[0]
         side = info.sample.sides[0]
-        kappa = 2.0 - lam if info.negative else lam
+        kappa = (2.0 - lam if info.negative else lam) * u
         shift = choose_shift(side, kappa)
         d = side.v - shift
         span = _span(side, shift)
@@ -267,12 +297,15 @@ class ResponseProfile:
         vsum = float(side.v.sum())
         d_sum = vsum - n * shift
         with np.errstate(divide="ignore"):
-            val = n * side.log_ref[0] + vsum - kappa * d_sum + 0.5 * n * (np.log(rr) - np.log(n))
+            val = (u * (n * side.log_ref[0] + vsum) - kappa * d_sum
+                   + 0.5 * n * (np.log(rr) - np.log(n)))
+        if u != 1.0:
+            val = val + n * np.log(u)
         if not score:
             return val, np.full_like(lam, np.nan)
         rc = self.design.resid(chi)
         sigma = -1.0 if info.negative else 1.0
-        return val, sigma * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
+        return val, sigma * (u / su) * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
 
 def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest ``|v - shift|`` of a one-column side, per shift."""

@@ -325,11 +325,15 @@ class Sample:
     def in_units(self) -> Sample:
         """The sample with every length divided by its column's :attr:`unit` (exact: the
         units are powers of two)."""
-        u = self.unit
+        return self.scaled(self.unit)
 
-        def scaled(side: Side | None) -> Side | None:
+    def scaled(self, unit: ArrayLike) -> Sample:
+        """The sample with every length divided by ``unit`` (per column, powers of two)."""
+        u = np.asarray(unit, dtype=np.float64)
+
+        def part(side: Side | None) -> Side | None:
             if side is None:
                 return None
             return replace(side, log_ref=side.log_ref / u, v=side.v / u)
 
-        return Sample(self.family, scaled(self.pos), scaled(self.neg))
+        return Sample(self.family, part(self.pos), part(self.neg))

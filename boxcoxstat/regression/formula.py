@@ -82,7 +82,8 @@ class _PowerTerm:
         x = np.concatenate(self._chunks) if self._chunks else np.empty(0)
         self._chunks = []
         name = "bc()" if self.family == "boxcox" else "yj()"
-        check_column(ColumnReport.of(x), name, family=self.family, noun="the variable of")
+        check_column(ColumnReport.of(x), name, family=self.family, noun="the variable of",
+                     tiny_scale=True)  # a sample's profile: lambda may reach 1 / range
         x = x[~np.isnan(x)]
         profile = SampleProfile.from_array(x, self.family)
         sol = solve(profile)

@@ -160,7 +160,8 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
         if family == "auto":
             family = "yeojohnson" if np.min(y) <= 0 else "auto"
         check_column(ColumnReport.of(y), "y", family="yeojohnson" if family == "auto"
-                     else family, missing="raise", remedy="use family='yeojohnson'")
+                     else family, missing="raise", remedy="use family='yeojohnson'",
+                     tiny_scale=True)  # the response's profile reaches 1 / range
         if family == "auto":
             fits = [self._power(y, Xa, f) for f in ("boxcox", "yeojohnson")]
             self.power_ = max(fits, key=lambda r: float(r.llf_values[0]))

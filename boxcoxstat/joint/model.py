@@ -101,9 +101,9 @@ def fit_joint(
     -----
     The negative log-likelihood ``n/2 log det Sigma_hat(lambda) - sum_j (lambda_j - 1)
     sum_i log J_ij`` is evaluated on scaled columns with a QR log-determinant and minimised
-    with its analytic gradient (BFGS from the per-column MLEs, then Newton steps), so the
-    estimate is exact to about 1e-10. Standard errors come from the observed information
-    (Richardson-extrapolated differences of the gradient). ``conf_int()`` is the
+    by Newton's method with its analytic gradient and closed-form Hessian, from the
+    per-column MLEs (``bcs.fit`` of each column), so the estimate is exact to about 1e-10.
+    Standard errors come from the observed information (that Hessian). ``conf_int()`` is the
     profile-likelihood interval of each power with the other powers maximised out (the core's
     ``inference.profile_interval`` on ``core.joint.ColumnProfiles``); ``interval="wald"`` and
     the summary give car's Wald bounds too. With one column every number is the one

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import linalg
 
 from .._validation import (
     BoxCoxError,
@@ -239,22 +240,28 @@ def _check_dependent(x: np.ndarray, y: np.ndarray, cols: list[str], fam: str) ->
     unbounded and the information matrix singular.
 
     One unpivoted QR of ``[design, columns]``: the diagonal entry of each column is the norm
-    of its residual on everything to its left.
+    of its residual on everything to its left. Computed on the transposed data (one row per
+    column), so every reduction runs along contiguous memory and the QR receives the
+    column-major layout LAPACK works in.
     """
-    scales = [("", y)]
+    with np.errstate(all="ignore"):
+        xt = np.ascontiguousarray(x.T)
+        xt = xt - xt.mean(axis=1, keepdims=True)
+        xtop = np.abs(xt).max(axis=1, keepdims=True)
+        xt /= np.where(xtop > 0, xtop, 1.0)
+        yt = np.ascontiguousarray(y.T)
+    scales = [("", yt)]
     if fam == "boxcox":
-        scales.append((" (on the log scale: it is a power of them)", np.log(y)))
+        with np.errstate(all="ignore"):
+            scales.append((" (on the log scale: it is a power of them)", np.log(yt)))
     for how, values in scales:
         with np.errstate(all="ignore"):
-            top = np.abs(values).max(axis=0)
+            top = np.abs(values).max(axis=1, keepdims=True)
             values = values / np.where(top > 0, top, 1.0)  # values near 1e-300 or 1e300
-            centred = values - values.mean(axis=0)
-            size = np.sqrt((centred ** 2).sum(axis=0))
-            scaled = centred / np.where(size > 0, size, 1.0)
-            xc = x - x.mean(axis=0)
-            xtop = np.abs(xc).max(axis=0)
-            xc = xc / np.where(xtop > 0, xtop, 1.0)
-            r = np.linalg.qr(np.column_stack([xc, scaled]), mode="r")
+            values -= values.mean(axis=1, keepdims=True)
+            size = np.sqrt(np.einsum("ij,ij->i", values, values))[:, None]
+            values /= np.where(size > 0, size, 1.0)
+            r = linalg.qr(np.vstack([xt, values]).T, mode="r", check_finite=False)[0]
         resid = np.abs(np.diag(r))[x.shape[1]:]
         for j in np.flatnonzero(~(resid > _DEPENDENT_TOL)):
             others = cols[:j] if j else []

@@ -540,7 +540,7 @@ def _one_column(problem: JointObjective) -> JointFit:
 
 NEWTON_SWITCH = 1e-4  # Gram-matrix Newton steps until a step is this small (relative) ...
 NEWTON_DONE = 1e-11  # ... then QR-based steps until one is this small
-NEWTON_LAST = 1e-7  # a QR-based step this small is checked by the value and gradient only
+NEWTON_LAST = 1e-7  # a QR-based step this small is the last, checked by the value only
 NEWTON_MAX_ITER = 50
 
 
@@ -582,10 +582,12 @@ def _newton(problem: JointObjective, start: NDArray[np.float64]) -> JointFit | N
     ``1e-4`` of the decrease its gradient promises (Armijo; within rounding of the value)
     and at most ``max(1, |lambda|)`` long. A shorter step is in Newton's quadratic region
     (its error after the step is of the order of its square): it is taken as it is, and the
-    QR form follows. A QR-form step below ``NEWTON_LAST`` is taken and checked by the value
-    and gradient alone (``nll``): if the next step would be below ``NEWTON_DONE`` the fit
-    ends there, with the Hessian of the point before (it differs by the order of the step,
-    ``1e-7`` relative at most); otherwise the iteration continues.
+    QR form follows. A QR-form step below ``NEWTON_DONE`` ends the fit where it is; one
+    below ``NEWTON_LAST`` is the last: it is taken, and the fit ends at its end if the NLL
+    there (evaluated, QR form) has not risen, with the Hessian of the point before (which
+    differs by the order of the step, 1e-7 relative at most) and the gradient that Hessian
+    predicts (``g + H step``: zero to rounding). Typically three evaluations of the data:
+    the Gram form at the start, the QR form after one step, the value after the second.
     """
     second = getattr(problem, "second_order", None)
     if second is None:
@@ -602,16 +604,13 @@ def _newton(problem: JointObjective, start: NDArray[np.float64]) -> JointFit | N
         if exact and size <= NEWTON_DONE:
             return JointFit(lam, float(val), hmat, start, True, g)
         if exact and size <= NEWTON_LAST:
+            # the last step: Newton's error after it is of the order of its square (below
+            # 1e-13); checked by the value (QR form), which must not rise
             new = lam + step
-            nval, ng = problem.nll(new, grad=True)
+            nval = problem.nll(new)
             if not (np.isfinite(nval) and nval <= val + 1e-12 * max(1.0, abs(val))):
                 return None
-            last = _newton_step(ng, hmat, new)
-            if last is not None and last[1] <= NEWTON_DONE:
-                return JointFit(new, float(nval), hmat, start, True, ng)
-            lam = new
-            val, g, hmat = second(lam, exact=True)
-            continue
+            return JointFit(new, float(nval), hmat, start, True, g + hmat @ step)
         if not exact and size <= NEWTON_SWITCH:
             exact = True
             lam = lam + step

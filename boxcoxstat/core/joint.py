@@ -58,14 +58,20 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import linalg, optimize
+from scipy import optimize
 
 from .._special import d2exprel
 from .._validation import BoxCoxError
 from .design import Design, qr_design
 from .likelihood import BLOCK_ELEMENTS, choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, evaluate_pairs
-from .response import ResponseProfile, _span, response_profile, spans_constant_only
+from .response import (
+    ResponseProfile,
+    _span,
+    response_profile,
+    spans_constant_only,
+    vector_norm,
+)
 from .sample import Sample, Side
 from .solve import curvature, richardson_slope, solve
 
@@ -107,7 +113,7 @@ def design_with_intercept(x: ArrayLike) -> Design:
     """
     design = qr_design(x)
     one = np.ones(design.nobs)
-    if np.linalg.norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
+    if vector_norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
         raise BoxCoxError(
             "the design has no intercept (the constant is not in its column space); the "
             "transformed values are defined only up to a shift, so keep the intercept "
@@ -250,9 +256,20 @@ class JointProfile:
         ``H = n (P o E'E - U o U' + diag(diag(T^-1 W)))``,  ``P = (T'T)^-1``, ``U = T^-1 Z``
 
         (``o`` the elementwise product; from ``d log det A = tr(A^-1 dA)`` twice, with
-        ``A = R'R``). ``exact``: ``Q`` and ``T`` from a Householder QR of ``R``; otherwise
+        ``A = R'R``). ``exact``: ``T`` from a Householder QR of ``R`` (``Q`` is not formed:
+        at 1e5 rows that costs ten times the factorisation), ``Z = T^-T R' R'`` corrected once
+        from its residual ``F = R' - R T^-1 Z`` (Bjorck's corrected semi-normal equations,
+        accurate as the QR itself for cond(R) up to about 1e8), ``E'E = F'F - dZ' dZ``
+        with ``dZ`` that correction (no cancellation), and ``W = T^-T R' R''``. Otherwise
         from the Cholesky factor of the Gram matrix of ``[R | R' | R'']`` (one matrix
-        product: cheaper, with errors of about cond(R)^2 eps, for the Newton iterations).
+        product, errors of about cond(R)^2 eps; for the Newton iterations). The small
+        triangular systems are solved by ``np.linalg.solve`` (microseconds; SciPy's threaded
+        ``solve_triangular`` took milliseconds per call on a busy machine).
+
+        References
+        ----------
+        Bjorck, A. (1987). Stability analysis of the method of seminormal equations for linear
+        least squares problems. Linear Algebra and its Applications 88/89, 31-48.
         """
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
         p, n = self.ncols, float(self.nobs)
@@ -264,14 +281,19 @@ class JointProfile:
             if not (np.all(np.isfinite(x)) and np.all(np.isfinite(vpart))):
                 return bad
             r = x[:, :p]
-            q: NDArray[np.float64] | None = None
             t: NDArray[np.float64]
             if exact:
-                if order == 0:
-                    t = np.asarray(np.linalg.qr(r, mode="r"))
-                else:
-                    q, t = np.linalg.qr(r)
-                    z = q.T @ x[:, p : 2 * p]
+                t = np.asarray(np.linalg.qr(r, mode="r"))
+                if not np.all(np.abs(np.diag(t)) > 0):
+                    return bad
+                if order >= 1:
+                    z = np.linalg.solve(t.T, r.T @ x[:, p:])
+                    # einsum, not BLAS: a (1e5, p) x (p, p) product is a thin loop, and
+                    # BLAS threads cost 100 times more on a busy machine
+                    f = x[:, p : 2 * p] - np.einsum("ij,jk->ik", r,
+                                                    np.linalg.solve(t, z[:, :p]))
+                    dz = np.linalg.solve(t.T, r.T @ f)
+                    z[:, :p] += dz
             else:
                 gram = x.T @ x
                 try:
@@ -279,7 +301,7 @@ class JointProfile:
                 except np.linalg.LinAlgError:
                     return bad
                 if order >= 1:
-                    z = linalg.solve_triangular(t, gram[:p, p:], trans="T")
+                    z = np.linalg.solve(t.T, gram[:p, p:])
             diag = np.abs(np.diag(t))
             if not np.all(diag > 0):
                 return bad
@@ -288,22 +310,20 @@ class JointProfile:
                 return bad
             if order == 0:
                 return val, bad[1], bad[2]
-            u = linalg.solve_triangular(t, z[:, :p])
+            u = np.linalg.solve(t, z[:, :p])
             g = n * np.diag(u) + gpart
             if not np.all(np.isfinite(g)):
                 return bad
             if order == 1:
                 return val, g, bad[2]
-            if q is not None:
-                w = q.T @ x[:, 2 * p :]
-                e = x[:, p : 2 * p] - q @ z
-                ee = e.T @ e
+            w = z[:, p:]
+            if exact:
+                ee = f.T @ f - dz.T @ dz
             else:
-                w = z[:, p:]
                 ee = gram[p : 2 * p, p : 2 * p] - z[:, :p].T @ z[:, :p]
-            tinv = linalg.solve_triangular(t, np.eye(p))
+            tinv = np.linalg.solve(t, np.eye(p))
             h = n * ((tinv @ tinv.T) * ee - u * u.T
-                     + np.diag(np.diag(linalg.solve_triangular(t, w))))
+                     + np.diag(np.diag(np.linalg.solve(t, w))))
             h = 0.5 * (h + h.T)
         if not np.all(np.isfinite(h)):
             return val, g, bad[2]
@@ -564,10 +584,10 @@ def _newton_step(g: NDArray[np.float64], hmat: NDArray[np.float64],
     if not (np.all(np.isfinite(g)) and np.all(np.isfinite(hmat))):
         return None
     try:
-        chol = np.linalg.cholesky(hmat)
+        np.linalg.cholesky(hmat)
     except np.linalg.LinAlgError:
         return None
-    step = -linalg.cho_solve((chol, True), g)
+    step = -np.asarray(np.linalg.solve(hmat, g), dtype=np.float64)
     return step, float(np.max(np.abs(step))) / max(1.0, float(np.max(np.abs(lam))))
 
 

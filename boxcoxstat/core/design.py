@@ -14,10 +14,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
 
-__all__ = ["Design", "qr_design", "R_TOLERANCE"]
+__all__ = ["Design", "qr_design", "r_factor", "R_TOLERANCE"]
 
 R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
 THIN = 64  # basis vectors x columns up to which projections use einsum
+TSQR_ROWS = 8192  # rows per block of r_factor: a block's Householder QR stays in cache
 
 
 @dataclass(frozen=True)
@@ -100,3 +101,33 @@ def qr_design(
     else:
         q = np.zeros((xw.shape[0], 0))
     return Design(q, kept_a, aliased, sw)
+
+
+def r_factor(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The upper-triangular factor ``T`` of a tall matrix (``a = Q T``, ``Q`` not formed).
+
+    By blocks of ``TSQR_ROWS`` rows (TSQR: the factors of the blocks, stacked, factorised
+    again; Demmel, Grigori, Hoemmen & Langou 2012), each a Householder QR, so the result is
+    as accurate as one Householder QR of ``a``; the rows of ``T`` may differ from it in
+    sign. On 1e5 x 5 it is several times faster than one LAPACK call on all rows, whose
+    level-2 BLAS runs through memory (and through threads) once per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.design import r_factor
+    >>> a = np.random.default_rng(0).normal(size=(50_000, 3))
+    >>> t = r_factor(a)
+    >>> bool(np.allclose(t.T @ t, a.T @ a, rtol=1e-12))
+    True
+
+    References
+    ----------
+    Demmel, J., Grigori, L., Hoemmen, M. and Langou, J. (2012). Communication-optimal
+    parallel and sequential QR and LU factorizations. SIAM J. Sci. Comput. 34, A206-A239.
+    """
+    n = a.shape[0]
+    if n <= 2 * TSQR_ROWS:
+        return np.asarray(np.linalg.qr(a, mode="r"), dtype=np.float64)
+    parts = [np.linalg.qr(a[i : i + TSQR_ROWS], mode="r") for i in range(0, n, TSQR_ROWS)]
+    return np.asarray(np.linalg.qr(np.vstack(parts), mode="r"), dtype=np.float64)

@@ -62,7 +62,7 @@ from scipy import optimize
 
 from .._special import d2exprel
 from .._validation import BoxCoxError
-from .design import Design, qr_design
+from .design import Design, qr_design, r_factor
 from .likelihood import BLOCK_ELEMENTS, choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, evaluate_pairs
 from .response import (
@@ -256,11 +256,12 @@ class JointProfile:
         ``H = n (P o E'E - U o U' + diag(diag(T^-1 W)))``,  ``P = (T'T)^-1``, ``U = T^-1 Z``
 
         (``o`` the elementwise product; from ``d log det A = tr(A^-1 dA)`` twice, with
-        ``A = R'R``). ``exact``: ``T`` from a Householder QR of ``R`` (``Q`` is not formed:
-        at 1e5 rows that costs ten times the factorisation), ``Z = T^-T R' R'`` corrected once
-        from its residual ``F = R' - R T^-1 Z`` (Bjorck's corrected semi-normal equations,
-        accurate as the QR itself for cond(R) up to about 1e8), ``E'E = F'F - dZ' dZ``
-        with ``dZ`` that correction (no cancellation), and ``W = T^-T R' R''``. Otherwise
+        ``A = R'R``). ``exact``: ``T`` from a Householder QR of ``R`` (``design.r_factor``;
+        ``Q`` is not formed: at 1e5 rows that costs ten times the factorisation),
+        ``Z = T^-T R' R'`` corrected once from its residual ``F = R' - R T^-1 Z``
+        (Bjorck's corrected semi-normal equations, accurate as the QR itself for cond(R)
+        up to about 1e8), ``E'E = F'F - dZ' dZ`` with ``dZ`` that correction (no
+        cancellation), and ``W = T^-T R' R''``. Otherwise
         from the Cholesky factor of the Gram matrix of ``[R | R' | R'']`` (one matrix
         product, errors of about cond(R)^2 eps; for the Newton iterations). The small
         triangular systems are solved by ``np.linalg.solve`` (microseconds; SciPy's threaded
@@ -283,7 +284,7 @@ class JointProfile:
             r = x[:, :p]
             t: NDArray[np.float64]
             if exact:
-                t = np.asarray(np.linalg.qr(r, mode="r"))
+                t = r_factor(r)
                 if not np.all(np.abs(np.diag(t)) > 0):
                     return bad
                 if order >= 1:

@@ -62,16 +62,10 @@ from scipy import optimize
 
 from .._special import d2exprel
 from .._validation import BoxCoxError
-from .design import Design, qr_design, r_factor
+from .design import Design, qr_design, r_factor, vector_norm
 from .likelihood import BLOCK_ELEMENTS, choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, evaluate_pairs
-from .response import (
-    ResponseProfile,
-    _span,
-    response_profile,
-    spans_constant_only,
-    vector_norm,
-)
+from .response import ResponseProfile, _span, response_profile, spans_constant_only
 from .sample import Sample, Side
 from .solve import curvature, richardson_slope, solve
 

@@ -44,12 +44,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
-from .design import Design, qr_design
+from .design import Design, qr_design, vector_norm
 from .likelihood import choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, as_pairs
 from .sample import Sample
 
-__all__ = ["ResponseProfile", "response_profile", "spans_constant_only", "vector_norm"]
+__all__ = ["ResponseProfile", "response_profile", "spans_constant_only"]
 
 BLOCK_ELEMENTS = 1 << 21  # observations x lambdas evaluated in one pass
 
@@ -305,13 +305,6 @@ def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest ``|v - shift|`` of a one-column side, per shift."""
     vmin, vmax = side.vrange
     return np.maximum(np.abs(vmin[0] - shift), np.abs(vmax[0] - shift))
-
-
-def vector_norm(v: NDArray[np.float64]) -> float:
-    """Euclidean norm of a 1-D array without BLAS (``np.linalg.norm`` calls a threaded
-    ``ddot``, whose thread start-up costs milliseconds on a busy machine for a
-    microsecond's work)."""
-    return float(np.sqrt(np.einsum("i,i->", v, v)))
 
 
 def spans_constant_only(design: Design) -> bool:

@@ -555,7 +555,7 @@ def _one_column(problem: JointObjective) -> JointFit:
 
 NEWTON_SWITCH = 1e-4  # Gram-matrix Newton steps until a step is this small (relative) ...
 NEWTON_DONE = 1e-11  # ... then QR-based steps until one is this small
-NEWTON_LAST = 1e-7  # a QR-based step this small is the last, checked by the value only
+NEWTON_LAST = 1e-7  # a QR-based step this small is the last (quadratic model at its start)
 NEWTON_MAX_ITER = 50
 
 
@@ -598,11 +598,11 @@ def _newton(problem: JointObjective, start: NDArray[np.float64]) -> JointFit | N
     and at most ``max(1, |lambda|)`` long. A shorter step is in Newton's quadratic region
     (its error after the step is of the order of its square): it is taken as it is, and the
     QR form follows. A QR-form step below ``NEWTON_DONE`` ends the fit where it is; one
-    below ``NEWTON_LAST`` is the last: it is taken, and the fit ends at its end if the NLL
-    there (evaluated, QR form) has not risen, with the Hessian of the point before (which
-    differs by the order of the step, 1e-7 relative at most) and the gradient that Hessian
-    predicts (``g + H step``: zero to rounding). Typically three evaluations of the data:
-    the Gram form at the start, the QR form after one step, the value after the second.
+    below ``NEWTON_LAST`` is the last: the fit ends at its end, with the NLL, gradient and
+    Hessian of the quadratic model at its start (exact there to far below rounding for the
+    NLL and the gradient, and to the order of the step, 1e-7 relative at most, for the
+    Hessian). Typically two evaluations of the data after the starts: the Gram form at the
+    start, the QR form after one step.
     """
     second = getattr(problem, "second_order", None)
     if second is None:
@@ -620,12 +620,12 @@ def _newton(problem: JointObjective, start: NDArray[np.float64]) -> JointFit | N
             return JointFit(lam, float(val), hmat, start, True, g)
         if exact and size <= NEWTON_LAST:
             # the last step: Newton's error after it is of the order of its square (below
-            # 1e-13); checked by the value (QR form), which must not rise
+            # 1e-13), and the NLL there is the quadratic model's, val + g.step / 2, whose
+            # error (the step cubed times the third derivative, 1e-21 n at most) lies far
+            # below the NLL's rounding (1e-16 |NLL|)
             new = lam + step
-            nval = problem.nll(new)
-            if not (np.isfinite(nval) and nval <= val + 1e-12 * max(1.0, abs(val))):
-                return None
-            return JointFit(new, float(nval), hmat, start, True, g + hmat @ step)
+            return JointFit(new, float(val + 0.5 * float(g @ step)), hmat, start, True,
+                            g + hmat @ step)
         if not exact and size <= NEWTON_SWITCH:
             exact = True
             lam = lam + step

@@ -8,6 +8,7 @@ of several columns around a design (``joint.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,6 +43,13 @@ class Design:
     @property
     def rank(self) -> int:
         return int(self.q.shape[1])
+
+    @cached_property
+    def constant_in_span(self) -> bool:
+        """Whether the (weighted) constant lies in the column space: its residual is at most
+        1e-10 of its norm (computed once per design; every response column asks)."""
+        scale = np.sqrt(self.nobs) if self.sw is None else vector_norm(self.sw)
+        return bool(vector_norm(self.resid(np.ones(self.nobs))) <= 1e-10 * scale)
 
     def resid(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
         """Weighted residuals ``sqrt(w) u - P sqrt(w) u`` of each column of ``u``."""

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
-from .design import Design, qr_design, vector_norm
+from .design import Design, qr_design
 from .likelihood import choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, as_pairs
 from .sample import Sample
@@ -96,15 +96,13 @@ class ResponseProfile:
                 f"the model has {design.rank} coefficients for {n} observations; no residual "
                 "degrees of freedom are left to estimate a power"
             )
-        ones = np.ones(n)
-        scale = np.sqrt(n) if design.sw is None else vector_norm(design.sw)
-        const_in_span = bool(vector_norm(design.resid(ones)) <= 1e-10 * scale)
+        const_in_span = design.constant_in_span
         masks = [np.ones(n, dtype=bool)] if family == "boxcox" else [y >= 0, y < 0]
         masks = [m for m in masks if m.any()]
         sides: list[_SideInfo] = []
         for k, mask in enumerate(masks):
             rows = np.flatnonzero(mask)
-            sample = Sample.from_array(y[rows], family)
+            sample = Sample.from_array(y if rows.size == n else y[rows], family)
             negative = family == "yeojohnson" and bool(y[rows[0]] < 0)
             if const_in_span and len(masks) == 1:
                 m1 = np.zeros(n)
@@ -311,9 +309,7 @@ def spans_constant_only(design: Design) -> bool:
     """Whether the design's column space is exactly the constants (an intercept-only model)."""
     if design.rank != 1:
         return False
-    ones = np.ones(design.nobs)
-    scale = np.sqrt(design.nobs) if design.sw is None else vector_norm(design.sw)
-    return bool(vector_norm(design.resid(ones)) <= 1e-10 * scale)
+    return design.constant_in_span
 
 
 def response_profile(

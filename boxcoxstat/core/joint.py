@@ -656,8 +656,9 @@ def fit_joint_lambda(problem: JointObjective,
     One column is solved as a sample or a regression (the one solver). Otherwise the start is
     each column's own ML power given the design (:meth:`JointProfile.own_powers`). A problem
     with a closed-form Hessian (``second_order``) is solved by Newton's method, typically
-    four to six evaluations of the columns and their derivatives. Otherwise (or if a Newton
-    step fails) BFGS with the analytic gradient brings lambda close (seeded with the
+    two evaluations of the columns and their derivatives after the starts (more where the
+    columns are strongly dependent and the joint powers far from their own). Otherwise (or if
+    a Newton step fails) BFGS with the analytic gradient brings lambda close (seeded with the
     inverse Hessian at the start), and Newton steps with the Hessian at that point (each
     accepted only if the NLL does not rise beyond rounding) make the gradient vanish to
     rounding level.

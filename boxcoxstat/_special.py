@@ -67,11 +67,19 @@ def log_exprel(a: ArrayLike) -> NDArray[np.float64]:
 
 
 def _closed_or_series(a: NDArray, closed, coef_rev: NDArray) -> NDArray[np.float64]:
+    """The series below ``_SERIES_RADIUS`` and the closed form elsewhere, each evaluated only
+    where it is used."""
     small = np.abs(a) < _SERIES_RADIUS
+    count = int(np.count_nonzero(small))
+    if count == a.size:
+        return _horner(coef_rev, a)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = closed(a)
-    if np.any(small):
-        out[small] = _horner(coef_rev, a[small])
+        if count == 0:
+            return closed(a)
+        out = np.empty_like(a)
+        big = ~small
+        out[big] = closed(a[big])
+    out[small] = _horner(coef_rev, a[small])
     return out
 
 

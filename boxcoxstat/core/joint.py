@@ -215,7 +215,10 @@ class JointProfile:
                 if chi is not None:
                     np.multiply(chi, sigma, out=raw[a : a + rows, k : 2 * k])
                 if order >= 2:
-                    raw[a : a + rows, 2 * k :] = d * d * d * d2exprel(d * kap)
+                    psi = raw[a : a + rows, 2 * k :]
+                    np.multiply(d, d, out=psi)
+                    psi *= d
+                    psi *= d2exprel(d * kap)
             res = self.columns[idx[0]].design.resid(raw)
             d_sum = side.vsum - n * shift
             vpart[idx] = n * side.log_ref + side.vsum - kap * d_sum

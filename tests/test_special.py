@@ -6,7 +6,14 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from boxcoxstat._special import d2exprel, dexprel, log1prel, log_dexprel, log_exprel
+from boxcoxstat._special import (
+    d2exprel,
+    dexprel,
+    log1prel,
+    log_d2exprel,
+    log_dexprel,
+    log_exprel,
+)
 
 POINTS = [0.0, 1e-300, -1e-12, 3e-9, 0.1, -0.3, 0.4999, 0.5, -0.5001, 1.0, -1.0, 2.5, -7.0,
           40.0, -300.0, 300.0, -1e6]
@@ -31,6 +38,22 @@ def test_against_mpmath(a):
     assert float(log_dexprel(a)) == pytest.approx(float(mp.log(d1)), rel=1e-14, abs=1e-15)
     if abs(a) <= 300:
         assert float(d2exprel(a)) == pytest.approx(float(d2), rel=1e-13)
+
+
+@pytest.mark.parametrize("a", [-0.75, -1.0, -1.5, -37.3, -299.7, -1234.5, -999999.7, 0.7,
+                               2.5, 37.3, 700.5])
+def test_d2exprel_and_its_log_against_mpmath(a):
+    """exprel'' on both sides of the a = -1 seam and far below it (where the expm1 form
+    would lose a^2 eps: 1e-10 at -1234.5), and its log up to where exprel'' overflows:
+    within 4 eps relative (the definition's one cancellation, e^a (a^2 - 2a + 2) against 2,
+    is at most 12-fold, at a = -1)."""
+    mp.mp.dps = 80
+    A = mp.mpf(a)
+    want = (mp.e**A * (A * A - 2 * A + 2) - 2) / A**3
+    if a < 700:  # beyond, exprel'' itself overflows (its log does not)
+        assert float(d2exprel(a)) == pytest.approx(float(want), rel=4 * np.finfo(float).eps)
+    assert float(log_d2exprel(np.array([a]))[0]) == pytest.approx(
+        float(mp.log(want)), rel=4 * np.finfo(float).eps)
 
 
 def test_log_dexprel_beyond_overflow():

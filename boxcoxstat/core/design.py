@@ -8,16 +8,18 @@ of several columns around a design (``joint.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
 
-__all__ = ["Design", "qr_design", "R_TOLERANCE"]
+__all__ = ["Design", "qr_design", "r_factor", "vector_norm", "R_TOLERANCE"]
 
 R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
 THIN = 64  # basis vectors x columns up to which projections use einsum
+TSQR_ROWS = 8192  # rows per block of r_factor: a block's Householder QR stays in cache
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,13 @@ class Design:
     @property
     def rank(self) -> int:
         return int(self.q.shape[1])
+
+    @cached_property
+    def constant_in_span(self) -> bool:
+        """Whether the (weighted) constant lies in the column space: its residual is at most
+        1e-10 of its norm (computed once per design; every response column asks)."""
+        scale = np.sqrt(self.nobs) if self.sw is None else vector_norm(self.sw)
+        return bool(vector_norm(self.resid(np.ones(self.nobs))) <= 1e-10 * scale)
 
     def resid(self, u: NDArray[np.float64]) -> NDArray[np.float64]:
         """Weighted residuals ``sqrt(w) u - P sqrt(w) u`` of each column of ``u``."""
@@ -87,13 +96,13 @@ def qr_design(
     kept: list[int] = []
     for j in range(xw.shape[1]):
         col = xw[:, j]
-        norm = float(np.linalg.norm(col))
+        norm = vector_norm(col)
         r = col.copy()
         if basis:
             qk = np.column_stack(basis)
             for _ in range(2):
                 r -= qk @ (qk.T @ r)
-        rn = float(np.linalg.norm(r))
+        rn = vector_norm(r)
         if norm > 0 and rn >= tol * norm:
             basis.append(r / rn)
             kept.append(j)
@@ -104,3 +113,40 @@ def qr_design(
     else:
         q = np.zeros((xw.shape[0], 0))
     return Design(q, kept_a, aliased, sw)
+
+
+def vector_norm(v: NDArray[np.float64]) -> float:
+    """Euclidean norm of a 1-D array without BLAS (``np.linalg.norm`` calls a threaded
+    ``ddot``, whose threads cost milliseconds on a busy machine for a microsecond's work:
+    12 ms for 1e5 values measured at load 4 on 2 cores)."""
+    return float(np.sqrt(np.einsum("i,i->", v, v)))
+
+
+def r_factor(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The upper-triangular factor ``T`` of a tall matrix (``a = Q T``, ``Q`` not formed).
+
+    By blocks of ``TSQR_ROWS`` rows (TSQR: the factors of the blocks, stacked, factorised
+    again; Demmel, Grigori, Hoemmen & Langou 2012), each a Householder QR, so the result is
+    as accurate as one Householder QR of ``a``; the rows of ``T`` may differ from it in
+    sign. On 1e5 x 5 it is several times faster than one LAPACK call on all rows, whose
+    level-2 BLAS runs through memory (and through threads) once per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.design import r_factor
+    >>> a = np.random.default_rng(0).normal(size=(50_000, 3))
+    >>> t = r_factor(a)
+    >>> bool(np.allclose(t.T @ t, a.T @ a, rtol=1e-12))
+    True
+
+    References
+    ----------
+    Demmel, J., Grigori, L., Hoemmen, M. and Langou, J. (2012). Communication-optimal
+    parallel and sequential QR and LU factorizations. SIAM J. Sci. Comput. 34, A206-A239.
+    """
+    n = a.shape[0]
+    if n <= 2 * TSQR_ROWS:
+        return np.asarray(np.linalg.qr(a, mode="r"), dtype=np.float64)
+    parts = [np.linalg.qr(a[i : i + TSQR_ROWS], mode="r") for i in range(0, n, TSQR_ROWS)]
+    return np.asarray(np.linalg.qr(np.vstack(parts), mode="r"), dtype=np.float64)

@@ -28,8 +28,11 @@ decomposition of the scaled residual matrix, and the gradient is analytic:
 derivative of column j's transform. With one column this is exactly the response's own profile,
 and a one-column joint fit is solved by the one solver on it (``fit_joint`` of one column =
 ``lm`` with the same design = ``fit`` for an intercept-only design). The Hessian (observed
-information) is a Richardson-extrapolated central difference of the gradient
-(``solve.richardson_slope``).
+information) is in closed form too: the transforms' second derivatives in lambda are
+``d^3 exprel''(k d)`` (``_special.d2exprel``), and ``H`` follows from the QR factors of the
+residuals and of the derivatives' residuals (:meth:`JointProfile._evaluate`). The solver is
+Newton's method with it, from each column's own ML power (:func:`fit_joint_lambda`), about
+one pass over the data per iteration for the value, gradient and Hessian together.
 
 Inference on one power at a time profiles the others out: :class:`ColumnProfiles` presents
 ``t -> min over the other powers of NLL(lambda_j = t, others)`` as a
@@ -49,18 +52,21 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. S
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
+from .._special import d2exprel
 from .._validation import BoxCoxError
-from .design import Design, qr_design
-from .likelihood import llf_constant
+from .design import Design, qr_design, r_factor, vector_norm
+from .likelihood import BLOCK_ELEMENTS, choose_shift, llf_constant, phi_chi
 from .profile import Profile, SampleProfile, evaluate_pairs
-from .response import ResponseProfile, response_profile, spans_constant_only
+from .response import ResponseProfile, _span, response_profile, spans_constant_only
+from .sample import Sample, Side
 from .solve import curvature, richardson_slope, solve
 
 __all__ = ["JointObjective", "JointProfile", "ColumnProfiles", "JointFit",
@@ -101,7 +107,7 @@ def design_with_intercept(x: ArrayLike) -> Design:
     """
     design = qr_design(x)
     one = np.ones(design.nobs)
-    if np.linalg.norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
+    if vector_norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
         raise BoxCoxError(
             "the design has no intercept (the constant is not in its column space); the "
             "transformed values are defined only up to a shift, so keep the intercept "
@@ -153,6 +159,174 @@ class JointProfile:
         """``llf = llf_constant - nll``: the Gaussian constant ``-n p (log(2 pi) + 1) / 2``."""
         return float(self.ncols * llf_constant(self.nobs))
 
+    @cached_property
+    def _absorbed(self) -> tuple[bool, ...]:
+        """Per column: one side whose constant the design absorbs (Box-Cox, or one-signed
+        Yeo-Johnson, with an intercept), so its residuals are those of ``phi`` alone."""
+        return tuple(len(c.sides) == 1 and not np.any(c.sides[0].m1 != 0)
+                     for c in self.columns)
+
+    @cached_property
+    def _absorbed_side(self) -> tuple[NDArray[np.intp], Side | None, NDArray[np.float64]]:
+        """The :attr:`_absorbed` columns' positions, their log-ratios as one side (n, k) in
+        their own frames, and ``sigma = dk/dlambda`` (-1 on a Yeo-Johnson negative side)."""
+        idx = np.flatnonzero(self._absorbed)
+        if not idx.size:
+            return idx, None, np.empty(0)
+        parts = [self.columns[j].sides[0] for j in idx]
+        sides = [q.sample.sides[0] for q in parts]
+        side = Side(np.concatenate([q.log_ref for q in sides]),
+                    np.column_stack([q.v[:, 0] for q in sides]), None, False)
+        sigma = np.array([-1.0 if q.negative else 1.0 for q in parts])
+        return idx, side, sigma
+
+    def _stacked(self, lam: NDArray[np.float64], order: int):
+        """The residual matrix ``[R | R' | R'']`` (n, (order + 1) p) of every column and of its
+        first ``order`` derivatives in its own power, with the parts of the NLL and of its
+        gradient that do not come from ``log det``.
+
+        A column in :attr:`_absorbed` is represented by ``phi(k) = expm1(k d)/k`` of its
+        log-ratios ``d`` (exponent ``k``: ``lambda``, or ``2 - lambda`` on the Yeo-Johnson
+        negative side, ``sigma = dk/dlambda``), whose derivatives in lambda are ``sigma chi``
+        and ``d^3 exprel''(k d)``; the factor ``e^{k log b_ref}`` in front of it has a log
+        linear in lambda, so it leaves the Hessian alone and its part of the NLL and of the
+        gradient cancels the Jacobian's ``log b_ref`` analytically (``ResponseProfile.
+        _one_side``): ``n log b_ref + sum v - k d_sum`` and ``-sigma d_sum`` with
+        ``d_sum = sum (v - shift)``. These columns are evaluated together (one ``phi_chi``
+        call, one residual projection). Any other column gives its scaled residual vectors
+        (``ResponseProfile.derivative_vectors``), ``(1 - lambda) J + n m`` and ``-J``.
+        """
+        p, n = self.ncols, self.nobs
+        vpart = np.empty(p)
+        gpart = np.empty(p)
+        idx, side, sigma = self._absorbed_side
+        res = None
+        if side is not None:
+            kap = np.where(sigma < 0, 2.0 - lam[idx], lam[idx])
+            shift = choose_shift(side, kap)
+            span = _span(side, shift)
+            k = idx.size
+            raw = np.empty((n, (order + 1) * k))
+            rows = max(1, BLOCK_ELEMENTS // k)  # row blocks: the temporaries stay in cache
+            for a in range(0, n, rows):
+                d = side.v[a : a + rows] - shift
+                phi, chi = phi_chi(d, kap, span, order >= 1)
+                raw[a : a + rows, :k] = phi
+                if chi is not None:
+                    np.multiply(chi, sigma, out=raw[a : a + rows, k : 2 * k])
+                if order >= 2:
+                    psi = raw[a : a + rows, 2 * k :]
+                    np.multiply(d, d, out=psi)
+                    psi *= d
+                    psi *= d2exprel(d * kap)
+            res = self.columns[idx[0]].design.resid(raw)
+            d_sum = side.vsum - n * shift
+            vpart[idx] = n * side.log_ref + side.vsum - kap * d_sum
+            gpart[idx] = -sigma * d_sum
+            if idx.size == p:
+                return res, vpart, gpart
+        x = np.empty((n, (order + 1) * p))
+        if res is not None:
+            for q in range(order + 1):
+                x[:, q * p + idx] = res[:, q * idx.size : (q + 1) * idx.size]
+        for j in range(p):
+            if self._absorbed[j]:
+                continue
+            col = self.columns[j]
+            vecs = col.derivative_vectors(lam[j : j + 1], order)
+            for q in range(order + 1):
+                x[:, q * p + j] = vecs[q][:, 0]
+            vpart[j] = (1.0 - lam[j]) * col.jacobian + n * vecs[3][0]
+            gpart[j] = -col.jacobian
+        return x, vpart, gpart
+
+    def _evaluate(self, lmbda: ArrayLike, order: int, exact: bool = True):
+        """NLL, gradient (``order >= 1``) and Hessian (``order == 2``) from one evaluation of
+        the residual matrices; ``(inf, NaN, NaN)`` where lambda is not finite or the
+        residual matrix is singular.
+
+        With ``T`` the triangular factor of the residual matrix ``R`` (``R = Q T``),
+        ``Z = Q' R'``, ``W = Q' R''`` and ``E = R' - Q Z`` (the part of each derivative
+        outside the span of ``R``), the NLL ``n/2 log det(R'R/n) + ...`` has gradient
+        ``n diag(T^-1 Z) + ...`` and Hessian
+
+        ``H = n (P o E'E - U o U' + diag(diag(T^-1 W)))``,  ``P = (T'T)^-1``, ``U = T^-1 Z``
+
+        (``o`` the elementwise product; from ``d log det A = tr(A^-1 dA)`` twice, with
+        ``A = R'R``). ``exact``: ``T`` from a Householder QR of ``R`` (``design.r_factor``;
+        ``Q`` is not formed: at 1e5 rows that costs ten times the factorisation),
+        ``Z = T^-T R' R'`` corrected once from its residual ``F = R' - R T^-1 Z``
+        (Bjorck's corrected semi-normal equations, accurate as the QR itself for cond(R)
+        up to about 1e8), ``E'E = F'F - dZ' dZ`` with ``dZ`` that correction (no
+        cancellation), and ``W = T^-T R' R''``. Otherwise
+        from the Cholesky factor of the Gram matrix of ``[R | R' | R'']`` (one matrix
+        product, errors of about cond(R)^2 eps; for the Newton iterations). The small
+        triangular systems are solved by ``np.linalg.solve`` (microseconds; SciPy's threaded
+        ``solve_triangular`` took milliseconds per call on a busy machine).
+
+        References
+        ----------
+        Bjorck, A. (1987). Stability analysis of the method of seminormal equations for linear
+        least squares problems. Linear Algebra and its Applications 88/89, 31-48.
+        """
+        lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
+        p, n = self.ncols, float(self.nobs)
+        bad = (np.inf, np.full(p, np.nan), np.full((p, p), np.nan))
+        if lam.shape != (p,) or not np.all(np.isfinite(lam)):
+            return bad
+        with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
+            x, vpart, gpart = self._stacked(lam, order)
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(vpart))):
+                return bad
+            r = x[:, :p]
+            t: NDArray[np.float64]
+            if exact:
+                t = r_factor(r)
+                if not np.all(np.abs(np.diag(t)) > 0):
+                    return bad
+                if order >= 1:
+                    z = np.linalg.solve(t.T, r.T @ x[:, p:])
+                    # einsum, not BLAS: a (1e5, p) x (p, p) product is a thin loop, and
+                    # BLAS threads cost 100 times more on a busy machine
+                    f = x[:, p : 2 * p] - np.einsum("ij,jk->ik", r,
+                                                    np.linalg.solve(t, z[:, :p]))
+                    dz = np.linalg.solve(t.T, r.T @ f)
+                    z[:, :p] += dz
+            else:
+                gram = x.T @ x
+                try:
+                    t = np.linalg.cholesky(gram[:p, :p]).T
+                except np.linalg.LinAlgError:
+                    return bad
+                if order >= 1:
+                    z = np.linalg.solve(t.T, gram[:p, p:])
+            diag = np.abs(np.diag(t))
+            if not np.all(diag > 0):
+                return bad
+            val = float(np.sum(vpart) + n * np.sum(np.log(diag)) - 0.5 * n * p * np.log(n))
+            if not np.isfinite(val):
+                return bad
+            if order == 0:
+                return val, bad[1], bad[2]
+            u = np.linalg.solve(t, z[:, :p])
+            g = n * np.diag(u) + gpart
+            if not np.all(np.isfinite(g)):
+                return bad
+            if order == 1:
+                return val, g, bad[2]
+            w = z[:, p:]
+            if exact:
+                ee = f.T @ f - dz.T @ dz
+            else:
+                ee = gram[p : 2 * p, p : 2 * p] - z[:, :p].T @ z[:, :p]
+            tinv = np.linalg.solve(t, np.eye(p))
+            h = n * ((tinv @ tinv.T) * ee - u * u.T
+                     + np.diag(np.diag(np.linalg.solve(t, w))))
+            h = 0.5 * (h + h.T)
+        if not np.all(np.isfinite(h)):
+            return val, g, bad[2]
+        return val, g, h
+
     def nll(self, lmbda: ArrayLike, grad: bool = False):
         """Profile NLL (constants dropped) and, if ``grad``, its gradient.
 
@@ -160,7 +334,7 @@ class JointProfile:
         singular.
         """
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
-        p, n = self.ncols, float(self.nobs)
+        p = self.ncols
         bad = (np.inf, np.full(p, np.nan)) if grad else np.inf
         if lam.shape != (p,) or not np.all(np.isfinite(lam)):
             return bad
@@ -170,90 +344,48 @@ class JointProfile:
             if not np.isfinite(v[0]) or (grad and not np.isfinite(s[0])):
                 return bad
             return (float(v[0]), s.copy()) if grad else float(v[0])
-        with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
-            parts = [c._vectors(lam[j : j + 1], grad) for j, c in enumerate(self.columns)]
-            r = np.column_stack([q[0][:, 0] for q in parts])
-            m = np.array([q[2][0] for q in parts])
-            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(m))):
-                return bad
-            q, t = np.linalg.qr(r)
-            diag = np.abs(np.diag(t))
-            if not np.all(diag > 0):
-                return bad
-            jac = np.array([c.jacobian for c in self.columns])
-            val = float(np.sum((1.0 - lam) * jac) + n * np.sum(m) + n * np.sum(np.log(diag))
-                        - 0.5 * n * p * np.log(n))
-            if not np.isfinite(val):
-                return bad
-            if not grad:
-                return val
-            rd = np.column_stack([q_[1][:, 0] for q_ in parts])
-            coef = np.linalg.solve(t, q.T @ rd)
-            g = n * np.diag(coef) - jac
-        if not np.all(np.isfinite(g)):
+        val, g, _ = self._evaluate(lam, 1 if grad else 0)
+        if not np.isfinite(val):
             return bad
-        return val, g
+        return (val, g) if grad else val
 
     def score(self, lmbda: ArrayLike) -> NDArray[np.float64]:
         """Gradient of :meth:`nll`."""
         return self.nll(lmbda, grad=True)[1]
 
     def hessian(self, lmbda: ArrayLike) -> NDArray[np.float64]:
-        """Hessian of :meth:`nll` (two or more columns), analytic in the residual matrices.
+        """Hessian of :meth:`nll` (two or more columns) in closed form: see
+        :meth:`_evaluate` (the transforms' second derivatives in lambda are
+        ``d^3 exprel''(k d)``, ``_special.d2exprel``)."""
+        return self._evaluate(lmbda, 2)[2]
 
-        With ``A = Psi' M Psi`` (``M`` the residual projector, ``Psi`` the transformed
-        columns), ``D`` and ``E`` the first and second derivatives of each column in its own
-        power, ``P = A^-1``, ``B = Psi' M D``, ``Q = P B``, ``S = B' P B``, ``C = D' M D`` and
-        ``G = Psi' M E``, the NLL ``n/2 log det A - sum (lambda_j - 1) J_j`` has gradient
-        ``n diag(Q) - J`` and Hessian
+    def second_order(self, lmbda: ArrayLike, exact: bool = True):
+        """NLL, gradient and Hessian (two or more columns) from one evaluation of the columns,
+        their derivatives and second derivatives (the joint solver's Newton steps);
+        ``exact=False`` forms them from a Gram matrix (see :meth:`_evaluate`)."""
+        return self._evaluate(lmbda, 2, exact)
 
-        ``H = n (P o C - Q o Q' - P o S + diag(diag(P G)))``
+    def own_powers(self) -> NDArray[np.float64]:
+        """Each column's own ML power given the design (the joint solver's start), by the one
+        solver: for an intercept-only design on one sample of all columns (``bcs.fit`` of
+        each column, its subsample start included; the columns' prepared log-ratios are
+        reused when every column has one side), else on each column's response profile."""
+        design = self.columns[0].design
+        if design.sw is None and spans_constant_only(design):
+            lam = solve(SampleProfile(self._sample())).lmbda
+        else:
+            lam = np.array([solve(c).lmbda[0] for c in self.columns])
+        return np.where(np.isfinite(lam), np.clip(lam, -10.0, 10.0), 1.0)
 
-        (``o`` the elementwise product; from ``d log det A = tr(A^-1 dA)`` twice). Every
-        term is invariant to the per-column scale factors, so the scaled residuals of
-        :meth:`ResponseProfile._vectors` are used as they are, after each column is rescaled
-        by ``exp(-alpha_j lambda_j)`` with ``alpha_j`` the coefficient of its derivative on
-        itself (a rescaling by a linear function of lambda leaves the Hessian unchanged and
-        keeps its terms from cancelling). ``E`` is the central
-        difference of the scaled ``M D`` in the column's own power, Richardson-extrapolated
-        from steps ``h`` and ``h/2`` with ``h = 1e-3 max(1, |lambda_j|)`` (error about 1e-12
-        relative: a derivative of vectors, not of the NLL, so 4 vector evaluations per
-        column instead of 10 gradients per column).
-        """
-        lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
-        n = float(self.nobs)
-        with np.errstate(all="ignore"):
-            parts = [c._vectors(lam[j : j + 1], True) for j, c in enumerate(self.columns)]
-            r = np.column_stack([q[0][:, 0] for q in parts])
-            rd = np.column_stack([q[1][:, 0] for q in parts])
-            # take out of each derivative its own column's direction (the log of the data's
-            # scale, 690 for values near 1e-300, would otherwise make the terms of H cancel)
-            alpha = np.einsum("ij,ij->j", r, rd) / np.einsum("ij,ij->j", r, r)
-            rd = rd - alpha * r
-            rdd = np.column_stack([self._second(j, lam[j], parts[j][2][0], alpha[j])
-                                   for j in range(self.ncols)])
-            pm = np.linalg.inv(np.einsum("ij,ik->jk", r, r))
-            b = np.einsum("ij,ik->jk", r, rd)
-            q = pm @ b
-            smat = b.T @ pm @ b
-            c = np.einsum("ij,ik->jk", rd, rd)
-            g = np.einsum("ij,ik->jk", r, rdd)
-            h = n * (pm * c - q * q.T - pm * smat + np.diag(np.diag(pm @ g)))
-        return 0.5 * (h + h.T)
-
-    def _second(self, j: int, lam: float, m0: float, alpha: float) -> NDArray[np.float64]:
-        """Scaled residuals of the second derivative of column ``j``'s transform, for the
-        column rescaled by ``exp(-alpha (lambda_j - lam))`` (which leaves the Hessian of the
-        NLL unchanged: ``log det A`` moves by a linear function of lambda)."""
-        col = self.columns[j]
-        step = 1e-3 * max(1.0, abs(lam))
-
-        def vec(t: float) -> NDArray[np.float64]:
-            r_t, rd_t, m_t = col._vectors(np.array([t]), True)
-            return (rd_t[:, 0] - alpha * r_t[:, 0]) * np.exp(m_t[0] - m0 - alpha * (t - lam))
-
-        diffs = [(vec(lam + h) - vec(lam - h)) / (2.0 * h) for h in (step, step / 2)]
-        return (4.0 * diffs[1] - diffs[0]) / 3.0
+    def _sample(self) -> Sample:
+        """All columns as one sample: their prepared log-ratios when every column has one
+        side, of one sign, without weights; else prepared again from the data."""
+        idx, side, sigma = self._absorbed_side
+        if side is not None and idx.size == self.ncols and np.all(sigma == sigma[0]):
+            negative = bool(sigma[0] < 0)
+            side = replace(side, negative=negative)
+            return Sample(self.family, None if negative else side, side if negative else None)
+        return Sample.from_array(np.column_stack([c.y for c in self.columns]), self.family)
 
     def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike) -> Profile:
         """The NLL profiled to one power at a time, around the joint MLE ``lmbda`` with
@@ -424,31 +556,124 @@ def _one_column(problem: JointObjective) -> JointFit:
     return JointFit(lam, float(sol.nll[0]), hmat, lam.copy(), ok, np.atleast_1d(g))
 
 
-def _own_profile(column: ResponseProfile) -> Profile:
-    """A column's own profile: the sample's for an intercept-only design (which starts from
-    a subsample on large data), else the response profile."""
-    if column.design.sw is None and spans_constant_only(column.design):
-        return SampleProfile(column.sample_of_response())
-    return column
+NEWTON_SWITCH = 1e-4  # Gram-matrix Newton steps until a step is this small (relative) ...
+NEWTON_DONE = 1e-11  # ... then QR-based steps until one is this small
+NEWTON_LAST = 1e-7  # a QR-based step this small is the last (quadratic model at its start)
+NEWTON_MAX_ITER = 50
+
+
+def _converged(problem: JointObjective, lam: NDArray[np.float64], g: NDArray[np.float64],
+               hmat: NDArray[np.float64]) -> bool:
+    """The gradient vanishes to rounding level and the Hessian is positive definite."""
+    scale = np.sqrt(np.abs(np.diag(hmat)))
+    ok = bool(np.all(np.isfinite(lam)) and np.all(np.abs(g) <= 1e-6 * np.maximum(scale, 1.0)
+                                                  * problem.nobs ** 0.5))
+    try:
+        np.linalg.cholesky(hmat)
+    except np.linalg.LinAlgError:
+        ok = False
+    return ok
+
+
+def _newton_step(g: NDArray[np.float64], hmat: NDArray[np.float64],
+                 lam: NDArray[np.float64]) -> tuple[NDArray[np.float64], float] | None:
+    """The Newton step and its size relative to lambda; ``None`` unless the Hessian is
+    positive definite and everything finite."""
+    if not (np.all(np.isfinite(g)) and np.all(np.isfinite(hmat))):
+        return None
+    try:
+        np.linalg.cholesky(hmat)
+    except np.linalg.LinAlgError:
+        return None
+    step = -np.asarray(np.linalg.solve(hmat, g), dtype=np.float64)
+    return step, float(np.max(np.abs(step))) / max(1.0, float(np.max(np.abs(lam))))
+
+
+def _newton(problem: JointObjective, start: NDArray[np.float64]) -> JointFit | None:
+    """Newton's method with the exact Hessian (``second_order``), or ``None`` if the problem
+    has none or a step fails (a Hessian that is not positive definite, a line search that
+    finds no decrease): the caller then falls back to BFGS.
+
+    Each iteration is one evaluation of the columns and their first two derivatives. Steps
+    use the Gram-matrix form (one matrix product) while they are longer than
+    ``NEWTON_SWITCH`` relative to lambda, each halved until the NLL falls by at least
+    ``1e-4`` of the decrease its gradient promises (Armijo; within rounding of the value)
+    and at most ``max(1, |lambda|)`` long. A shorter step is in Newton's quadratic region
+    (its error after the step is of the order of its square): it is taken as it is, and the
+    QR form follows. A QR-form step below ``NEWTON_DONE`` ends the fit where it is; one
+    below ``NEWTON_LAST`` is the last: the fit ends at its end, with the NLL, gradient and
+    Hessian of the quadratic model at its start (exact there to far below rounding for the
+    NLL and the gradient, and to the order of the step, 1e-7 relative at most, for the
+    Hessian). Typically two evaluations of the data after the starts: the Gram form at the
+    start, the QR form after one step.
+    """
+    second = getattr(problem, "second_order", None)
+    if second is None:
+        return None
+    start = np.asarray(start, dtype=np.float64)
+    lam = start.copy()
+    exact = False
+    val, g, hmat = second(lam, exact=False)
+    for _ in range(NEWTON_MAX_ITER):
+        got = _newton_step(g, hmat, lam) if np.isfinite(val) else None
+        if got is None:
+            return None
+        step, size = got
+        if exact and size <= NEWTON_DONE:
+            return JointFit(lam, float(val), hmat, start, True, g)
+        if exact and size <= NEWTON_LAST:
+            # the last step: Newton's error after it is of the order of its square (below
+            # 1e-13), and the NLL there is the quadratic model's, val + g.step / 2, whose
+            # error (the step cubed times the third derivative, 1e-21 n at most) lies far
+            # below the NLL's rounding (1e-16 |NLL|)
+            new = lam + step
+            return JointFit(new, float(val + 0.5 * float(g @ step)), hmat, start, True,
+                            g + hmat @ step)
+        if not exact and size <= NEWTON_SWITCH:
+            exact = True
+            lam = lam + step
+            val, g, hmat = second(lam, exact=True)
+            continue
+        if size > 1.0:
+            step = step / size
+        slope = float(g @ step)
+        noise = 1e-12 * max(1.0, abs(val))
+        t = 1.0
+        for _ in range(40):
+            new = lam + t * step
+            nval, ng, nh = second(new, exact=exact)
+            if np.isfinite(nval) and nval <= val + 1e-4 * t * slope + noise:
+                break
+            t *= 0.5
+        else:
+            return None
+        lam, val, g, hmat = new, nval, ng, nh
+    return None
 
 
 def fit_joint_lambda(problem: JointObjective,
                      start: NDArray[np.float64] | None = None) -> JointFit:
-    """Minimise the joint NLL: quasi-Newton from the per-column MLEs, then Newton polish.
+    """Minimise the joint NLL: Newton with the exact Hessian from the per-column MLEs
+    (:func:`_newton`), else quasi-Newton and a Newton polish.
 
     One column is solved as a sample or a regression (the one solver). Otherwise the start is
-    each column's own ML power given the design; BFGS with the analytic gradient brings
-    lambda close (seeded with the inverse analytic Hessian at the start), and Newton steps with
-    the analytic Hessian (each accepted only if the NLL
-    does not rise beyond rounding) make the gradient vanish to rounding level.
+    each column's own ML power given the design (:meth:`JointProfile.own_powers`). A problem
+    with a closed-form Hessian (``second_order``) is solved by Newton's method, typically
+    two evaluations of the columns and their derivatives after the starts (more where the
+    columns are strongly dependent and the joint powers far from their own). Otherwise (or if
+    a Newton step fails) BFGS with the analytic gradient brings lambda close (seeded with the
+    inverse Hessian at the start), and Newton steps with the Hessian at that point (each
+    accepted only if the NLL does not rise beyond rounding) make the gradient vanish to
+    rounding level.
     """
     if problem.single is not None and start is None:
         return _one_column(problem)
     if start is None:
-        columns = problem.columns  # type: ignore[attr-defined]
-        start = np.array([solve(_own_profile(c)).lmbda[0] for c in columns])
-        start = np.where(np.isfinite(start), np.clip(start, -10.0, 10.0), 1.0)
+        start = problem.own_powers()  # type: ignore[attr-defined]
     start = np.asarray(start, dtype=np.float64)
+    fit = _newton(problem, start)
+    if fit is not None and _converged(problem, fit.lmbda, fit.gradient, fit.hessian):
+        return fit
 
     def fun(lam):
         val, g = problem.nll(lam, grad=True)
@@ -482,11 +707,4 @@ def fit_joint_lambda(problem: JointObjective,
         lam, val, g = new, nval, ng
         if np.max(np.abs(step)) <= 1e-12 * max(1.0, float(np.max(np.abs(lam)))):
             break
-    scale = np.sqrt(np.abs(np.diag(hmat)))
-    ok = bool(np.all(np.isfinite(lam)) and np.all(np.abs(g) <= 1e-6 * np.maximum(scale, 1.0)
-                                                  * problem.nobs ** 0.5))
-    try:
-        np.linalg.cholesky(hmat)
-    except np.linalg.LinAlgError:
-        ok = False
-    return JointFit(lam, float(val), hmat, start, ok, g)
+    return JointFit(lam, float(val), hmat, start, _converged(problem, lam, g, hmat), g)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import log_dexprel, log_exprel
+from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .design import Design, qr_design
 from .likelihood import choose_shift, llf_constant, phi_chi
@@ -99,15 +99,13 @@ class ResponseProfile:
                 f"the model has {design.rank} coefficients for {n} observations; no residual "
                 "degrees of freedom are left to estimate a power"
             )
-        ones = np.ones(n)
-        scale = np.sqrt(n) if design.sw is None else np.linalg.norm(design.sw)
-        const_in_span = bool(np.linalg.norm(design.resid(ones)) <= 1e-10 * scale)
+        const_in_span = design.constant_in_span
         masks = [np.ones(n, dtype=bool)] if family == "boxcox" else [y >= 0, y < 0]
         masks = [m for m in masks if m.any()]
         sides: list[_SideInfo] = []
         for k, mask in enumerate(masks):
             rows = np.flatnonzero(mask)
-            sample = Sample.from_array(y[rows], family)
+            sample = Sample.from_array(y if rows.size == n else y[rows], family)
             negative = family == "yeojohnson" and bool(y[rows[0]] < 0)
             if const_in_span and len(masks) == 1:
                 m1 = np.zeros(n)
@@ -133,7 +131,25 @@ class ResponseProfile:
     def _vectors(self, lmbda: NDArray[np.float64], score: bool = True):
         """Scaled residuals of the transform and of its lambda-derivative (``None`` unless
         ``score``), one column each."""
+        r, rd, _, m = self.derivative_vectors(lmbda, 1 if score else 0)
+        return r, rd, m
+
+    def derivative_vectors(self, lmbda: NDArray[np.float64], order: int = 1):
+        """Scaled residuals of the transform and of its first ``order`` (0, 1 or 2)
+        derivatives in lambda, one column per lambda, and the log of their common scale.
+
+        Returns ``(r, rd, rdd, m)``: the residuals of ``psi(lambda)``, ``psi'`` and ``psi''``
+        on the design, each divided by ``e^m`` (``None`` beyond ``order``). On a side with
+        exponent ``k`` (``lambda``, or ``2 - lambda`` on the Yeo-Johnson negative side, whose
+        transform is negated) and log-ratios ``d`` to its reference ``b_ref``
+        (``lr = log b_ref``), the transform is ``e^{k lr} phi(k) + c(k)``; with
+        ``chi = d phi/dk = d^2 exprel'(k d)`` and ``phi'' = d^3 exprel''(k d)``
+        (``_special.d2exprel``), the second derivative in lambda is
+        ``e^{k lr} (lr^2 phi + 2 lr chi + phi'')`` (times -1 on the negative side) and the
+        constant's is ``lr^3 exprel''(k lr)`` (the same sign as the constant).
+        """
         n, L = self.n, lmbda.shape[0]
+        score, second = order >= 1, order >= 2
         terms = []
         for s in self.sides:
             side = s.sample.sides[0]
@@ -142,34 +158,43 @@ class ResponseProfile:
             d = side.v - shift  # (n_s, L)
             lr = side.log_ref[0] + shift  # (L,)
             phi, chi = phi_chi(d, kappa, _span(side, shift), score)
+            psi = d * d * d * d2exprel(kappa * d) if second else None
             a = kappa * lr
             with np.errstate(divide="ignore"):
                 log_lr = np.log(np.abs(lr))
             log_c = log_lr + log_exprel(a)
             log_cd = 2.0 * log_lr + log_dexprel(a)
-            terms.append((s, phi, chi, a, lr, log_c, log_cd))
+            log_cdd = 3.0 * log_lr + log_d2exprel(a) if second else None
+            terms.append((s, phi, chi, psi, a, lr, log_c, log_cd, log_cdd))
         # the scale: the largest factor in front of a term that reaches the residuals (a
         # side's constant is absorbed, and must not set the scale, when m1 is exactly 0)
-        m = np.max([t[3] for t in terms] + [np.where(np.isfinite(t[5]), t[5], -np.inf)
+        m = np.max([t[4] for t in terms] + [np.where(np.isfinite(t[6]), t[6], -np.inf)
                                             for t in terms if np.any(t[0].m1 != 0)], axis=0)
         z = np.zeros((n, L))
         zd = np.zeros((n, L))
+        zdd = np.zeros((n, L)) if second else None
         cz = np.zeros((n, L))
         czd = np.zeros((n, L))
-        for s, phi, chi, a, lr, log_c, log_cd in terms:
+        czdd = np.zeros((n, L)) if second else None
+        for s, phi, chi, psi, a, lr, log_c, log_cd, log_cdd in terms:
             sign = -1.0 if s.negative else 1.0
             ea = np.exp(a - m)
             z[s.rows] += sign * ea * phi
             if score:
                 zd[s.rows] += ea * (lr * phi + chi)
+            if zdd is not None:
+                zdd[s.rows] += sign * ea * (lr * (lr * phi + 2.0 * chi) + psi)
             if np.any(s.m1 != 0):  # an absorbed constant adds nothing to the residuals
                 with np.errstate(under="ignore"):
                     cz += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_c - m))
                     if score:
                         czd += np.outer(s.m1, np.exp(log_cd - m))
+                    if czdd is not None:
+                        czdd += np.outer(s.m1, sign * np.sign(lr) * np.exp(log_cdd - m))
         r = self.design.resid(z) + cz
         rd = self.design.resid(zd) + czd if score else None
-        return r, rd, m
+        rdd = self.design.resid(zdd) + czdd if zdd is not None and czdd is not None else None
+        return r, rd, rdd, m
 
     def fits_at_every_lambda(self) -> bool:
         """Whether every transform of the response lies in the design's column space.
@@ -317,9 +342,7 @@ def spans_constant_only(design: Design) -> bool:
     """Whether the design's column space is exactly the constants (an intercept-only model)."""
     if design.rank != 1:
         return False
-    ones = np.ones(design.nobs)
-    scale = np.sqrt(design.nobs) if design.sw is None else np.linalg.norm(design.sw)
-    return bool(np.linalg.norm(design.resid(ones)) <= 1e-10 * scale)
+    return design.constant_in_span
 
 
 def response_profile(

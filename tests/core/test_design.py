@@ -166,3 +166,23 @@ def test_a_regressor_on_predictors_of_1e200_equals_the_unscaled_one():
     # 1e-12: the same projections up to rounding; lambda solved to 1e-12 relative
     assert got.lmbda_ == pytest.approx(want.lmbda_, rel=1e-11)
     np.testing.assert_allclose(got.predict(x[:5] * 1e200), want.predict(x[:5]), rtol=1e-10)
+
+
+def test_r_factor_by_blocks_is_the_householder_factor():
+    """r_factor (TSQR over 8192-row blocks) equals one Householder QR up to row signs, on
+    columns of very different scales and nearly dependent ones (the second is the first plus
+    1e-9 noise): to 1e-12 of each row's diagonal (Householder is backward stable either way;
+    the two differ only in rounding)."""
+    from boxcoxstat.core.design import TSQR_ROWS, r_factor
+
+    rng = np.random.default_rng(4)
+    n = 5 * TSQR_ROWS + 17  # several blocks and a short last one
+    a = rng.normal(size=(n, 4)) * np.array([1e-150, 1.0, 1e8, 3.0])
+    a[:, 3] = a[:, 1] + 1e-9 * rng.normal(size=n)
+    got = r_factor(a)
+    want = np.linalg.qr(a, mode="r")
+    signs = np.sign(np.diag(got)) * np.sign(np.diag(want))
+    np.testing.assert_allclose(got * signs[:, None], want,
+                               rtol=0, atol=1e-12 * np.abs(np.diag(want)).max())
+    for j in range(4):
+        assert abs(got[j, j]) == pytest.approx(abs(want[j, j]), rel=1e-12)

@@ -124,6 +124,7 @@ def _make_side(
 
 
 MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
+SORT_ROWS = 512  # matrices with at most this many rows are compacted / take medians at once
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
@@ -137,6 +138,14 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     """
     if mask is None:
         return _central(x)
+    if x.shape[1] > 1 and x.shape[0] <= SORT_ROWS:  # short columns: one sort for them all
+        filled = np.where(mask, x, np.inf)  # validated data are finite: unselected sort last
+        filled.sort(axis=0)
+        cnt = mask.sum(axis=0)
+        at = np.arange(x.shape[1])
+        lo = filled[np.maximum(cnt - 1, 0) // 2, at]
+        hi = filled[np.minimum(cnt // 2, x.shape[0] - 1), at]
+        return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
     # column by column on the transposed data (selection and partition on contiguous memory)
     x_t, m_t = np.ascontiguousarray(x.T), np.ascontiguousarray(mask.T)
     out = np.full(x.shape[1], np.nan)
@@ -174,6 +183,12 @@ def _compact(
         return xs, None, None if w is None else np.compress(sel, w[:, 0])[:, None]
     cnt = mask.sum(axis=0)
     rows = int(cnt.max())
+    mc = np.arange(rows)[:, None] < cnt[None, :]
+    if x.shape[0] <= SORT_ROWS:  # short columns: one stable sort moves the selection up
+        order = np.argsort(~mask, axis=0, kind="stable")[:rows]
+        xc = np.where(mc, np.take_along_axis(x, order, axis=0), 0.0)
+        wc = None if w is None else np.where(mc, np.take_along_axis(w, order, axis=0), 0.0)
+        return xc, (None if mc.all() else mc), wc
     # column by column on the transposed data: compress is fast on contiguous memory
     m_t = np.ascontiguousarray(mask.T)
     arrays = [x] if w is None else [x, w]
@@ -186,7 +201,6 @@ def _compact(
         outs.append(np.ascontiguousarray(out.T))
     xc = outs[0]
     wc = outs[1] if w is not None else None
-    mc = np.arange(rows)[:, None] < cnt[None, :]
     return xc, (None if mc.all() else mc), wc
 
 

@@ -237,18 +237,20 @@ class _Recorder:
 
     def __init__(self, profile: Profile):
         self.profile = profile
-        self.seen: dict[tuple[int, float], float] = {}
-        self.last: dict[int, tuple[float, float, float]] = {}  # column: (x, nll, score)
-        self.nfev = np.zeros(profile.ncols, dtype=np.int64)
+        p = profile.ncols
+        self.seen: list[tuple[NDArray, NDArray, NDArray]] = []  # (columns, lambdas, NLLs)
+        self.last = np.full((3, p), np.nan)  # per column: the last (x, nll, score) evaluated
+        self.nfev = np.zeros(p, dtype=np.int64)
 
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
-        self.nfev[list(set(idx.tolist()))] += 1
-        for j, x, v, f in zip(idx.tolist(), lam.tolist(), val.tolist(), sc.tolist(),
-                              strict=True):
-            self.seen[(j, x)] = v
-            if score:
-                self.last[j] = (x, v, f)
+        idx = np.asarray(idx, dtype=np.intp)
+        self.nfev[np.unique(idx)] += 1
+        self.seen.append((idx, np.asarray(lam, dtype=np.float64), val))
+        if score:  # where a column appears twice, the later pair is its last
+            last = np.unique(idx[::-1], return_index=True)[1]
+            last = idx.size - 1 - last
+            self.last[:, idx[last]] = (np.asarray(lam)[last], val[last], sc[last])
         return val, sc
 
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -256,13 +258,17 @@ class _Recorder:
 
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
         """The NLL of column j at ``lam[j]``, evaluated (in one call) only where not seen."""
-        out = np.array([self.seen.get((j, x), np.nan) for j, x in enumerate(lam.tolist())])
-        for j in np.flatnonzero(np.isnan(out) & np.isfinite(lam)):
-            # a root accepted unevaluated: the last evaluated NLL, corrected by the score
-            # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
-            x, v, f = self.last.get(int(j), (np.nan, np.nan, np.nan))
-            if abs(x - lam[j]) <= 1e-6 * max(1.0, abs(lam[j])) and np.isfinite(v + f):
-                out[j] = v - 0.5 * f * (x - lam[j])
+        out = np.full(lam.shape, np.nan)
+        for idx, x, v in self.seen:
+            hit = x == lam[idx]
+            out[idx[hit]] = v[hit]
+        # a root accepted unevaluated: the last evaluated NLL, corrected by the score
+        # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
+        x, v, f = self.last
+        with np.errstate(invalid="ignore"):
+            near = (np.isnan(out) & np.isfinite(lam) & np.isfinite(v + f)
+                    & (np.abs(x - lam) <= 1e-6 * np.maximum(1.0, np.abs(lam))))
+        out[near] = v[near] - 0.5 * f[near] * (x[near] - lam[near])
         need = np.flatnonzero(np.isnan(out) & np.isfinite(lam))
         if need.size:
             out[need] = self.values(lam[need], need, score=False)[0]

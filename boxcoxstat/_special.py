@@ -29,6 +29,16 @@ _D2_REV = np.array(_D2[::-1])
 
 
 def _horner(coef_rev: NDArray, a: NDArray) -> NDArray:
+    if a.size <= 4:  # a few values: the same operations on Python floats (IEEE doubles,
+        # rounded alike, so bit for bit NumPy's result) without a NumPy call per term
+        coefs = coef_rev.tolist()
+        vals = []
+        for x in a.reshape(-1).tolist():
+            acc = coefs[0]
+            for c in coefs[1:]:
+                acc = acc * x + c
+            vals.append(acc)
+        return np.array(vals, dtype=np.float64).reshape(a.shape)
     out = np.full_like(a, coef_rev[0])
     for c in coef_rev[1:]:
         out *= a

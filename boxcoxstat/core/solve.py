@@ -164,7 +164,6 @@ def find_root(
     done = (f1 == 0) | (f2 == 0)
     xout = np.full(p, np.nan)
     used_iqi = np.zeros(p, dtype=bool)
-    xprev = np.full(p, np.nan)  # the iterate before the newest
     for _ in range(max_iter):
         xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
         tol = 2.0 * (xrtol * np.abs(xm) + xatol)
@@ -174,32 +173,31 @@ def find_root(
         act = np.flatnonzero(~done)
         if act.size == 0:
             break
-        tt = np.clip(t[act], tl[act], 1.0 - tl[act])
-        xt = x1[act] + tt * (x2[act] - x1[act])
+        # the active columns' state, gathered once (scattered back at the end of the step)
+        a1, b1, a2, b2, ta, tla = x1[act], f1[act], x2[act], f2[act], t[act], tl[act]
+        tt = np.clip(ta, tla, 1.0 - tla)
+        xt = a1 + tt * (a2 - a1)
         ft = f(xt, act)
         nfev[act] += 1
-        same = np.sign(ft) == np.sign(f1[act])
+        same = np.sign(ft) == np.sign(b1)
         # same sign as f1: x3 <- x1 ; else x3 <- x2, x2 <- x1 ; then x1 <- xt
-        n3x = np.where(same, x1[act], x2[act])
-        n3f = np.where(same, f1[act], f2[act])
-        x2[act] = np.where(same, x2[act], x1[act])
-        f2[act] = np.where(same, f2[act], f1[act])
-        x3[act], f3[act] = n3x, n3f
-        xprev[act] = x1[act]
-        x1[act], f1[act] = xt, ft
+        a3, b3 = np.where(same, a1, a2), np.where(same, b1, b2)
+        a2, b2 = np.where(same, a2, a1), np.where(same, b2, b1)
+        xprev = a1
+        a1, b1 = xt, ft
         with np.errstate(divide="ignore", invalid="ignore"):
-            xi = (x1[act] - x2[act]) / (x3[act] - x2[act])
-            ph = (f1[act] - f2[act]) / (f3[act] - f2[act])
+            xi = (a1 - a2) / (a3 - a2)
+            ph = (b1 - b2) / (b3 - b2)
             iqi = (ph * ph < xi) & ((1.0 - ph) ** 2 < 1.0 - xi)
-            tq = (f1[act] / (f2[act] - f1[act]) * f3[act] / (f2[act] - f3[act])
-                  + (x3[act] - x1[act]) / (x2[act] - x1[act])
-                  * f1[act] / (f3[act] - f1[act]) * f2[act] / (f3[act] - f2[act]))
+            tq = (b1 / (b2 - b1) * b3 / (b2 - b3)
+                  + (a3 - a1) / (a2 - a1) * b1 / (b3 - b1) * b2 / (b3 - b2))
         good = iqi & np.isfinite(tq)
-        t[act] = np.where(good, tq, 0.5)
+        ta = np.where(good, tq, 0.5)
+        x1[act], f1[act], x2[act], f2[act], x3[act], f3[act], t[act] = a1, b1, a2, b2, a3, b3, ta
         if predict:
-            lo_, hi_ = np.minimum(x1[act], x2[act]), np.maximum(x1[act], x2[act])
-            nxt = x1[act] + t[act] * (x2[act] - x1[act])
-            step, prev = np.abs(nxt - x1[act]), np.abs(x1[act] - xprev[act])
+            lo_, hi_ = np.minimum(a1, a2), np.maximum(a1, a2)
+            nxt = a1 + ta * (a2 - a1)
+            step, prev = np.abs(nxt - a1), np.abs(a1 - xprev)
             tol_a = xrtol * np.abs(nxt) + xatol
             ok = (good & used_iqi[act] & (step < 0.5 * prev) & (nxt > lo_) & (nxt < hi_)
                   & (step * step <= 0.5 * tol_a * prev))
@@ -245,12 +243,17 @@ class _Recorder:
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
         idx = np.asarray(idx, dtype=np.intp)
-        self.nfev[np.unique(idx)] += 1
-        self.seen.append((idx, np.asarray(lam, dtype=np.float64), val))
-        if score:  # where a column appears twice, the later pair is its last
-            last = np.unique(idx[::-1], return_index=True)[1]
-            last = idx.size - 1 - last
-            self.last[:, idx[last]] = (np.asarray(lam)[last], val[last], sc[last])
+        lam = np.asarray(lam, dtype=np.float64)
+        self.seen.append((idx, lam, val))
+        if idx.size > 1 and np.any(idx[1:] <= idx[:-1]):  # a column may appear twice
+            self.nfev[np.unique(idx)] += 1
+            if score:  # the later pair is the column's last
+                last = idx.size - 1 - np.unique(idx[::-1], return_index=True)[1]
+                self.last[:, idx[last]] = (lam[last], val[last], sc[last])
+            return val, sc
+        self.nfev[idx] += 1  # increasing columns: each once
+        if score:
+            self.last[:, idx] = (lam, val, sc)
         return val, sc
 
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -357,6 +360,33 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     return lam, nll, done, (lo, hi, flo, fhi), last_slope
 
 
+# lambdas -3, -2.8, ..., 4 (where most columns' roots are) and a few beyond
+LADDER = np.r_[-8.0, -5.0, np.linspace(-3.0, 4.0, 36), 6.0, 9.0]
+LADDER_ROWS = 500  # one column of at most this many rows starts from the whole ladder
+
+
+def _ladder_ok(profile: Profile) -> bool:
+    """Whether the profile is one short sample column, where an evaluation costs its Python
+    calls rather than its arithmetic, so the ladder's twelve lambdas cost about one."""
+    from .profile import SampleProfile
+
+    return (isinstance(profile, SampleProfile) and profile.ncols == 1
+            and profile.sample.nrows <= LADDER_ROWS)
+
+
+def _ladder_start(rec: _Recorder) -> tuple:
+    """The starting bracket of one column from the score on :data:`LADDER` (one evaluation):
+    the two neighbouring lambdas where it changes sign, or the two outermost on the side it
+    keeps (doubling goes on from there)."""
+    f = rec(LADDER, np.zeros(LADDER.size, dtype=np.intp))
+    up = np.flatnonzero(f >= 0)
+    k = int(up[0]) if up.size else LADDER.size - 1
+    k = min(max(k, 1), LADDER.size - 1)
+    if not np.all(np.isfinite(f[k - 1 : k + 1])):
+        return (np.zeros(1), np.ones(1), None, None)
+    return (LADDER[k - 1 : k], LADDER[k : k + 1], f[k - 1 : k], f[k : k + 1])
+
+
 def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
                  xatol: float = XATOL, xrtol: float = XRTOL) -> Solution:
     p = profile.ncols
@@ -366,7 +396,9 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
     slope = np.full(p, np.nan)
     if start is None:
         start = (np.zeros(p), np.ones(p), None, None)
-        sub = profile.subsample()
+        if _ladder_ok(profile):
+            start = _ladder_start(rec)
+        sub = None if start[2] is not None else profile.subsample()
         if sub is not None:
             x0, c = _subsample_start(sub, profile.nobs() / sub.nobs())
             lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(rec, x0, c, xatol,
@@ -395,7 +427,7 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
         res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
         lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
         ok[todo] = okb & res.converged
-        val[todo] = rec.nll_at(np.where(np.isin(np.arange(p), todo), lam, np.nan))[todo]
+        val[todo] = rec.nll_at(np.where(done, np.nan, lam))[todo]
     return Solution(lam, val, ok & np.isfinite(val), rec.nfev, slope)
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "solve",
     "curvature",
     "curvature_and_nll",
+    "curvature_and_values",
     "richardson_slope",
     "OPTIMIZERS",
     "LIMIT",
@@ -606,6 +607,16 @@ def curvature_and_nll(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """:func:`curvature`, and the NLL at the pairs ``(extra_lmbda, extra_cols)`` computed in
     the same evaluation (one round for a federated or Dask profile)."""
+    out, val, _ = curvature_and_values(profile, lmbda, slope, extra_lmbda, extra_cols)
+    return out, val
+
+
+def curvature_and_values(
+    profile: Profile, lmbda: NDArray[np.float64], slope: NDArray[np.float64] | None = None,
+    extra_lmbda: NDArray[np.float64] | None = None, extra_cols: NDArray[np.intp] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`curvature`, and the NLL and score at the pairs ``(extra_lmbda, extra_cols)``
+    computed in the same evaluation."""
     xl = np.zeros(0) if extra_lmbda is None else np.asarray(extra_lmbda, dtype=np.float64)
     xc = np.zeros(0, dtype=np.intp) if extra_cols is None else np.asarray(extra_cols,
                                                                          dtype=np.intp)
@@ -630,11 +641,11 @@ def curvature_and_nll(
                   lam[four] - h[four], lam[four] + h[four] / 2, lam[four] - h[four] / 2]
     col_q = np.r_[one, one, four, four, four, four]
     val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc])
-    extra = val[lam_q.size :]
+    extra, extra_sc = val[lam_q.size :], s[lam_q.size :]
     s = s[: lam_q.size]
     k1, k4 = one.size, four.size
     out[one] = (s[:k1] - s[k1 : 2 * k1]) / (2.0 * h[one])
     s4 = s[2 * k1 :].reshape(4, k4)
     out[four] = richardson_slope([(s4[0] - s4[1]) / (2.0 * h[four]),
                                   (s4[2] - s4[3]) / h[four]])
-    return out, extra
+    return out, extra, extra_sc

@@ -60,18 +60,23 @@ def log_exprel(a: ArrayLike) -> NDArray[np.float64]:
     """
     a = np.asarray(a, dtype=np.float64)
     out = np.empty_like(a)
-    tiny = np.abs(a) < 0.25
-    at = a[tiny]
-    z2 = (0.5 * at) ** 2
-    out[tiny] = 0.5 * at + z2 * _horner(_LOG_SINHC, z2)
-    mid = ~tiny & (np.abs(a) < 1.0)
-    out[mid] = np.log(exprel(a[mid]))
+    mag = np.abs(a)
+    tiny = mag < 0.25
+    if tiny.any():  # regimes without values are skipped (a few values: most are empty)
+        at = a[tiny]
+        z2 = (0.5 * at) ** 2
+        out[tiny] = 0.5 * at + z2 * _horner(_LOG_SINHC, z2)
+    mid = ~tiny & (mag < 1.0)
+    if mid.any():
+        out[mid] = np.log(exprel(a[mid]))
     hi = a >= 1.0
-    ah = a[hi]
-    out[hi] = ah + np.log(-np.expm1(-ah)) - np.log(ah)
+    if hi.any():
+        ah = a[hi]
+        out[hi] = ah + np.log(-np.expm1(-ah)) - np.log(ah)
     lo = a <= -1.0
-    al = a[lo]
-    out[lo] = np.log1p(-np.exp(al)) - np.log(-al)
+    if lo.any():
+        al = a[lo]
+        out[lo] = np.log1p(-np.exp(al)) - np.log(-al)
     return out
 
 
@@ -100,9 +105,12 @@ def log_dexprel(a: ArrayLike) -> NDArray[np.float64]:
     a = np.asarray(a, dtype=np.float64)
     out = np.empty_like(a)
     hi = a >= 1.0
-    ah = a[hi]
-    out[hi] = ah + np.log((ah - 1.0) + np.exp(-ah)) - 2.0 * np.log(ah)
-    out[~hi] = np.log(dexprel(a[~hi]))
+    if hi.any():
+        ah = a[hi]
+        out[hi] = ah + np.log((ah - 1.0) + np.exp(-ah)) - 2.0 * np.log(ah)
+    rest = ~hi
+    if rest.any():
+        out[rest] = np.log(dexprel(a[rest]))
     return out
 
 

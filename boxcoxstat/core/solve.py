@@ -361,8 +361,9 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     return lam, nll, done, (lo, hi, flo, fhi), last_slope
 
 
-# lambdas -3, -2.8, ..., 4 (where most columns' roots are) and a few beyond
-LADDER = np.r_[-8.0, -5.0, np.linspace(-3.0, 4.0, 36), 6.0, 9.0]
+# lambdas -3.1, -2.9, ..., 3.9 (where most columns' roots are) and a few beyond; none near 0,
+# where the likelihood's small-exponent regime would make the evaluation a second pass
+LADDER = np.r_[-8.0, -5.0, np.linspace(-3.1, 3.9, 36), 6.0, 9.0]
 LADDER_ROWS = 500  # one column of at most this many rows starts from the whole ladder
 
 

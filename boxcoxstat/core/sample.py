@@ -331,8 +331,10 @@ class Sample:
         def sub(side: Side | None) -> Side | None:
             if side is None:
                 return None
-            w = None if side.w is None else side.w[::step]
-            return replace(side, v=side.v[::step], w=w)
+            # contiguous copies (a fraction of the data): every evaluation reads them in
+            # blocks, which strided views would make gathers
+            w = None if side.w is None else np.ascontiguousarray(side.w[::step])
+            return replace(side, v=np.ascontiguousarray(side.v[::step]), w=w)
 
         return Sample(self.family, sub(self.pos), sub(self.neg))
 

@@ -2,9 +2,11 @@
 
 Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so its score is
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
-[0, 1] and closes it with Chandrupatla's method, all columns at once; a large sample is first
-solved on a systematic subsample, and one score evaluation and a Newton step (with the
-subsample's curvature) then bracket the full-data root. This resolves lambda to a few units in
+[0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
+lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
+once; a large sample is first solved on a systematic subsample, and one score evaluation and a
+Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
+lambda to a few units in
 the last place of the score's accuracy, where a minimiser working on NLL values alone stops near
 the square root of machine precision (Xu & Cormode 2025 use Brent's minimiser; it is kept as
 ``optimizer="brent"``, with their grid variant of section 7 as ``optimizer="grid"``).

@@ -6,10 +6,10 @@ increasing with one sign change. :func:`solve` brackets that sign change by doub
 lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
 once; a large sample is first solved on a systematic subsample, and one score evaluation and a
 Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
-lambda to a few units in
-the last place of the score's accuracy, where a minimiser working on NLL values alone stops near
-the square root of machine precision (Xu & Cormode 2025 use Brent's minimiser; it is kept as
-``optimizer="brent"``, with their grid variant of section 7 as ``optimizer="grid"``).
+lambda to a few units in the last place of the score's accuracy, where a minimiser working on
+NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
+Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
+``optimizer="grid"``).
 
 The functions never loop over columns: each step evaluates the profile once for every column
 that has not converged. On a federated or Dask profile one evaluation is one round.

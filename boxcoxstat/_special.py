@@ -30,6 +30,16 @@ _D2_REV = np.array(_D2[::-1])
 
 
 def _horner(coef_rev: NDArray, a: NDArray) -> NDArray:
+    if a.size <= 4:  # a few values: the same operations on Python floats (IEEE doubles,
+        # rounded alike, so bit for bit NumPy's result) without a NumPy call per term
+        coefs = coef_rev.tolist()
+        vals = []
+        for x in a.reshape(-1).tolist():
+            acc = coefs[0]
+            for c in coefs[1:]:
+                acc = acc * x + c
+            vals.append(acc)
+        return np.array(vals, dtype=np.float64).reshape(a.shape)
     out = np.full_like(a, coef_rev[0])
     for c in coef_rev[1:]:
         out *= a
@@ -51,18 +61,23 @@ def log_exprel(a: ArrayLike) -> NDArray[np.float64]:
     """
     a = np.asarray(a, dtype=np.float64)
     out = np.empty_like(a)
-    tiny = np.abs(a) < 0.25
-    at = a[tiny]
-    z2 = (0.5 * at) ** 2
-    out[tiny] = 0.5 * at + z2 * _horner(_LOG_SINHC, z2)
-    mid = ~tiny & (np.abs(a) < 1.0)
-    out[mid] = np.log(exprel(a[mid]))
+    mag = np.abs(a)
+    tiny = mag < 0.25
+    if tiny.any():  # regimes without values are skipped (a few values: most are empty)
+        at = a[tiny]
+        z2 = (0.5 * at) ** 2
+        out[tiny] = 0.5 * at + z2 * _horner(_LOG_SINHC, z2)
+    mid = ~tiny & (mag < 1.0)
+    if mid.any():
+        out[mid] = np.log(exprel(a[mid]))
     hi = a >= 1.0
-    ah = a[hi]
-    out[hi] = ah + np.log(-np.expm1(-ah)) - np.log(ah)
+    if hi.any():
+        ah = a[hi]
+        out[hi] = ah + np.log(-np.expm1(-ah)) - np.log(ah)
     lo = a <= -1.0
-    al = a[lo]
-    out[lo] = np.log1p(-np.exp(al)) - np.log(-al)
+    if lo.any():
+        al = a[lo]
+        out[lo] = np.log1p(-np.exp(al)) - np.log(-al)
     return out
 
 
@@ -99,9 +114,12 @@ def log_dexprel(a: ArrayLike) -> NDArray[np.float64]:
     a = np.asarray(a, dtype=np.float64)
     out = np.empty_like(a)
     hi = a >= 1.0
-    ah = a[hi]
-    out[hi] = ah + np.log((ah - 1.0) + np.exp(-ah)) - 2.0 * np.log(ah)
-    out[~hi] = np.log(dexprel(a[~hi]))
+    if hi.any():
+        ah = a[hi]
+        out[hi] = ah + np.log((ah - 1.0) + np.exp(-ah)) - 2.0 * np.log(ah)
+    rest = ~hi
+    if rest.any():
+        out[rest] = np.log(dexprel(a[rest]))
     return out
 
 

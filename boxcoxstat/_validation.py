@@ -308,6 +308,10 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
         dup = sorted(n for n, k in counts.items() if k > 1)
         if dup:
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
+        if all(isinstance(dt, np.dtype) and dt.kind in "iuf" for dt in data.dtypes):
+            # plain NumPy integer and float columns: one conversion (no pd.NA can occur)
+            values = np.array(data.to_numpy(dtype=np.float64), dtype=np.float64, order="C")
+            return values, names, data.index, "frame"
         cols = [_series_values(data.iloc[:, j], names[j], booleans) for j in range(len(names))]
         return np.column_stack(cols), names, data.index, "frame"
     arr, mask = _as_array(data)

@@ -46,6 +46,25 @@ def test_values_are_a_private_copy():
     assert x[0] == 1.0
 
 
+def test_numeric_frame_is_read_in_one_private_c_ordered_copy():
+    """A DataFrame of NumPy int and float columns is converted at once (the fast path): the
+    values equal each column read on its own, are C-ordered and never share the caller's
+    memory."""
+    df = pd.DataFrame({"i": np.array([1, 2, 3, 4], dtype=np.int32), "f": [0.5, 2.0, 3.0, 9.0],
+                       "u": np.array([7, 8, 9, 10], dtype=np.uint64)})
+    cols = as_columns(df, family="boxcox")
+    expected = np.column_stack([df[c].to_numpy(dtype=np.float64) for c in df.columns])
+    np.testing.assert_array_equal(cols.values, expected)
+    assert cols.values.flags.c_contiguous and cols.names == ["i", "f", "u"]
+    floats = pd.DataFrame(np.arange(1.0, 13.0).reshape(4, 3))
+    got = as_columns(floats, family="boxcox").values
+    got[0, 0] = -1.0
+    assert floats.iloc[0, 0] == 1.0
+    # nullable and object columns still take the checked column-by-column path
+    mixed = pd.DataFrame({"a": pd.array([1, None, 3, 4], dtype="Int64"), "b": [1.0, 2, 3, 4]})
+    np.testing.assert_array_equal(as_columns(mixed, family="boxcox").n_missing, [1, 0])
+
+
 def test_messages_name_column_and_row():
     s = pd.Series([1.0, 2.0, np.inf, 4.0], index=list("pqrs"), name="v")
     msg = r"column 'v' has 1 infinite value\(s\), first at row 'r'"

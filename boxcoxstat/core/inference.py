@@ -22,7 +22,7 @@ from scipy import stats
 
 from .._validation import BoxCoxError
 from .profile import CallbackProfile, Profile, rescaled
-from .solve import bracket_increasing, curvature, curvature_and_nll, find_root
+from .solve import bracket_increasing, curvature, curvature_and_values, find_root
 
 __all__ = [
     "CONVENIENT_POWERS",
@@ -74,6 +74,7 @@ def profile_interval(
     *,
     infinite_ok: bool = False,
     limit: float | None = None,
+    first: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile-likelihood interval ``{lambda : 2 (NLL(lambda) - NLL(hat)) <= chi2_1(1 - alpha)}``.
 
@@ -87,7 +88,10 @@ def profile_interval(
     step, for safety. Ends where Newton cannot be
     used (no standard error, a non-increasing ``g``, no convergence in 8 steps) are
     bracketed by doubling and closed by Chandrupatla's method, as is every end of a profile
-    that does not compute the score.
+    that does not compute the score. ``first = (t, nll, score)``, each of length ``2p``
+    (upper ends, then lower), gives the profile already evaluated at the distances ``t`` from
+    the estimate (NaN where not), which then start Newton's method in place of the quadratic
+    guess (:func:`standard_inference` evaluates them with the curvature).
     An end the likelihood never falls to within ``limit`` of the estimate raises, or with
     ``infinite_ok`` is reported as infinite (a profile with a nuisance parameter can level
     off: bcnPower's tends to the untransformed likelihood).
@@ -95,8 +99,10 @@ def profile_interval(
     scaled = rescaled(profile)
     if scaled is not None:  # in lambda * unit, where score and curvature are of order one
         u = scaled.unit
+        uu = np.r_[u, u]  # (upper ends, then lower)
+        mu_first = None if first is None else (first[0] * uu, first[1], first[2] / uu)
         lo, hi = profile_interval(scaled, lmbda * u, nll_hat, bse * u, alpha,
-                                  infinite_ok=infinite_ok, limit=limit)
+                                  infinite_ok=infinite_ok, limit=limit, first=mu_first)
         return lo / u, hi / u
     half_q = 0.5 * stats.chi2.isf(alpha, 1)
     p = lmbda.shape[0]
@@ -108,16 +114,30 @@ def profile_interval(
     sd = np.r_[bse, bse]
     usable = np.isfinite(sd) & (sd > 0)
     t = np.where(usable, np.sqrt(2.0 * half_q) * sd, np.nan)
+    pre_val = pre_sc = np.full(2 * p, np.nan)
+    if first is not None:  # ends already evaluated: Newton starts from there
+        t0, pre_val, pre_sc = (np.asarray(a, dtype=np.float64) for a in first)
+        pre = usable & np.isfinite(t0) & (t0 > 0) & np.isfinite(pre_val) & np.isfinite(pre_sc)
+        t = np.where(pre, t0, t)
+        pre_val, pre_sc = np.where(pre, pre_val, np.nan), np.where(pre, pre_sc, np.nan)
     done = np.zeros(2 * p, dtype=bool)
     out = np.full(2 * p, np.nan)
     act = np.flatnonzero(usable)
     t_prev = np.full(2 * p, np.nan)
     dg_prev = np.full(2 * p, np.nan)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for _ in range(NEWTON_STEPS):
+        for it in range(NEWTON_STEPS):
             if act.size == 0:
                 break
-            val, sc = profile.evaluate(center[act] + direction[act] * t[act], cols[act])
+            if it == 0 and first is not None:
+                val, sc = pre_val[act], pre_sc[act]
+                need = np.flatnonzero(np.isnan(val))
+                if need.size:
+                    k = act[need]
+                    val[need], sc[need] = profile.evaluate(center[k] + direction[k] * t[k],
+                                                           cols[k])
+            else:
+                val, sc = profile.evaluate(center[act] + direction[act] * t[act], cols[act])
             g = val - base[act] - half_q
             dg = direction[act] * sc
             step = -g / dg
@@ -253,14 +273,32 @@ def standard_inference(
     p = lmbda.shape[0]
     cols = np.arange(p)
     null = np.stack([np.zeros(p), np.ones(p)])
+    # where the solver's slope estimates the curvature, the interval's first Newton points
+    # (the quadratic guess from that slope) are evaluated with the curvature, in its pass
+    c0 = np.full(p, np.nan) if slope is None else np.asarray(slope, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = np.sqrt(stats.chi2.isf(alpha, 1) / np.where(c0 > 0, c0, np.nan))
+    ends = np.flatnonzero(np.isfinite(t0) & np.isfinite(lmbda))
+    end_lam = np.r_[lmbda[ends] + t0[ends], lmbda[ends] - t0[ends]]
+    end_cols = np.r_[ends, ends]
     if isinstance(profile, CallbackProfile):
-        # the curvature and the NLL at 0 and 1 in one round (Dask graph, federated round)
-        info, at01 = curvature_and_nll(profile, lmbda, slope, null.ravel(), np.r_[cols, cols])
-        lr = np.maximum(2.0 * (at01.reshape(2, p) - nll_hat), 0.0)
+        # the curvature, the first end points and the NLL at 0 and 1 in one round (Dask
+        # graph, federated round)
+        info, val, sc = curvature_and_values(profile, lmbda, slope, np.r_[end_lam, null.ravel()],
+                                             np.r_[end_cols, cols, cols])
+        m = end_lam.size
+        lr = np.maximum(2.0 * (val[m:].reshape(2, p) - nll_hat), 0.0)
+        val, sc = val[:m], sc[:m]
     else:  # in memory a pass costs its arithmetic: the tests need no score
-        info = curvature(profile, lmbda, slope)
+        info, val, sc = curvature_and_values(profile, lmbda, slope, end_lam, end_cols)
         lr = lr_statistic(profile, nll_hat, null)
+    first = None
+    if ends.size:
+        pos = np.r_[ends, ends + p]  # stacked: upper ends first, then lower
+        t_at, v_at, s_at = np.full(2 * p, np.nan), np.full(2 * p, np.nan), np.full(2 * p, np.nan)
+        t_at[pos], v_at[pos], s_at[pos] = np.r_[t0[ends], t0[ends]], val, sc
+        first = (t_at, v_at, s_at)
     bse = np.where(info > 0, 1.0 / np.sqrt(np.where(info > 0, info, 1.0)), np.nan)
     lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha,
-                                    infinite_ok=infinite_ok)
+                                    infinite_ok=infinite_ok, first=first)
     return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}

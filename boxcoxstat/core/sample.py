@@ -141,6 +141,7 @@ def length_unit(size: ArrayLike) -> NDArray[np.float64]:
     return np.where(tiny, np.ldexp(1.0, np.frexp(size)[1]), 1.0)
 
 MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
+SORT_ROWS = 512  # matrices with at most this many rows are compacted / take medians at once
 
 
 def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
@@ -154,6 +155,14 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     """
     if mask is None:
         return _central(x)
+    if x.shape[1] > 1 and x.shape[0] <= SORT_ROWS:  # short columns: one sort for them all
+        filled = np.where(mask, x, np.inf)  # validated data are finite: unselected sort last
+        filled.sort(axis=0)
+        cnt = mask.sum(axis=0)
+        at = np.arange(x.shape[1])
+        lo = filled[np.maximum(cnt - 1, 0) // 2, at]
+        hi = filled[np.minimum(cnt // 2, x.shape[0] - 1), at]
+        return np.where(cnt > 0, 0.5 * lo + 0.5 * hi, np.nan)
     # column by column on the transposed data (selection and partition on contiguous memory)
     x_t, m_t = np.ascontiguousarray(x.T), np.ascontiguousarray(mask.T)
     out = np.full(x.shape[1], np.nan)
@@ -191,6 +200,12 @@ def _compact(
         return xs, None, None if w is None else np.compress(sel, w[:, 0])[:, None]
     cnt = mask.sum(axis=0)
     rows = int(cnt.max())
+    mc = np.arange(rows)[:, None] < cnt[None, :]
+    if x.shape[0] <= SORT_ROWS:  # short columns: one stable sort moves the selection up
+        order = np.argsort(~mask, axis=0, kind="stable")[:rows]
+        xc = np.where(mc, np.take_along_axis(x, order, axis=0), 0.0)
+        wc = None if w is None else np.where(mc, np.take_along_axis(w, order, axis=0), 0.0)
+        return xc, (None if mc.all() else mc), wc
     # column by column on the transposed data: compress is fast on contiguous memory
     m_t = np.ascontiguousarray(mask.T)
     arrays = [x] if w is None else [x, w]
@@ -203,8 +218,42 @@ def _compact(
         outs.append(np.ascontiguousarray(out.T))
     xc = outs[0]
     wc = outs[1] if w is not None else None
-    mc = np.arange(rows)[:, None] < cnt[None, :]
     return xc, (None if mc.all() else mc), wc
+
+
+def _split_long(
+    x: NDArray, masks: list[NDArray], w: NDArray | None
+) -> list[tuple[NDArray, NDArray | None, NDArray | None, NDArray]]:
+    """:func:`_compact` and :func:`_masked_median` of several selections of the columns of a
+    long matrix, in one transposed copy of the data: per selection the compacted values,
+    their mask, weights and each column's median (NaN where nothing is selected).
+
+    Selection, compaction and partition run column by column on contiguous memory; the data
+    are transposed once for all selections (and the results once each), where the separate
+    steps transposed them five times per selection. The values are the same.
+    """
+    p = x.shape[1]
+    x_t = np.ascontiguousarray(x.T)
+    w_t = None if w is None else np.ascontiguousarray(w.T)
+    out = []
+    for mask in masks:
+        m_t = np.ascontiguousarray(mask.T)
+        cnt = m_t.sum(axis=1)
+        rows = int(cnt.max())
+        xo = np.zeros((p, rows))  # 0 is a valid value on either side
+        wo = None if w_t is None else np.zeros((p, rows))
+        ref = np.full(p, np.nan)
+        for j in range(p):
+            sel = np.compress(m_t[j], x_t[j])
+            xo[j, : cnt[j]] = sel
+            if sel.size:
+                ref[j] = _central(sel[:, None])[0]
+            if wo is not None and w_t is not None:
+                wo[j, : cnt[j]] = np.compress(m_t[j], w_t[j])
+        mc = np.arange(rows)[:, None] < cnt[None, :]
+        out.append((np.ascontiguousarray(xo.T), None if mc.all() else mc,
+                    None if wo is None else np.ascontiguousarray(wo.T), ref))
+    return out
 
 
 @dataclass(frozen=True)
@@ -247,6 +296,16 @@ class Sample:
         nmask = ~nonneg if present is None else ~nonneg & present
         pos: Side | None = None
         neg: Side | None = None
+        if xs.shape[1] > 1 and xs.shape[0] > SORT_ROWS:  # long columns: transposed once
+            which = [m for m in (pmask, nmask) if m.any()]
+            parts = _split_long(xs, which, w)
+            if pmask.any():
+                xp, mp_, wp, ref = parts.pop(0)
+                pos = _make_side(xp, np.where(np.isnan(ref), 0.0, ref), "pos", mp_, wp)
+            if nmask.any():
+                xn, mn, wn, ref = parts.pop(0)
+                neg = _make_side(xn, np.where(np.isnan(ref), -1.0, ref), "neg", mn, wn)
+            return cls(family, pos, neg)
         if pmask.any():
             xp, mp_, wp = _compact(xs, pmask, w)
             ref = _masked_median(xp, mp_)
@@ -289,8 +348,10 @@ class Sample:
         def sub(side: Side | None) -> Side | None:
             if side is None:
                 return None
-            w = None if side.w is None else side.w[::step]
-            return replace(side, v=side.v[::step], w=w)
+            # contiguous copies (a fraction of the data): every evaluation reads them in
+            # blocks, which strided views would make gathers
+            w = None if side.w is None else np.ascontiguousarray(side.w[::step])
+            return replace(side, v=np.ascontiguousarray(side.v[::step]), w=w)
 
         return Sample(self.family, sub(self.pos), sub(self.neg))
 

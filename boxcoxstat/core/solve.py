@@ -2,12 +2,14 @@
 
 Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so its score is
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
-[0, 1] and closes it with Chandrupatla's method, all columns at once; a large sample is first
-solved on a systematic subsample, and one score evaluation and a Newton step (with the
-subsample's curvature) then bracket the full-data root. This resolves lambda to a few units in
-the last place of the score's accuracy, where a minimiser working on NLL values alone stops near
-the square root of machine precision (Xu & Cormode 2025 use Brent's minimiser; it is kept as
-``optimizer="brent"``, with their grid variant of section 7 as ``optimizer="grid"``).
+[0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
+lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
+once; a large sample is first solved on a systematic subsample, and one score evaluation and a
+Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
+lambda to a few units in the last place of the score's accuracy, where a minimiser working on
+NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
+Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
+``optimizer="grid"``).
 
 The functions never loop over columns: each step evaluates the profile once for every column
 that has not converged. On a federated or Dask profile one evaluation is one round.
@@ -41,6 +43,7 @@ __all__ = [
     "solve",
     "curvature",
     "curvature_and_nll",
+    "curvature_and_values",
     "richardson_slope",
     "OPTIMIZERS",
     "LIMIT",
@@ -164,7 +167,6 @@ def find_root(
     done = (f1 == 0) | (f2 == 0)
     xout = np.full(p, np.nan)
     used_iqi = np.zeros(p, dtype=bool)
-    xprev = np.full(p, np.nan)  # the iterate before the newest
     for _ in range(max_iter):
         xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
         tol = 2.0 * (xrtol * np.abs(xm) + xatol)
@@ -174,32 +176,31 @@ def find_root(
         act = np.flatnonzero(~done)
         if act.size == 0:
             break
-        tt = np.clip(t[act], tl[act], 1.0 - tl[act])
-        xt = x1[act] + tt * (x2[act] - x1[act])
+        # the active columns' state, gathered once (scattered back at the end of the step)
+        a1, b1, a2, b2, ta, tla = x1[act], f1[act], x2[act], f2[act], t[act], tl[act]
+        tt = np.clip(ta, tla, 1.0 - tla)
+        xt = a1 + tt * (a2 - a1)
         ft = f(xt, act)
         nfev[act] += 1
-        same = np.sign(ft) == np.sign(f1[act])
+        same = np.sign(ft) == np.sign(b1)
         # same sign as f1: x3 <- x1 ; else x3 <- x2, x2 <- x1 ; then x1 <- xt
-        n3x = np.where(same, x1[act], x2[act])
-        n3f = np.where(same, f1[act], f2[act])
-        x2[act] = np.where(same, x2[act], x1[act])
-        f2[act] = np.where(same, f2[act], f1[act])
-        x3[act], f3[act] = n3x, n3f
-        xprev[act] = x1[act]
-        x1[act], f1[act] = xt, ft
+        a3, b3 = np.where(same, a1, a2), np.where(same, b1, b2)
+        a2, b2 = np.where(same, a2, a1), np.where(same, b2, b1)
+        xprev = a1
+        a1, b1 = xt, ft
         with np.errstate(divide="ignore", invalid="ignore"):
-            xi = (x1[act] - x2[act]) / (x3[act] - x2[act])
-            ph = (f1[act] - f2[act]) / (f3[act] - f2[act])
+            xi = (a1 - a2) / (a3 - a2)
+            ph = (b1 - b2) / (b3 - b2)
             iqi = (ph * ph < xi) & ((1.0 - ph) ** 2 < 1.0 - xi)
-            tq = (f1[act] / (f2[act] - f1[act]) * f3[act] / (f2[act] - f3[act])
-                  + (x3[act] - x1[act]) / (x2[act] - x1[act])
-                  * f1[act] / (f3[act] - f1[act]) * f2[act] / (f3[act] - f2[act]))
+            tq = (b1 / (b2 - b1) * b3 / (b2 - b3)
+                  + (a3 - a1) / (a2 - a1) * b1 / (b3 - b1) * b2 / (b3 - b2))
         good = iqi & np.isfinite(tq)
-        t[act] = np.where(good, tq, 0.5)
+        ta = np.where(good, tq, 0.5)
+        x1[act], f1[act], x2[act], f2[act], x3[act], f3[act], t[act] = a1, b1, a2, b2, a3, b3, ta
         if predict:
-            lo_, hi_ = np.minimum(x1[act], x2[act]), np.maximum(x1[act], x2[act])
-            nxt = x1[act] + t[act] * (x2[act] - x1[act])
-            step, prev = np.abs(nxt - x1[act]), np.abs(x1[act] - xprev[act])
+            lo_, hi_ = np.minimum(a1, a2), np.maximum(a1, a2)
+            nxt = a1 + ta * (a2 - a1)
+            step, prev = np.abs(nxt - a1), np.abs(a1 - xprev)
             tol_a = xrtol * np.abs(nxt) + xatol
             ok = (good & used_iqi[act] & (step < 0.5 * prev) & (nxt > lo_) & (nxt < hi_)
                   & (step * step <= 0.5 * tol_a * prev))
@@ -237,18 +238,25 @@ class _Recorder:
 
     def __init__(self, profile: Profile):
         self.profile = profile
-        self.seen: dict[tuple[int, float], float] = {}
-        self.last: dict[int, tuple[float, float, float]] = {}  # column: (x, nll, score)
-        self.nfev = np.zeros(profile.ncols, dtype=np.int64)
+        p = profile.ncols
+        self.seen: list[tuple[NDArray, NDArray, NDArray]] = []  # (columns, lambdas, NLLs)
+        self.last = np.full((3, p), np.nan)  # per column: the last (x, nll, score) evaluated
+        self.nfev = np.zeros(p, dtype=np.int64)
 
     def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
         val, sc = self.profile.evaluate(lam, idx, score=score)
-        self.nfev[list(set(idx.tolist()))] += 1
-        for j, x, v, f in zip(idx.tolist(), lam.tolist(), val.tolist(), sc.tolist(),
-                              strict=True):
-            self.seen[(j, x)] = v
-            if score:
-                self.last[j] = (x, v, f)
+        idx = np.asarray(idx, dtype=np.intp)
+        lam = np.asarray(lam, dtype=np.float64)
+        self.seen.append((idx, lam, val))
+        if idx.size > 1 and np.any(idx[1:] <= idx[:-1]):  # a column may appear twice
+            self.nfev[np.unique(idx)] += 1
+            if score:  # the later pair is the column's last
+                last = idx.size - 1 - np.unique(idx[::-1], return_index=True)[1]
+                self.last[:, idx[last]] = (lam[last], val[last], sc[last])
+            return val, sc
+        self.nfev[idx] += 1  # increasing columns: each once
+        if score:
+            self.last[:, idx] = (lam, val, sc)
         return val, sc
 
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -256,13 +264,17 @@ class _Recorder:
 
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
         """The NLL of column j at ``lam[j]``, evaluated (in one call) only where not seen."""
-        out = np.array([self.seen.get((j, x), np.nan) for j, x in enumerate(lam.tolist())])
-        for j in np.flatnonzero(np.isnan(out) & np.isfinite(lam)):
-            # a root accepted unevaluated: the last evaluated NLL, corrected by the score
-            # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
-            x, v, f = self.last.get(int(j), (np.nan, np.nan, np.nan))
-            if abs(x - lam[j]) <= 1e-6 * max(1.0, abs(lam[j])) and np.isfinite(v + f):
-                out[j] = v - 0.5 * f * (x - lam[j])
+        out = np.full(lam.shape, np.nan)
+        for idx, x, v in self.seen:
+            hit = x == lam[idx]
+            out[idx[hit]] = v[hit]
+        # a root accepted unevaluated: the last evaluated NLL, corrected by the score
+        # (NLL(x) - f(x) (x - root)/2, exact for a quadratic), when it is that close
+        x, v, f = self.last
+        with np.errstate(invalid="ignore"):
+            near = (np.isnan(out) & np.isfinite(lam) & np.isfinite(v + f)
+                    & (np.abs(x - lam) <= 1e-6 * np.maximum(1.0, np.abs(lam))))
+        out[near] = v[near] - 0.5 * f[near] * (x[near] - lam[near])
         need = np.flatnonzero(np.isnan(out) & np.isfinite(lam))
         if need.size:
             out[need] = self.values(lam[need], need, score=False)[0]
@@ -351,6 +363,34 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     return lam, nll, done, (lo, hi, flo, fhi), last_slope
 
 
+# lambdas -3.1, -2.9, ..., 3.9 (where most columns' roots are) and a few beyond; none near 0,
+# where the likelihood's small-exponent regime would make the evaluation a second pass
+LADDER = np.r_[-8.0, -5.0, np.linspace(-3.1, 3.9, 36), 6.0, 9.0]
+LADDER_ROWS = 500  # one column of at most this many rows starts from the whole ladder
+
+
+def _ladder_ok(profile: Profile) -> bool:
+    """Whether the profile is one short sample column, where an evaluation costs its Python
+    calls rather than its arithmetic, so the ladder's twelve lambdas cost about one."""
+    from .profile import SampleProfile
+
+    return (isinstance(profile, SampleProfile) and profile.ncols == 1
+            and profile.sample.nrows <= LADDER_ROWS)
+
+
+def _ladder_start(rec: _Recorder) -> tuple:
+    """The starting bracket of one column from the score on :data:`LADDER` (one evaluation):
+    the two neighbouring lambdas where it changes sign, or the two outermost on the side it
+    keeps (doubling goes on from there)."""
+    f = rec(LADDER, np.zeros(LADDER.size, dtype=np.intp))
+    up = np.flatnonzero(f >= 0)
+    k = int(up[0]) if up.size else LADDER.size - 1
+    k = min(max(k, 1), LADDER.size - 1)
+    if not np.all(np.isfinite(f[k - 1 : k + 1])):
+        return (np.zeros(1), np.ones(1), None, None)
+    return (LADDER[k - 1 : k], LADDER[k : k + 1], f[k - 1 : k], f[k : k + 1])
+
+
 def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
                  xatol: float = XATOL, xrtol: float = XRTOL) -> Solution:
     p = profile.ncols
@@ -360,7 +400,9 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
     slope = np.full(p, np.nan)
     if start is None:
         start = (np.zeros(p), np.ones(p), None, None)
-        sub = profile.subsample()
+        if _ladder_ok(profile):
+            start = _ladder_start(rec)
+        sub = None if start[2] is not None else profile.subsample()
         if sub is not None:
             x0, c = _subsample_start(sub, profile.nobs() / sub.nobs())
             lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(rec, x0, c, xatol,
@@ -389,7 +431,7 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
         res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
         lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
         ok[todo] = okb & res.converged
-        val[todo] = rec.nll_at(np.where(np.isin(np.arange(p), todo), lam, np.nan))[todo]
+        val[todo] = rec.nll_at(np.where(done, np.nan, lam))[todo]
     return Solution(lam, val, ok & np.isfinite(val), rec.nfev, slope)
 
 
@@ -583,6 +625,16 @@ def curvature_and_nll(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """:func:`curvature`, and the NLL at the pairs ``(extra_lmbda, extra_cols)`` computed in
     the same evaluation (one round for a federated or Dask profile)."""
+    out, val, _ = curvature_and_values(profile, lmbda, slope, extra_lmbda, extra_cols)
+    return out, val
+
+
+def curvature_and_values(
+    profile: Profile, lmbda: NDArray[np.float64], slope: NDArray[np.float64] | None = None,
+    extra_lmbda: NDArray[np.float64] | None = None, extra_cols: NDArray[np.intp] | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`curvature`, and the NLL and score at the pairs ``(extra_lmbda, extra_cols)``
+    computed in the same evaluation."""
     xl = np.zeros(0) if extra_lmbda is None else np.asarray(extra_lmbda, dtype=np.float64)
     xc = np.zeros(0, dtype=np.intp) if extra_cols is None else np.asarray(extra_cols,
                                                                          dtype=np.intp)
@@ -590,10 +642,10 @@ def curvature_and_nll(
     if scaled is not None:  # in lambda * unit; the curvature in lambda may underflow
         u = scaled.unit
         with np.errstate(under="ignore"):
-            c, extra = curvature_and_nll(scaled, np.asarray(lmbda) * u,
-                                         None if slope is None else np.asarray(slope) / u / u,
-                                         xl * u[xc], xc)
-            return c * u * u, extra
+            c, extra, extra_sc = curvature_and_values(
+                scaled, np.asarray(lmbda) * u,
+                None if slope is None else np.asarray(slope) / u / u, xl * u[xc], xc)
+            return c * u * u, extra, extra_sc * u[xc]
     lam = np.asarray(lmbda, dtype=np.float64)
     p = lam.shape[0]
     scale = np.maximum(1.0, np.abs(lam))
@@ -615,11 +667,11 @@ def curvature_and_nll(
                   lam[four] - h[four], lam[four] + h[four] / 2, lam[four] - h[four] / 2]
     col_q = np.r_[one, one, four, four, four, four]
     val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc])
-    extra = val[lam_q.size :]
+    extra, extra_sc = val[lam_q.size :], s[lam_q.size :]
     s = s[: lam_q.size]
     k1, k4 = one.size, four.size
     out[one] = (s[:k1] - s[k1 : 2 * k1]) / (2.0 * h[one])
     s4 = s[2 * k1 :].reshape(4, k4)
     out[four] = richardson_slope([(s4[0] - s4[1]) / (2.0 * h[four]),
                                   (s4[2] - s4[3]) / h[four]])
-    return out, extra
+    return out, extra, extra_sc

@@ -191,3 +191,49 @@ def test_newton_interval_ends_match_the_bracketed_ones(family):
                         np.array([0, 0]), np.r_[fit.nll, fit.nll], np.r_[bse, bse], half_q)
     assert hi[0] - fit.lmbda[0] == pytest.approx(t[0], rel=1e-11)
     assert fit.lmbda[0] - lo[0] == pytest.approx(t[1], rel=1e-11)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_interval_started_in_the_curvature_pass_matches_a_cold_start(family):
+    """standard_inference evaluates the interval's first Newton points (from the solver's
+    slope) in the curvature's pass; its ends equal those of a cold start (the quadratic guess
+    from the standard error) to the interval's tolerance, 1e-13 of the distance (plus
+    rounding), and a callback profile then needs one round fewer."""
+    from boxcoxstat.core.inference import profile_interval, standard_inference
+    from boxcoxstat.core.profile import CallbackProfile, SampleProfile
+    from boxcoxstat.core.solve import curvature, solve
+
+    rng = np.random.default_rng(21)
+    x = rng.gamma(2.0, size=(300, 3)) + (0.0 if family == "boxcox" else -1.5)
+    profile = SampleProfile.from_array(x, family)
+    fit = solve(profile)
+    rounds = []
+
+    def counted(lam, cols, score=True):
+        rounds.append(len(lam))
+        return profile.evaluate(lam, cols, score=score)
+
+    cb = CallbackProfile(counted, profile.nobs())
+    # a slope as good as the solver's after a subsample start (about 1e-3; short samples
+    # have none)
+    slope = curvature(profile, fit.lmbda) * (1.0 + 1e-3)
+    warm = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
+    warm_rounds = len(rounds)
+    rounds.clear()
+    cold = standard_inference(cb, fit.lmbda, fit.nll)  # no slope: no pre-evaluated ends
+    lo, hi = profile_interval(profile, fit.lmbda, fit.nll, warm["bse"])
+    for got in (warm, cold):
+        np.testing.assert_allclose(got["upper"] - fit.lmbda, hi - fit.lmbda, rtol=1e-11)
+        np.testing.assert_allclose(fit.lmbda - got["lower"], fit.lmbda - lo, rtol=1e-11)
+    rounds.clear()
+    profile_interval(cb, fit.lmbda, fit.nll, warm["bse"])  # the ends alone, cold
+    assert warm_rounds <= len(rounds)  # was one round for the curvature and tests more
+    # a partly pre-evaluated start (one column's ends unknown) gives the same ends
+    t0 = np.sqrt(stats.chi2.isf(0.05, 1)) * warm["bse"]
+    lam = np.r_[fit.lmbda + t0, fit.lmbda - t0]
+    val, sc = profile.evaluate(lam, np.r_[0:3, 0:3])
+    val[[1, 4]] = np.nan
+    lo2, hi2 = profile_interval(profile, fit.lmbda, fit.nll, warm["bse"],
+                                first=(np.r_[t0, t0], val, sc))
+    np.testing.assert_allclose(hi2 - fit.lmbda, hi - fit.lmbda, rtol=1e-11)
+    np.testing.assert_allclose(fit.lmbda - lo2, fit.lmbda - lo, rtol=1e-11)

@@ -75,3 +75,54 @@ def test_median_reference_of_values_near_float_max_does_not_overflow():
     big = np.array([1.7e308, 1.75e308, 1.79e308, 1.6e308])
     r = bcs.fit(big, family="boxcox")
     assert np.isfinite(r.lmbda)
+
+
+@pytest.mark.parametrize("n", [9, 40, 600])  # 600 rows: the transposed column-by-column path
+def test_short_matrices_compact_each_side_and_take_its_median(n):
+    """Matrices of few rows are compacted and take their medians in one sort; each side's
+    reference is the median of its own values (NumPy's) and its log-ratios hold exactly that
+    side's values, in their order."""
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 30))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[:, 3] = np.abs(X[:, 3]) + 0.1  # a column with no negative values
+    s = Sample.from_array(X, "yeojohnson")
+    for j in range(X.shape[1]):
+        col = X[~np.isnan(X[:, j]), j]
+        for side, vals, base in ((s.pos, col[col >= 0], np.log1p(col[col >= 0])),
+                                 (s.neg, col[col < 0], np.log1p(-col[col < 0]))):
+            k = vals.size
+            if side.w is not None:  # the side's values on top, padding with weight 0 below
+                np.testing.assert_array_equal(side.w[:, j], np.arange(side.w.shape[0]) < k)
+            if k == 0:
+                continue
+            ref = np.log1p(abs(np.median(vals)))
+            # medians agree to rounding of lo/2 + hi/2 against NumPy's (lo + hi)/2
+            assert side.log_ref[j] == pytest.approx(ref, rel=1e-15, abs=1e-300)
+            # log-ratios: log1p of the exact difference, within a few eps of log b - log ref
+            np.testing.assert_allclose(side.v[:k, j] + side.log_ref[j], base, rtol=1e-14,
+                                       atol=1e-15)
+
+
+def test_long_matrix_sides_with_weights_keep_values_and_weights_together():
+    """The transposed split of long matrices (more than SORT_ROWS rows) moves each side's
+    values and their weights together, in order, and pads both with zeros."""
+    from boxcoxstat.core.sample import SORT_ROWS
+
+    rng = np.random.default_rng(5)
+    n = SORT_ROWS + 100
+    X = rng.normal(size=(n, 3))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    w = rng.random(n) + 0.5
+    s = Sample.from_array(X, "yeojohnson", w)
+    for j in range(3):
+        keep = ~np.isnan(X[:, j])
+        for side, sel, base in ((s.pos, keep & (X[:, j] >= 0), 1.0 + X[:, j]),
+                                (s.neg, keep & (X[:, j] < 0), 1.0 - X[:, j])):
+            k = int(sel.sum())
+            np.testing.assert_array_equal(side.w[:k, j], w[sel])
+            np.testing.assert_array_equal(side.w[k:, j], 0.0)
+            # log-ratios to the side's median, in the original order
+            np.testing.assert_allclose(side.v[:k, j] + side.log_ref[j], np.log(base[sel]),
+                                       rtol=1e-14, atol=1e-15)
+            assert side.log_ref[j] == pytest.approx(np.log(np.median(base[sel])), rel=1e-15)

@@ -141,3 +141,28 @@ def test_curvature_in_one_call_matches_richardson():
     assert len(calls) == 1
     slow = curvature(profile, fit.lmbda)  # no slope: the first difference, then Richardson
     assert fast[0] == pytest.approx(slow[0], rel=1e-8)
+
+
+@pytest.mark.parametrize("family,x", [
+    ("boxcox", np.random.default_rng(11).lognormal(size=50)),
+    ("yeojohnson", np.random.default_rng(12).normal(size=40) * 3.0),
+    ("boxcox", np.array([0.1, 0.1, 0.1, 0.101])),  # optimum near -361: beyond the ladder
+    ("yeojohnson", np.array([1.0, 2.0, 2.5, 3.0, 40.0, 41.0])),
+])
+def test_short_column_ladder_start_reaches_the_exact_root(family, x):
+    """A short column starts from the score on the ladder (one evaluation of 40 lambdas) and
+    still lands on the exact optimum, also where the optimum lies beyond the ladder's ends
+    (doubling goes on from the outermost pair)."""
+    from boxcoxstat.core.solve import LADDER, LADDER_ROWS
+    from tests.mpref import exact_lambda
+
+    profile = SampleProfile.from_array(x, family)
+    assert profile.sample.nrows <= LADDER_ROWS
+    rec = _Recorder(profile)
+    sol = _solve_score(profile, rec, None)
+    assert rec.seen[0][1].size == LADDER.size  # the first evaluation is the ladder
+    ref = float(exact_lambda(x, family))
+    # the score is accurate to rounding, so the root is exact to about 1e-12 relative
+    assert sol.converged[0] and sol.lmbda[0] == pytest.approx(ref, rel=1e-11, abs=1e-12)
+    assert sol.nll[0] == pytest.approx(profile.evaluate(sol.lmbda, [0], score=False)[0][0],
+                                       rel=1e-14)

@@ -485,3 +485,18 @@ def test_lm_yeojohnson_response_below_1e_minus_150_is_refused_by_name():
     of squares (about n times the squared range) would underflow float64."""
     with pytest.raises(bcs.BoxCoxError, match="response 'y' spans only .*rescale the response"):
         bcs.lm("y ~ x", _tiny_frame(1e-200), family="yeojohnson")
+
+
+def test_lm_weights_of_1e300_and_weights_spanning_1e400():
+    """Weights of 1e300 overflowed the weighted residuals' sums of squares (numpy's 'overflow
+    encountered in multiply', found by the hypothesis suite); the response profile now
+    measures sqrt(w) in a power of two near its largest. Equal weights leave lambda as
+    unweighted (the weighted RSS is a multiple of the unweighted one: the reference), and
+    weights spanning more than 1e100 are refused by name."""
+    frame = _tiny_frame(1.0).assign(y=lambda d: d["y"] + 1.0, w=1e300)
+    heavy = bcs.lm("y ~ x", frame, weights="w")
+    plain = bcs.lm("y ~ x", frame)
+    assert heavy.lmbda == pytest.approx(plain.lmbda, rel=1e-12)  # the solver's tolerance
+    frame.loc[3, "w"] = 1e-100
+    with pytest.raises(bcs.BoxCoxError, match=r"weights span 1e-100 \(row 3\) to 1e\+300"):
+        bcs.lm("y ~ x", frame, weights="w")

@@ -81,6 +81,9 @@ class ResponseProfile:
     # the lengths' unit (1, or a power of two for a Yeo-Johnson response on a tiny scale,
     # whose sides are then stored in it; ``sample.Sample.unit``)
     unit: float = 1.0
+    # log of the power of two the weights' square roots were divided by (weights up to 1e300
+    # would overflow the weighted residuals' sums of squares); the NLL adds back n times it
+    log_sw_scale: float = 0.0
 
     @classmethod
     def build(
@@ -99,6 +102,12 @@ class ResponseProfile:
                 f"the model has {design.rank} coefficients for {n} observations; no residual "
                 "degrees of freedom are left to estimate a power"
             )
+        lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
+        log_c = 0.0
+        if design.sw is not None:  # sqrt(w) in a power of two near its largest (exact)
+            c = float(np.ldexp(1.0, int(np.frexp(np.max(design.sw))[1])))
+            if c != 1.0:
+                design, log_c = replace(design, sw=design.sw / c), float(np.log(c))
         const_in_span = design.constant_in_span
         masks = [np.ones(n, dtype=bool)] if family == "boxcox" else [y >= 0, y < 0]
         masks = [m for m in masks if m.any()]
@@ -118,7 +127,6 @@ class ResponseProfile:
             jac = float(np.sum(np.log(y)))
         else:
             jac = float(np.sum(np.sign(y) * np.log1p(np.abs(y))))
-        lw = 0.0 if design.sw is None else float(2.0 * np.sum(np.log(design.sw)))
         unit = 1.0
         if family == "yeojohnson":
             size = max(float(max(abs(sd.log_ref[0]), -sd.vrange[0][0], sd.vrange[1][0]))
@@ -126,7 +134,7 @@ class ResponseProfile:
             unit = float(length_unit(size))
             if unit != 1.0:
                 sides = [replace(info, sample=info.sample.scaled(unit)) for info in sides]
-        return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y, unit)
+        return cls(family, design, tuple(sides), jac, n, 0.5 * lw, y, unit, log_c)
 
     def _vectors(self, lmbda: NDArray[np.float64], score: bool = True):
         """Scaled residuals of the transform and of its lambda-derivative (``None`` unless
@@ -290,8 +298,8 @@ class ResponseProfile:
         rr = np.einsum("ij,ij->j", r, r)
         with np.errstate(divide="ignore"):
             val = (1.0 - lam) * self.jacobian + 0.5 * n * (2.0 * m + np.log(rr) - np.log(n))
-        if u != 1.0:
-            val = val + n * np.log(u)
+        if u != 1.0 or self.log_sw_scale != 0.0:
+            val = val + n * (np.log(u) + self.log_sw_scale)
         sc = (-self.jacobian / su + (u / su) * (n * np.einsum("ij,ij->j", r, rd) / rr)
               if score else np.full_like(lam, np.nan))
         return val, sc
@@ -324,8 +332,8 @@ class ResponseProfile:
         with np.errstate(divide="ignore"):
             val = (u * (n * side.log_ref[0] + vsum) - kappa * d_sum
                    + 0.5 * n * (np.log(rr) - np.log(n)))
-        if u != 1.0:
-            val = val + n * np.log(u)
+        if u != 1.0 or self.log_sw_scale != 0.0:
+            val = val + n * (np.log(u) + self.log_sw_scale)
         if not score:
             return val, np.full_like(lam, np.nan)
         rc = self.design.resid(chi)

@@ -296,6 +296,7 @@ def _response_call(code: str) -> tuple[str, float | None]:
 
 
 _DESIGN_LIMIT = 1e150  # sums of squares of design values stay below float64's 1.8e308
+WEIGHT_RATIO = 1e100  # largest weight over smallest: beyond, a weighted RSS leaves float64
 
 
 def _first_line(err: BaseException) -> str:
@@ -413,6 +414,13 @@ def model_frame(
         w = w[rows]
         if not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise BoxCoxError("weights must be finite and positive; drop rows with weight 0")
+        if np.log(w.max()) - np.log(w.min()) > np.log(WEIGHT_RATIO):
+            lo, hi = int(np.argmin(w)), int(np.argmax(w))
+            raise BoxCoxError(
+                f"the weights span {w[lo]:.3g} (row {data.index[rows[lo]]!r}) to {w[hi]:.3g} "
+                f"(row {data.index[rows[hi]]!r}), more than a factor {WEIGHT_RATIO:g}: rows "
+                "that light add nothing float64 can hold to the weighted sums of squares; "
+                "drop them, or rescale the weights")
     if ydf.shape[1] != 1:
         raise BoxCoxError(f"the response {response!r} must be one numeric column")
     y = ydf.to_numpy(dtype=np.float64)[:, 0]

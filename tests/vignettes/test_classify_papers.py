@@ -112,7 +112,9 @@ def test_bicego_table4_matches_the_paper(bicego_curves):
         assert paper == {"wine": 3.21, "liver": 1.69, "diabetes": 2.32}[name]
         # 0.5: the printed standard deviation over the 210 split x classifier values is
         # 1.4-1.9, so over 30 splits the mean moves by about 0.3 from one set of random
-        # splits to another
+        # splits to another. Where several lambdas tie for the best accuracy the vignette
+        # takes the smallest (the paper does not say); wine has many ties, and its
+        # agreement rests on that rule (2.04 with the largest tied lambda, see README)
         assert ours == pytest.approx(paper, abs=0.5)
 
 

@@ -198,3 +198,21 @@ def test_bicego_table8_matches_the_paper(bicego_auto):
     block = bicego_auto.split("Table 8(b)")[1].split("\n\n")[0].splitlines()[2:]
     wins = [float(v[3]) > float(v[1]) for v in (line.split() for line in block)]
     assert len(wins) == 7 and sum(wins) >= 4
+
+
+@pytest.mark.slow
+def test_bicego_cache_gives_the_same_tables(tmp_path):
+    """BCS_BICEGO_CACHE: a second run reads each dataset's saved results and prints the same
+    tables as the run that computed them (quick configuration, about 20 s)."""
+    cache = tmp_path / "cache"
+
+    def tables(text):  # without the lines that report times
+        return [line for line in text.splitlines() if not line.rstrip().endswith(" s")]
+
+    first = _run("classify_bicego.py", tmp_path, BCS_VIGNETTE_QUICK="1",
+                 BCS_BICEGO_CACHE=str(cache))
+    saved = sorted(p.name for p in cache.iterdir())
+    assert saved == ["auto_spirals.npz", "curves_spirals.npz", "curves_wine.npz"]
+    second = _run("classify_bicego.py", tmp_path, BCS_VIGNETTE_QUICK="1",
+                  BCS_BICEGO_CACHE=str(cache))
+    assert "Table 8(b)" in second and tables(second) == tables(first)

@@ -29,7 +29,8 @@
 #
 # Every table prints the paper's number beside ours. Environment variables choose what runs
 # (`BCS_BLUM_PARTS`: any of `table2,table4,table5,table6,table7`), which classifiers
-# (`BCS_CLASSIFIERS`), which settings (`BCS_SETTINGS`) and how many repetitions
+# (`BCS_CLASSIFIERS`), which settings (`BCS_SETTINGS`; `none` prints the base accuracies
+# only) and how many repetitions
 # (`BCS_REPEATS`, default 5); `BCS_VIGNETTE_QUICK=1` runs a small version for the test
 # suite. The README's section "Tuning lambda for a classifier" lists the configurations
 # run and their numbers.

@@ -303,3 +303,13 @@ def test_table2_half_circles_linear_diagonal_loses():
     assert A.to_numpy().max() - base == pytest.approx(2.0, abs=0.5)
     assert spherical == pytest.approx(0.5, abs=0.5)
     assert A.loc[l1, l2] - base < 0 < spherical < A.to_numpy().max() - base
+
+
+@pytest.mark.slow
+def test_table6_naive_bayes_shuffle_as_printed():
+    """Table 6 (wdbc, 30 features), naive Bayes, *Shuffle* (8 epochs, the direction order
+    drawn anew every 2 epochs, seed 42): +1.336 as printed, where *Basic* gives +1.371, so
+    the shuffled order changes the result as in the paper (about 90 s of CPU)."""
+    X, y = _wdbc(slice(None))
+    ours = _paper_cells(X, y, GaussianNB(), ["Shuffle"])
+    _assert_as_printed(ours, {"Base accuracy": 93.289, "Shuffle": 1.336})

@@ -232,22 +232,16 @@ def _stats(m: SideMoments, minimal: bool) -> SideStats:
 
 
 def local_moments(
-    sides: tuple[Side | None, Side | None], req: Request, frame: GlobalFrame | None = None
+    sides: tuple[Side | None, Side | None], req: Request, frame: GlobalFrame
 ) -> tuple[SideStats | None, SideStats | None]:
-    """A client's reply to ``req``: the moments of each side it holds.
+    """A client's reply to ``req``: the moments of each side it holds, in ``frame``'s unit.
 
     A request without shifts (``protocol="minimal"``) takes them from ``frame``, which then
     carries the global ranges; the reply holds ``(n, c, mean, s)`` per side.
     """
     lam = np.asarray(req.lmbda, dtype=np.float64)
     minimal = not req.shift_pos and not req.shift_neg
-    shift_pos, shift_neg = req.shift_pos, req.shift_neg
-    if frame is None:
-        if minimal:
-            raise BoxCoxError("a request without shifts needs the frame with its ranges")
-        frame = GlobalFrame("boxcox", None, None)  # unit 1
-    elif minimal:
-        shift_pos, shift_neg = frame.shifts(lam)
+    shift_pos, shift_neg = frame.shifts(lam) if minimal else (req.shift_pos, req.shift_neg)
     pm, nm = frame.moments(sides, lam, shift_pos, shift_neg, req.score)
     return (None if pm is None else _stats(pm, minimal),
             None if nm is None else _stats(nm, minimal))

@@ -37,6 +37,10 @@ DEGENERATE_SPREAD = 1e-12
 # pass 1e300 (the likelihood, solver and inference work in a unit of the data's size, see
 # core.sample.Sample.unit and core.profile.RescaledProfile, and have no other limit).
 YJ_TINY_RANGE = 1e-300
+# Yeo-Johnson responses of a model (``bcs.lm``, ``bcs.fit_joint``) spanning less than this are
+# refused: their power is found as a sample's is, but the model's residual sums of squares
+# (about n times the squared range) would underflow float64.
+RESPONSE_TINY_RANGE = 1e-150
 
 
 class BoxCoxError(ValueError):
@@ -694,6 +698,18 @@ def check_spread(finite: NDArray[np.float64], name: str, family: str = "boxcox",
             "float64; rescale the data (Yeo-Johnson is not scale invariant, so choose the "
             "unit deliberately)"
         )
+
+
+def check_response_scale(values: NDArray[np.float64], name: str, what: str) -> None:
+    """Refuse a Yeo-Johnson model response spanning less than ``RESPONSE_TINY_RANGE``
+    (1e-150), naming it; ``what`` names the model's sums (``"the linear model's"``)."""
+    span = float(np.max(values) - np.min(values))
+    if span < RESPONSE_TINY_RANGE:
+        raise BoxCoxError(
+            f"{name} spans only {span:.3g}: {what} sums of squares of the transformed values "
+            f"(about the squared range) would underflow float64 below a range of "
+            f"{RESPONSE_TINY_RANGE:g}; rescale it (Yeo-Johnson is not scale invariant, so "
+            "choose the unit deliberately)")
 
 
 def as_weights(weights: Any, n: int) -> NDArray[np.float64] | None:

@@ -483,7 +483,7 @@ def test_lm_yeojohnson_response_on_a_tiny_scale(formula):
 def test_lm_yeojohnson_response_below_1e_minus_150_is_refused_by_name():
     """Below a range of 1e-150 the power is still found, but the fitted model's residual sum
     of squares (about n times the squared range) would underflow float64."""
-    with pytest.raises(bcs.BoxCoxError, match="response 'y' spans only .*rescale the response"):
+    with pytest.raises(bcs.BoxCoxError, match="response .y. spans only .*rescale it"):
         bcs.lm("y ~ x", _tiny_frame(1e-200), family="yeojohnson")
 
 
@@ -500,3 +500,48 @@ def test_lm_weights_of_1e300_and_weights_spanning_1e400():
     frame.loc[3, "w"] = 1e-100
     with pytest.raises(bcs.BoxCoxError, match=r"weights span 1e-100 \(row 3\) to 1e\+300"):
         bcs.lm("y ~ x", frame, weights="w")
+
+
+def _tiny_joint(scale):
+    rng = np.random.default_rng(52)
+    n = 120
+    g = rng.integers(0, 3, n)
+    a = rng.normal(size=n) + 0.3 * g  # mixed signs: the two-sided (general) path
+    b = rng.exponential(size=n)  # one-signed: the absorbed-side path
+    c = 0.1 - 0.3 * rng.lognormal(size=n)  # mostly negative: both sides, exponent 2 - lambda
+    d = -rng.gamma(3.0, size=n)  # negative: one side, absorbed, exponent 2 - lambda
+    return pd.DataFrame({"a": a * scale, "b": b * scale, "c": c * scale, "d": d * scale,
+                         "g": g})
+
+
+@pytest.mark.parametrize("scale", [1e-32, 1e-100, 1e-140])
+@pytest.mark.parametrize("design", [None, "~ C(g)"])
+def test_fit_joint_yeojohnson_on_a_tiny_scale(scale, design):
+    """Yeo-Johnson columns of order 1e-32 to 1e-140 were refused ("rescale the data"); the
+    joint solver now works in lambda times a unit of each column's size. Reference: for
+    s -> 0 the Yeo-Johnson transform of s x at lambda = mu / s is s (e^{mu x} - 1) / mu on
+    both sides of 0 (log1p(s x) = s x to 1e-32 relative), the Box-Cox transform of e^x at mu,
+    and the Jacobians differ by a constant; so lambda * s, the standard errors * s and the
+    profile interval * s equal the Box-Cox joint fit of exp(x), an unscaled problem on the
+    Box-Cox path (checked against R's car, tests/test_joint*.py). Tolerances: the Newton
+    solver's 1e-11 relative step and the profile interval's 1e-12 root tolerance."""
+    tiny = _tiny_joint(scale)
+    base = _tiny_joint(1.0)
+    expd = base.assign(**{c: np.exp(base[c]) for c in "abcd"})
+    r = bcs.fit_joint(tiny, list("abcd"), design=design, family="yeojohnson")
+    ref = bcs.fit_joint(expd, list("abcd"), design=design, family="boxcox")
+    np.testing.assert_allclose(r.lmbda * scale, ref.lmbda, rtol=1e-10)
+    np.testing.assert_allclose(r.bse * scale, ref.bse, rtol=1e-9)
+    np.testing.assert_allclose(r.conf_int().to_numpy() * scale, ref.conf_int().to_numpy(),
+                               rtol=1e-9)
+    # LR statistics are scale free (the NLL differs by a constant): to 1e-9 of their size
+    assert r.test(r.lmbda / 2).statistic == pytest.approx(
+        ref.test(ref.lmbda / 2).statistic, rel=1e-8)
+    assert f"e{int(np.log10(1 / scale)) - 2:+d}" in str(r.summary())  # exponent form
+
+
+def test_fit_joint_yeojohnson_below_1e_minus_150_is_refused_by_name():
+    """As for bcs.lm: below a range of 1e-150 the joint model's sums of squares underflow."""
+    with pytest.raises(bcs.BoxCoxError, match="column 'b' spans only .*rescale it"):
+        bcs.fit_joint(_tiny_joint(1.0).assign(b=lambda f: f["b"] * 1e-200), ["a", "b"],
+                      family="yeojohnson")

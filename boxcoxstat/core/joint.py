@@ -64,12 +64,19 @@ from .._special import d2exprel
 from .._validation import BoxCoxError
 from .design import Design, qr_design, r_factor, vector_norm
 from .likelihood import BLOCK_ELEMENTS, choose_shift, llf_constant, phi_chi
-from .profile import Profile, SampleProfile, evaluate_pairs
+from .profile import (
+    LAMBDA_REACH,
+    Profile,
+    RescaledProfile,
+    SampleProfile,
+    as_pairs,
+    evaluate_pairs,
+)
 from .response import ResponseProfile, _span, response_profile, spans_constant_only
 from .sample import Sample, Side
 from .solve import curvature, richardson_slope, solve
 
-__all__ = ["JointObjective", "JointProfile", "ColumnProfiles", "JointFit",
+__all__ = ["JointObjective", "JointProfile", "JointInUnits", "ColumnProfiles", "JointFit",
            "design_with_intercept", "fit_joint_lambda", "hessian"]
 
 
@@ -160,6 +167,19 @@ class JointProfile:
         return float(self.ncols * llf_constant(self.nobs))
 
     @cached_property
+    def unit(self) -> NDArray[np.float64]:
+        """Per column, the unit of lengths (``ResponseProfile.unit``): 1, or a power of two
+        for a Yeo-Johnson column on a tiny scale, whose power is solved in ``lambda * unit``
+        (:class:`JointInUnits`)."""
+        return np.array([c.unit for c in self.columns])
+
+    def in_units(self) -> JointInUnits | None:
+        """This problem in ``mu = lambda * unit`` where a column has a unit other than 1
+        (then its gradient and Hessian in lambda are near 1e-150 and 1e-300, or leave
+        float64), else ``None``."""
+        return None if np.all(self.unit == 1.0) else JointInUnits(self)
+
+    @cached_property
     def _absorbed(self) -> tuple[bool, ...]:
         """Per column: one side whose constant the design absorbs (Box-Cox, or one-signed
         Yeo-Johnson, with an intercept), so its residuals are those of ``phi`` alone."""
@@ -180,10 +200,16 @@ class JointProfile:
         sigma = np.array([-1.0 if q.negative else 1.0 for q in parts])
         return idx, side, sigma
 
-    def _stacked(self, lam: NDArray[np.float64], order: int):
+    def _stacked(self, mu: NDArray[np.float64], order: int):
         """The residual matrix ``[R | R' | R'']`` (n, (order + 1) p) of every column and of its
         first ``order`` derivatives in its own power, with the parts of the NLL and of its
         gradient that do not come from ``log det``.
+
+        Powers and derivatives are in ``mu = lambda * unit`` (:attr:`unit`; ``mu = lambda``
+        for every column with unit 1). A column's log-ratios are stored in its unit
+        (``ResponseProfile.build``), so its residuals are those in lambda divided by the unit
+        (a factor the NLL adds back as ``n log unit``) and their derivatives in ``mu`` are of
+        order one where those in lambda underflow.
 
         A column in :attr:`_absorbed` is represented by ``phi(k) = expm1(k d)/k`` of its
         log-ratios ``d`` (exponent ``k``: ``lambda``, or ``2 - lambda`` on the Yeo-Johnson
@@ -197,12 +223,14 @@ class JointProfile:
         (``ResponseProfile.derivative_vectors``), ``(1 - lambda) J + n m`` and ``-J``.
         """
         p, n = self.ncols, self.nobs
-        vpart = np.empty(p)
+        unit = self.unit
+        vpart = n * np.log(unit)
         gpart = np.empty(p)
         idx, side, sigma = self._absorbed_side
         res = None
         if side is not None:
-            kap = np.where(sigma < 0, 2.0 - lam[idx], lam[idx])
+            uk = unit[idx]
+            kap = np.where(sigma < 0, 2.0 * uk - mu[idx], mu[idx])
             shift = choose_shift(side, kap)
             span = _span(side, shift)
             k = idx.size
@@ -221,7 +249,7 @@ class JointProfile:
                     psi *= d2exprel(d * kap)
             res = self.columns[idx[0]].design.resid(raw)
             d_sum = side.vsum - n * shift
-            vpart[idx] = n * side.log_ref + side.vsum - kap * d_sum
+            vpart[idx] += uk * (n * side.log_ref + side.vsum) - kap * d_sum
             gpart[idx] = -sigma * d_sum
             if idx.size == p:
                 return res, vpart, gpart
@@ -233,17 +261,21 @@ class JointProfile:
             if self._absorbed[j]:
                 continue
             col = self.columns[j]
-            vecs = col.derivative_vectors(lam[j : j + 1], order)
+            lam_j = mu[j : j + 1] / unit[j]  # exact: a power of two
+            vecs = col.derivative_vectors(lam_j, order)
             for q in range(order + 1):
                 x[:, q * p + j] = vecs[q][:, 0]
-            vpart[j] = (1.0 - lam[j]) * col.jacobian + n * vecs[3][0]
-            gpart[j] = -col.jacobian
+            vpart[j] += (1.0 - lam_j[0]) * col.jacobian + n * vecs[3][0]
+            gpart[j] = -col.jacobian / unit[j]
         return x, vpart, gpart
 
-    def _evaluate(self, lmbda: ArrayLike, order: int, exact: bool = True):
+    def _evaluate(self, lmbda: ArrayLike, order: int, exact: bool = True,
+                  in_units: bool = False):
         """NLL, gradient (``order >= 1``) and Hessian (``order == 2``) from one evaluation of
         the residual matrices; ``(inf, NaN, NaN)`` where lambda is not finite or the
-        residual matrix is singular.
+        residual matrix is singular. With ``in_units``, ``lmbda`` is ``mu = lambda * unit``
+        and the derivatives are in ``mu`` (:class:`JointInUnits`); otherwise they are
+        converted to lambda (the chain rule's factors are the units, powers of two).
 
         With ``T`` the triangular factor of the residual matrix ``R`` (``R = Q T``),
         ``Z = Q' R'``, ``W = Q' R''`` and ``E = R' - Q Z`` (the part of each derivative
@@ -270,12 +302,23 @@ class JointProfile:
         least squares problems. Linear Algebra and its Applications 88/89, 31-48.
         """
         lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
-        p, n = self.ncols, float(self.nobs)
+        p = self.ncols
         bad = (np.inf, np.full(p, np.nan), np.full((p, p), np.nan))
         if lam.shape != (p,) or not np.all(np.isfinite(lam)):
             return bad
+        unit = self.unit
+        if in_units or np.all(unit == 1.0):
+            return self._evaluate_mu(lam, order, exact)
+        val, g, h = self._evaluate_mu(lam * unit, order, exact)
+        with np.errstate(all="ignore"):  # lambda's derivatives may underflow: report them
+            return val, g * unit, h * np.outer(unit, unit)
+
+    def _evaluate_mu(self, mu: NDArray[np.float64], order: int, exact: bool):
+        """:meth:`_evaluate` in ``mu`` (finite, of length p)."""
+        p, n = self.ncols, float(self.nobs)
+        bad = (np.inf, np.full(p, np.nan), np.full((p, p), np.nan))
         with np.errstate(all="ignore"):  # absurd lambdas give inf/NaN, refused below
-            x, vpart, gpart = self._stacked(lam, order)
+            x, vpart, gpart = self._stacked(mu, order)
             if not (np.all(np.isfinite(x)) and np.all(np.isfinite(vpart))):
                 return bad
             r = x[:, :p]
@@ -375,13 +418,15 @@ class JointProfile:
             lam = solve(SampleProfile(self._sample())).lmbda
         else:
             lam = np.array([solve(c).lmbda[0] for c in self.columns])
-        return np.where(np.isfinite(lam), np.clip(lam, -10.0, 10.0), 1.0)
+        u = self.unit  # within -10..10 in lambda * unit (the scale its data give it)
+        return np.where(np.isfinite(lam), np.clip(lam * u, -10.0, 10.0) / u, 1.0)
 
     def _sample(self) -> Sample:
         """All columns as one sample: their prepared log-ratios when every column has one
         side, of one sign, without weights; else prepared again from the data."""
         idx, side, sigma = self._absorbed_side
-        if side is not None and idx.size == self.ncols and np.all(sigma == sigma[0]):
+        if side is not None and idx.size == self.ncols and np.all(sigma == sigma[0]) \
+                and np.all(self.unit == 1.0):  # (log-ratios in a unit are not the data's)
             negative = bool(sigma[0] < 0)
             side = replace(side, negative=negative)
             return Sample(self.family, None if negative else side, side if negative else None)
@@ -393,8 +438,64 @@ class JointProfile:
         :class:`ColumnProfiles`."""
         if self.single is not None:
             return self.single
-        return ColumnProfiles(self, np.asarray(lmbda, dtype=np.float64).copy(),
-                              np.asarray(cov, dtype=np.float64).copy())
+        lam = np.asarray(lmbda, dtype=np.float64)
+        cov = np.asarray(cov, dtype=np.float64)
+        scaled = self.in_units()
+        if scaled is None:
+            return ColumnProfiles(self, lam.copy(), cov.copy())
+        u = self.unit
+        return ColumnProfiles(scaled, lam * u, cov * np.outer(u, u), unit=u)
+
+
+@dataclass(frozen=True)
+class JointInUnits:
+    """A :class:`JointProfile` in ``mu_j = lambda_j * unit_j`` (:attr:`JointProfile.unit`).
+
+    Yeo-Johnson columns of magnitude 1e-100 have powers near 1e100, a gradient near 1e-100
+    and a Hessian near 1e-200 in lambda; in ``mu`` all three are of order one, as for a
+    sample (``profile.RescaledProfile``). The joint solver and :class:`ColumnProfiles` work on
+    this problem; :func:`fit_joint_lambda` converts its answer back. NLL values are the same
+    in both coordinates.
+    """
+
+    joint: JointProfile
+
+    @property
+    def unit(self) -> NDArray[np.float64]:
+        return self.joint.unit
+
+    @property
+    def nobs(self) -> int:
+        return self.joint.nobs
+
+    @property
+    def ncols(self) -> int:
+        return self.joint.ncols
+
+    @property
+    def single(self) -> Profile | None:
+        return None
+
+    def llf_constant(self) -> float:
+        return self.joint.llf_constant()
+
+    def nll(self, mu: ArrayLike, grad: bool = False):
+        val, g, _ = self.joint._evaluate(mu, 1 if grad else 0, in_units=True)
+        if not np.isfinite(val):
+            return (np.inf, np.full(self.ncols, np.nan)) if grad else np.inf
+        return (val, g) if grad else val
+
+    def score(self, mu: ArrayLike) -> NDArray[np.float64]:
+        return self.nll(mu, grad=True)[1]
+
+    def hessian(self, mu: ArrayLike) -> NDArray[np.float64]:
+        return self.joint._evaluate(mu, 2, in_units=True)[2]
+
+    def second_order(self, mu: ArrayLike, exact: bool = True):
+        return self.joint._evaluate(mu, 2, exact, in_units=True)
+
+    def own_powers(self) -> NDArray[np.float64]:
+        return self.joint.own_powers() * self.unit
 
 
 VALUE_TOL = 1e-13  # profile NLL within this of the inner minimum (LR statistics to 2e-13)
@@ -430,6 +531,9 @@ class ColumnProfiles:
     joint: JointObjective
     lmbda: NDArray[np.float64]
     cov: NDArray[np.float64]
+    # per column, the unit of ``mu = lambda * unit`` in which ``joint``, ``lmbda`` and ``cov``
+    # are given (``JointInUnits``); ``None``: they are in lambda
+    unit: NDArray[np.float64] | None = None
     # per column: the values t solved so far and the other powers' minimiser at each
     _seen: dict[int, tuple[list[float], list[NDArray[np.float64]]]] = field(
         default_factory=dict, repr=False, compare=False)
@@ -448,9 +552,30 @@ class ColumnProfiles:
         return None
 
     def evaluate(
-        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True
+        self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        return evaluate_pairs(lmbda, cols, self._minimise, score)
+        """Profile NLL at each pair of power (in lambda) and column, and its derivative (in
+        ``lambda * score_unit`` where that is given)."""
+        if self.unit is None and score_unit is None:
+            return evaluate_pairs(lmbda, cols, self._minimise, score)
+        lam, idx = as_pairs(lmbda, cols)
+        u = np.ones(lam.shape) if self.unit is None else self.unit[idx]
+        su = np.ones(lam.shape) if score_unit is None else np.broadcast_to(score_unit,
+                                                                           lam.shape)
+        val, sc = evaluate_pairs(lam * u, idx, self._minimise, score)
+        return val, sc * (u / su)
+
+    def lambda_limit(self) -> NDArray[np.float64]:
+        """How far an interval's bracket may reach (in lambda): ``LAMBDA_REACH`` in
+        ``lambda * unit``."""
+        u = np.ones(self.ncols) if self.unit is None else self.unit
+        return LAMBDA_REACH / u
+
+    def rescaled(self) -> RescaledProfile | None:
+        """This profile in ``lambda * unit`` (where its joint problem is in units), else
+        ``None``."""
+        return None if self.unit is None else RescaledProfile(self, self.unit)
 
     def _start(self, j: int, t: float, others: NDArray[np.bool_]):
         """Warm start and initial inverse Hessian of the inner minimisation."""
@@ -542,6 +667,17 @@ class JointFit:
     start: NDArray[np.float64]
     converged: bool
     gradient: NDArray[np.float64]
+    # per column, the unit the solver worked in (``JointInUnits``); None: lambda itself
+    unit: NDArray[np.float64] | None = None
+
+    def covariance(self) -> NDArray[np.float64]:
+        """The inverse of :attr:`hessian`, formed in the solver's units (where the Hessian in
+        lambda may be near 1e-300); raises ``LinAlgError`` if it is singular."""
+        if self.unit is None:
+            return np.asarray(np.linalg.inv(self.hessian), dtype=np.float64)
+        uu = np.outer(self.unit, self.unit)
+        with np.errstate(all="ignore"):
+            return np.asarray(np.linalg.inv(self.hessian / uu) / uu, dtype=np.float64)
 
 
 def _one_column(problem: JointObjective) -> JointFit:
@@ -668,6 +804,14 @@ def fit_joint_lambda(problem: JointObjective,
     """
     if problem.single is not None and start is None:
         return _one_column(problem)
+    scaled = getattr(problem, "in_units", lambda: None)()
+    if scaled is not None:  # in lambda * unit, where gradient and Hessian are of order one
+        u = scaled.unit
+        mu = fit_joint_lambda(scaled, None if start is None else np.asarray(start) * u)
+        uu = np.outer(u, u)
+        with np.errstate(all="ignore"):
+            return JointFit(mu.lmbda / u, mu.nll, mu.hessian * uu, mu.start / u,
+                            mu.converged, mu.gradient * u, u)
     if start is None:
         start = problem.own_powers()  # type: ignore[attr-defined]
     start = np.asarray(start, dtype=np.float64)

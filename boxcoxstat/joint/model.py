@@ -19,6 +19,7 @@ from .._validation import (
     as_columns,
     as_pandas_frame,
     check_option,
+    check_response_scale,
     normalize_family,
     to_matrix,
 )
@@ -181,7 +182,11 @@ def fit_joint(
     n_missing = int(len(frame) - n)
     # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
     as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]),
-               family="yeojohnson" if fam == "bcnpower" else fam, missing="raise")
+               family="yeojohnson" if fam == "bcnpower" else fam, missing="raise",
+               tiny_scale=fam == "yeojohnson")  # solved in lambda * unit (JointInUnits)
+    if fam == "yeojohnson":
+        for j, c in enumerate(cols):
+            check_response_scale(y[:, j], f"column {c!r}", "the joint model's")
     if n == 0:
         raise BoxCoxError("no complete rows: every row has a missing value")
     factored = design_with_intercept(x)
@@ -202,7 +207,7 @@ def fit_joint(
         sol = fit_joint_lambda(problem)
     try:
         with np.errstate(all="ignore"):
-            cov = np.asarray(np.linalg.inv(sol.hessian), dtype=np.float64)
+            cov = sol.covariance()
     except np.linalg.LinAlgError:
         cov = np.full((p, p), np.nan)
     if not (np.all(np.isfinite(cov)) and np.all(np.diag(cov) > 0)):

@@ -20,6 +20,7 @@ from .._validation import (
     as_pandas_frame,
     check_column,
     check_option,
+    check_response_scale,
     normalize_family,
 )
 from ..core.design import qr_design
@@ -33,11 +34,6 @@ from .formula import caller_environment, model_frame, term_lambdas
 from .results import LmResult
 
 __all__ = ["lm"]
-
-# Yeo-Johnson responses spanning less than this are refused: the power itself is found down to
-# 1e-300 (core.profile.RescaledProfile), but the fitted model's residual sum of squares (about
-# n times the squared range) would underflow float64
-LM_TINY_RANGE = 1e-150
 
 
 def lm(
@@ -152,13 +148,7 @@ def lm(
                  family="yeojohnson" if with_shift else fam, missing="raise", min_n=3,
                  tiny_scale=not with_shift)  # the response's profile reaches 1 / range
     if not with_shift and fam != "boxcox":
-        span = float(np.ptp(frame.y))
-        if span < LM_TINY_RANGE:
-            raise BoxCoxError(
-                f"response {frame.response!r} spans only {span:.3g}: the linear model's sums "
-                f"of squares of the transformed response (about the squared range) would "
-                f"underflow float64 below a range of {LM_TINY_RANGE:g}; rescale the response "
-                "(Yeo-Johnson is not scale invariant, so choose the unit deliberately)")
+        check_response_scale(frame.y, f"response {frame.response!r}", "the linear model's")
     fixed = _fixed_power(lmbda, frame.response_lmbda)
     if fixed is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("a fixed response power is not available with family='bcnpower' or "

@@ -9,7 +9,7 @@ regression with a real design is the joint fit of one column with that design.
 
 Cases: the 12 adversarial rows of Xu & Cormode (2025, Table 1), the unstable real features of
 that paper (Table 3), 500 x 2.0 + 3 x 2.0000001 (lambda* = -3.35e9), the paper's Figure 5
-data, and hypothesis-generated samples. When a path is added to the package, add it here.
+data, Yeo-Johnson data of order 1e-100 (lambda near 1e100), and hypothesis-generated samples. When a path is added to the package, add it here.
 
 Tolerance. Lambda and the interval's ends agree to 1e-10 relative. An LR statistic is a
 difference of two log-likelihoods and carries their absolute rounding (a few units in the
@@ -47,6 +47,9 @@ def _cases():
             out.append(pytest.param(arr, f, id=f"{name}-{col}-{f}"))
     out.append(pytest.param(mpref.huge_lambda_case(), "boxcox", id="500x2.0+3x2.0000001"))
     out.append(pytest.param(mpref.tight_gaussian_case(), "boxcox", id="figure5-tight"))
+    # Yeo-Johnson on a tiny scale: every path works in lambda times a unit (lambda ~ 1e100)
+    tiny = np.random.default_rng(3).normal(0.2, 1.0, size=40) * 1e-100
+    out.append(pytest.param(tiny, "yeojohnson", id="yeojohnson-1e-100"))
     return out
 
 
@@ -118,15 +121,17 @@ def test_sample_paths_agree_on_generated_samples(data, family, positive):
         _assert_same(path, got, want)
 
 
-@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
-def test_regression_is_the_one_column_joint_fit_with_its_design(family):
+@pytest.mark.parametrize(("family", "scale"), [("boxcox", 1.0), ("yeojohnson", 1.0),
+                                               ("yeojohnson", 1e-100)])
+def test_regression_is_the_one_column_joint_fit_with_its_design(family, scale):
     """``lm("y ~ x + C(g)")``, ``fit_joint(df, ["y"], design="~ x + C(g)")`` and
-    ``BoxCoxRegressor`` on the same design."""
+    ``BoxCoxRegressor`` on the same design (Yeo-Johnson also on a scale of 1e-100, where
+    every path works in lambda times a unit)."""
     rng = np.random.default_rng(8)
     n = 120
     df = pd.DataFrame({"x": rng.uniform(0, 2, n), "g": rng.choice(["a", "b", "c"], n)})
-    df["y"] = np.exp(0.5 + 0.7 * df["x"] + 0.3 * (df["g"] == "b")
-                     + 0.25 * rng.standard_normal(n))
+    df["y"] = scale * np.exp(0.5 + 0.7 * df["x"] + 0.3 * (df["g"] == "b")
+                             + 0.25 * rng.standard_normal(n))
     m = bcs.lm("y ~ x + C(g)", df, family=family)
     j = bcs.fit_joint(df, ["y"], family=family, design="~ x + C(g)")
     want = _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1), m.llf)

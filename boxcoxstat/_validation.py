@@ -432,6 +432,21 @@ def _numeric(col: NDArray, name: str, booleans: bool = True) -> NDArray[np.float
     return out
 
 
+FEW_COLUMNS = 16  # up to this many columns, column extremes are taken one column at a time
+
+
+def column_range(values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+    """Smallest and largest value of each column of ``values`` (n, p); NaN where the column
+    holds one. A few long columns are reduced one at a time: NumPy's reduction along the
+    rows of a C-ordered matrix with 5 columns is ten times slower than five strided ones."""
+    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
+        if values.shape[1] <= FEW_COLUMNS and values.shape[0] > 1000:
+            cols = range(values.shape[1])
+            return (np.array([values[:, j].min(initial=np.inf) for j in cols]),
+                    np.array([values[:, j].max(initial=-np.inf) for j in cols]))
+        return values.min(axis=0, initial=np.inf), values.max(axis=0, initial=-np.inf)
+
+
 def as_columns(
     data: Any,
     *,
@@ -473,9 +488,7 @@ def as_columns(
     if n == 0:
         raise BoxCoxError(f"the data have no rows (columns {names[:5]}); at least {min_n} "
                           "values per column are needed")
-    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
-        lo = values.min(axis=0, initial=np.inf)
-        hi = values.max(axis=0, initial=-np.inf)
+    lo, hi = column_range(values)
     clean = np.isfinite(lo) & np.isfinite(hi)
     n_missing = np.zeros(p, dtype=np.int64)
     labels = None if index is None else index

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import normalize_family
+from .._validation import column_range, normalize_family
 
 __all__ = ["Side", "Sample", "length_unit"]
 
@@ -69,7 +69,7 @@ class Side:
     def vrange(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Smallest and largest log-ratio per column (over entries with positive weight)."""
         if self.w is None:
-            return self.v.min(axis=0), self.v.max(axis=0)
+            return column_range(self.v)
         on = self.w > 0
         vmin = np.where(on, self.v, np.inf).min(axis=0)
         vmax = np.where(on, self.v, -np.inf).max(axis=0)

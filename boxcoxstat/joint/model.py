@@ -176,12 +176,14 @@ def fit_joint(
     rows_x = np.zeros(len(frame), dtype=np.intp)
     rows_x[rows] = np.arange(len(rows))
     keep &= ~y_missing
-    y = y_all[keep]
-    x = xdf.to_numpy(dtype=np.float64)[rows_x[keep]]
+    complete = bool(keep.all())  # then no copies (y is never written: read-only below)
+    y = y_all if complete else y_all[keep]
+    x = xdf.to_numpy(dtype=np.float64)
+    x = x if complete and len(rows) == len(frame) else x[rows_x[keep]]
     n, p = y.shape
     n_missing = int(len(frame) - n)
     # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
-    as_columns(pd.DataFrame(y, columns=cols, index=labels[keep]),
+    as_columns(pd.DataFrame(y, columns=cols, index=labels if complete else labels[keep]),
                family="yeojohnson" if fam == "bcnpower" else fam, missing="raise",
                tiny_scale=fam == "yeojohnson")  # solved in lambda * unit (JointInUnits)
     if fam == "yeojohnson":
@@ -261,9 +263,12 @@ def _check_dependent(x: np.ndarray, y: np.ndarray, cols: list[str], fam: str) ->
             scales.append((" (on the log scale: it is a power of them)", np.log(yt)))
     for how, values in scales:
         with np.errstate(all="ignore"):
-            top = np.abs(values).max(axis=1, keepdims=True)
-            values = values / np.where(top > 0, top, 1.0)  # values near 1e-300 or 1e300
-            values -= values.mean(axis=1, keepdims=True)
+            top = np.maximum(values.max(axis=1), -values.min(axis=1))[:, None]
+            if np.all((top > 1e-150) & (top < 1e150)):  # sums of squares stay finite
+                values = values - values.mean(axis=1, keepdims=True)
+            else:  # values near 1e-300 or 1e300: in units of their largest first
+                values = values / np.where(top > 0, top, 1.0)
+                values -= values.mean(axis=1, keepdims=True)
             size = np.sqrt(np.einsum("ij,ij->i", values, values))[:, None]
             values /= np.where(size > 0, size, 1.0)
             resid = _residual_norms(xt, values)
@@ -287,7 +292,7 @@ def _residual_norms(xt: np.ndarray, values: np.ndarray) -> np.ndarray:
     aliased design columns) an unpivoted Householder QR decides.
     """
     keep = np.abs(xt).max(axis=1) > 0  # a centred intercept is all zeros
-    m = np.vstack([xt[keep], values])
+    m = np.vstack([xt[keep], values]) if keep.any() else values
     try:
         diag = np.abs(np.diag(np.linalg.cholesky(m @ m.T)))[int(keep.sum()):]
         if np.all(np.isfinite(diag)) and np.all(diag > 1e-4):

@@ -412,12 +412,15 @@ class JointProfile:
         """Each column's own ML power given the design (the joint solver's start), by the one
         solver: for an intercept-only design on one sample of all columns (``bcs.fit`` of
         each column, its subsample start included; the columns' prepared log-ratios are
-        reused when every column has one side), else on each column's response profile."""
+        reused when every column has one side), else on each column's response profile.
+        To ``START_XRTOL`` (1e-7) relative: the joint powers differ from them by far more,
+        and Newton's steps make the joint gradient vanish to rounding from any start that
+        close."""
         design = self.columns[0].design
         if design.sw is None and spans_constant_only(design):
-            lam = solve(SampleProfile(self._sample())).lmbda
+            lam = solve(SampleProfile(self._sample()), xrtol=START_XRTOL).lmbda
         else:
-            lam = np.array([solve(c).lmbda[0] for c in self.columns])
+            lam = np.array([solve(c, xrtol=START_XRTOL).lmbda[0] for c in self.columns])
         u = self.unit  # within -10..10 in lambda * unit (the scale its data give it)
         return np.where(np.isfinite(lam), np.clip(lam * u, -10.0, 10.0) / u, 1.0)
 
@@ -498,6 +501,7 @@ class JointInUnits:
         return self.joint.own_powers() * self.unit
 
 
+START_XRTOL = 1e-7  # the columns' own powers start the joint Newton iterations to this
 VALUE_TOL = 1e-13  # profile NLL within this of the inner minimum (LR statistics to 2e-13)
 
 

@@ -526,6 +526,7 @@ def solve(
     optimizer: str = "score",
     grid: int = 1000,
     start: tuple | None = None,
+    xrtol: float = XRTOL,
 ) -> Solution:
     """Maximum-likelihood lambda of every column of ``profile``.
 
@@ -543,6 +544,10 @@ def solve(
     start : tuple, optional
         ``(lo, hi, f(lo), f(hi))`` per column (``None`` or NaN for unknown score values)
         replaces the starting interval [0, 1] of ``"score"``.
+    xrtol : float, default=XRTOL
+        ``"score"`` only: the relative tolerance of the root (and its absolute one, where
+        larger than ``XATOL``). The default is rounding level; a looser one serves a start
+        that another solver refines (the joint fit's Newton iterations).
 
     Examples
     --------
@@ -561,13 +566,13 @@ def solve(
             np.asarray(start[0]) * u, np.asarray(start[1]) * u,
             None if start[2] is None else np.asarray(start[2]) / u,
             None if start[3] is None else np.asarray(start[3]) / u)
-        sol = solve(scaled, optimizer=optimizer, grid=grid, start=st)
+        sol = solve(scaled, optimizer=optimizer, grid=grid, start=st, xrtol=xrtol)
         with np.errstate(under="ignore"):
             slope = None if sol.slope is None else sol.slope * u * u
         return Solution(sol.lmbda / u, sol.nll, sol.converged, sol.nfev, slope)
     rec = _Recorder(profile)
     if optimizer == "score":
-        return _solve_score(profile, rec, start)
+        return _solve_score(profile, rec, start, xatol=max(XATOL, xrtol), xrtol=xrtol)
     if optimizer == "grid" and (isinstance(grid, bool) or not isinstance(grid, (int, np.integer))
                                 or grid < 2):
         raise BoxCoxError(f"grid must be an integer of at least 2, got {grid!r}")

@@ -245,8 +245,9 @@ def test_newton_reaches_the_direct_minimum_without_bfgs(monkeypatch):
 
 
 def test_starts_are_the_columns_own_fits():
-    """The joint solver starts from bcs.fit of each column (one sample of all columns)."""
+    """The joint solver starts from bcs.fit of each column (one sample of all columns),
+    solved to START_XRTOL (1e-7 relative: Newton refines the joint powers from there)."""
     y = bcs.datasets.load("highway1")[["len", "adt", "trks"]].to_numpy(float)
     prob = JointProfile.build(y, qr_design(np.ones((len(y), 1))), "boxcox")
     own = [bcs.fit(y[:, j]).lmbda for j in range(3)]
-    np.testing.assert_allclose(prob.own_powers(), own, rtol=1e-12)
+    np.testing.assert_allclose(prob.own_powers(), own, rtol=1e-7)

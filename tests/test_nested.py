@@ -9,7 +9,8 @@ regression with a real design is the joint fit of one column with that design.
 
 Cases: the 12 adversarial rows of Xu & Cormode (2025, Table 1), the unstable real features of
 that paper (Table 3), 500 x 2.0 + 3 x 2.0000001 (lambda* = -3.35e9), the paper's Figure 5
-data, Yeo-Johnson data of order 1e-100 (lambda near 1e100), and hypothesis-generated samples. When a path is added to the package, add it here.
+data, Yeo-Johnson data of order 1e-100 (lambda near 1e100), and hypothesis-generated
+samples. When a path is added to the package, add it here.
 
 Tolerance. Lambda and the interval's ends agree to 1e-10 relative. An LR statistic is a
 difference of two log-likelihoods and carries their absolute rounding (a few units in the

@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .._special import dexprel, exprel
-from .joint import hessian as numerical_hessian
+from .joint_solve import hessian as numerical_hessian
 from .likelihood import llf_constant
 from .profile import evaluate_pairs
 

@@ -52,7 +52,7 @@ from .._special import exprel
 from ..families import bcnpower_log_base
 from .design import Design
 from .joint import JointProfile
-from .joint import hessian as numerical_hessian
+from .joint_solve import hessian as numerical_hessian
 from .likelihood import choose_shift, llf_constant
 from .profile import evaluate_pairs
 from .response import ResponseProfile

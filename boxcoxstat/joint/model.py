@@ -23,7 +23,8 @@ from .._validation import (
     normalize_family,
     to_matrix,
 )
-from ..core.joint import JointObjective, JointProfile, design_with_intercept, fit_joint_lambda
+from ..core.joint import JointObjective, JointProfile, design_with_intercept
+from ..core.joint_solve import fit_joint_lambda
 from ..core.shifted import GAMMA_MIN, JointShiftedProfile
 from ..regression.formula import design_variables, one_sided_design
 from ..univariate.model import gamma_summary

@@ -17,7 +17,7 @@ from .._validation import BoxCoxError, ColumnReport, check_column, normalize_fam
 from ..core import inference as inf
 from ..core.boxtidwell import BoxTidwellProfile, score_tests
 from ..core.inverse import InverseResponseProfile
-from ..core.joint import fit_joint_lambda
+from ..core.joint_solve import fit_joint_lambda
 from ..core.solve import solve
 from ..regression.formula import caller_environment, model_frame
 from .results import BoxTidwellResult, InverseResponseResult

@@ -11,7 +11,8 @@ from scipy import optimize
 import boxcoxstat as bcs
 from boxcoxstat.core import inference as inf
 from boxcoxstat.core.design import qr_design
-from boxcoxstat.core.joint import ColumnProfiles, JointProfile, fit_joint_lambda
+from boxcoxstat.core.joint import ColumnProfiles, JointProfile
+from boxcoxstat.core.joint_solve import fit_joint_lambda
 from tests.joint.carref import direct_nll
 
 
@@ -228,7 +229,7 @@ def test_newton_reaches_the_direct_minimum_without_bfgs(monkeypatch):
         raise AssertionError("BFGS was called")
 
     monkeypatch.setattr(JointProfile, "second_order", counted)
-    monkeypatch.setattr("boxcoxstat.core.joint.optimize.minimize", no_bfgs)
+    monkeypatch.setattr("boxcoxstat.core.joint_solve.optimize.minimize", no_bfgs)
     fit = fit_joint_lambda(prob)
     monkeypatch.undo()
     assert fit.converged and len(calls) <= 8

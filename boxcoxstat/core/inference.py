@@ -250,8 +250,11 @@ def standard_inference(
     profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
     alpha: float = 0.05, *, infinite_ok: bool = False,
     slope: NDArray[np.float64] | None = None,
+    null: NDArray[np.float64] | None = None,
 ) -> dict[str, NDArray[np.float64]]:
-    """Standard error, profile interval and LR statistics at 0 and 1 of every column.
+    """Standard error, profile interval and LR statistics at 0 and 1 of every column
+    (``null``, (2, p): the tests' powers in the profile's coordinate, where that is not
+    lambda itself).
 
     What a result's summary shows, in few evaluations of the profile (for a callback profile,
     where an evaluation is a round, one for the curvature and both tests when ``slope``, the
@@ -265,14 +268,13 @@ def standard_inference(
         with np.errstate(under="ignore"):
             mu_slope = None if slope is None else np.asarray(slope) / u / u
         out = standard_inference(scaled, lmbda * u, nll_hat, alpha, infinite_ok=infinite_ok,
-                                 slope=mu_slope)
-        out["lr0"], out["lr1"] = lr_statistic(profile, nll_hat, np.stack([np.zeros_like(u),
-                                                                          np.ones_like(u)]))
+                                 slope=mu_slope, null=np.stack([np.zeros_like(u), u]))
         return {**out, "bse": out["bse"] / u, "lower": out["lower"] / u,
                 "upper": out["upper"] / u}
     p = lmbda.shape[0]
     cols = np.arange(p)
-    null = np.stack([np.zeros(p), np.ones(p)])
+    if null is None:
+        null = np.stack([np.zeros(p), np.ones(p)])
     # where the solver's slope estimates the curvature, the interval's first Newton points
     # (the quadratic guess from that slope) are evaluated with the curvature, in its pass
     c0 = np.full(p, np.nan) if slope is None else np.asarray(slope, dtype=np.float64)

@@ -545,3 +545,18 @@ def test_fit_joint_yeojohnson_below_1e_minus_150_is_refused_by_name():
     with pytest.raises(bcs.BoxCoxError, match="column 'b' spans only .*rescale it"):
         bcs.fit_joint(_tiny_joint(1.0).assign(b=lambda f: f["b"] * 1e-200), ["a", "b"],
                       family="yeojohnson")
+
+
+def test_fit_joint_yeojohnson_one_tiny_column_among_ordinary_ones():
+    """Each column has its own unit: a column of order 1e-100 next to ordinary ones gives the
+    same joint fit as that column at 1e-32 (lambda times the scale, and the other powers,
+    within 1e-10: both are the exp(x) limit to 1e-32), and a different one from the column
+    at scale 1 (the check has power)."""
+    base = _tiny_joint(1.0)
+    fits = {s: bcs.fit_joint(base.assign(b=base["b"] * s), list("abcd"), family="yeojohnson")
+            for s in (1e-32, 1e-100, 1.0)}
+    a, b = fits[1e-100], fits[1e-32]
+    assert a.lmbda["b"] * 1e-100 == pytest.approx(b.lmbda["b"] * 1e-32, rel=1e-10)
+    np.testing.assert_allclose(a.lmbda[["a", "c", "d"]], b.lmbda[["a", "c", "d"]], rtol=1e-10)
+    np.testing.assert_allclose(a.bse[["a", "c", "d"]], b.bse[["a", "c", "d"]], rtol=1e-9)
+    assert abs(fits[1.0].lmbda["a"] - b.lmbda["a"]) > 1e-4

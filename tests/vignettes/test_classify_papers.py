@@ -201,6 +201,30 @@ def test_bicego_table8_matches_the_paper(bicego_auto):
 
 
 @pytest.mark.slow
+def test_bicego_sonar_tables_6_and_8_match_the_paper(tmp_path):
+    """Sonar on all 30 splits: in Table 6 the paper's favourite (diagonal ML) gains what the
+    paper reports, and in Table 8(a) so does the best spherical criterion, with the
+    diagonal one gaining more, as in the paper (joint Nelder-Mead searches over 60
+    lambdas: about 27 minutes of CPU)."""
+    text = _bicego(tmp_path, BCS_BICEGO_PARTS="auto", BCS_DATASETS="sonar")
+    row = _table_row(text, "Table 6:", "sonar")
+    assert row[4:6] == ["ML", "Diag"]
+    se, paper, ours_at_paper = float(row[3]), float(row[6]), float(row[7])
+    assert paper == 3.311
+    # two standard errors of the favourite's mean over 30 random half splits that are not
+    # the paper's (ours 2.939 against 3.311, se 0.552); the favourite itself is not
+    # claimed: the diagonal 1-NN margin gains 3.821 here
+    assert abs(ours_at_paper - paper) <= 2 * se
+    s, s_se, s_paper, d, d_se, d_paper = map(float, _table_row(text, "Table 8(a)", "sonar"))
+    assert (s_paper, d_paper) == (2.991, 6.457)
+    # two standard errors (ours 3.171, se 0.350); the diagonal column (ours 8.169, se
+    # 0.476, 3.6 standard errors above the paper) is not claimed to agree, only to beat
+    # the spherical one as the paper's does
+    assert abs(s - s_paper) <= 2 * s_se
+    assert d > s and d_paper > s_paper
+
+
+@pytest.mark.slow
 def test_bicego_cache_gives_the_same_tables(tmp_path):
     """BCS_BICEGO_CACHE: a second run reads each dataset's saved results and prints the same
     tables as the run that computed them (quick configuration, about 20 s)."""

@@ -201,6 +201,30 @@ def test_bicego_table8_matches_the_paper(bicego_auto):
 
 
 @pytest.mark.slow
+def test_bicego_sonar_tables_6_and_8_match_the_paper(tmp_path):
+    """Sonar on all 30 splits: in Table 6 the paper's favourite (diagonal ML) gains what the
+    paper reports, and in Table 8(a) so does the best spherical criterion, with the
+    diagonal one gaining more, as in the paper (joint Nelder-Mead searches over 60
+    lambdas: about 27 minutes of CPU)."""
+    text = _bicego(tmp_path, BCS_BICEGO_PARTS="auto", BCS_DATASETS="sonar")
+    row = _table_row(text, "Table 6:", "sonar")
+    assert row[4:6] == ["ML", "Diag"]
+    se, paper, ours_at_paper = float(row[3]), float(row[6]), float(row[7])
+    assert paper == 3.311
+    # two standard errors of the favourite's mean over 30 random half splits that are not
+    # the paper's (ours 2.939 against 3.311, se 0.552); the favourite itself is not
+    # claimed: the diagonal 1-NN margin gains 3.821 here
+    assert abs(ours_at_paper - paper) <= 2 * se
+    s, s_se, s_paper, d, d_se, d_paper = map(float, _table_row(text, "Table 8(a)", "sonar"))
+    assert (s_paper, d_paper) == (2.991, 6.457)
+    # two standard errors (ours 3.171, se 0.350); the diagonal column (ours 8.169, se
+    # 0.476, 3.6 standard errors above the paper) is not claimed to agree, only to beat
+    # the spherical one as the paper's does
+    assert abs(s - s_paper) <= 2 * s_se
+    assert d > s and d_paper > s_paper
+
+
+@pytest.mark.slow
 def test_bicego_cache_gives_the_same_tables(tmp_path):
     """BCS_BICEGO_CACHE: a second run reads each dataset's saved results and prints the same
     tables as the run that computed them (quick configuration, about 20 s)."""
@@ -216,3 +240,44 @@ def test_bicego_cache_gives_the_same_tables(tmp_path):
     second = _run("classify_bicego.py", tmp_path, BCS_VIGNETTE_QUICK="1",
                   BCS_BICEGO_CACHE=str(cache))
     assert "Table 8(b)" in second and tables(second) == tables(first)
+
+
+def _zerovar_row(text, name, what):
+    """The zero-variance table's row ``what`` of dataset ``name``: gain, se, paper, accuracy
+    at lambda = 1, splits with a zero variance, gain there, gain elsewhere, se elsewhere."""
+    block = text.split("Zero within-class variances")[1].split("\n\n")[0]
+    rows = block.splitlines()[2:]
+    start = next(i for i, line in enumerate(rows) if line.startswith(name + " "))
+    line = next(line for line in rows[start:] if f" {what} " in line)
+    return [float(v) for v in line.split()[-8:]]
+
+
+@pytest.mark.slow
+def test_bicego_ecoli_zero_variance_explains_the_gap(tmp_path):
+    """Ecoli's udc and qdc gain more than in the paper only on the splits whose training
+    half has a feature constant within a class (`lip`, when its one object of 1.0 is in
+    it); on the other splits they gain what the paper reports. PRTools' own treatment of a
+    zero variance (pseudo-inverse, log-determinant of eig + 1e-16) gains more still, and a
+    variance floor leaves wine and liver unchanged (about 5 minutes of CPU)."""
+    text = _bicego(tmp_path, BCS_BICEGO_PARTS="zerovar", BCS_DATASETS="ecoli,wine,liver")
+    udc = _zerovar_row(text, "ecoli", "udc (stand-in)")
+    qdc = _zerovar_row(text, "ecoli", "qdc (stand-in)")
+    assert (udc[2], qdc[2]) == (1.13, 0.58)  # the paper's Table 3
+    assert udc[4] == qdc[4] == 17  # splits with the lip = 1.0 object in the training half
+    for gain, se, paper, _, _, there, elsewhere, se_elsewhere in (udc, qdc):
+        # ours 2.76 and 1.95 over all splits, 4.32 and 2.94 on the 17
+        assert gain - 2 * se > paper and there > gain
+        # three standard errors of the mean over the other 13 random half splits (ours
+        # 0.72, se 0.17, and 0.66, se 0.21): the splits are not the paper's
+        assert abs(elsewhere - paper) <= 3 * se_elsewhere
+    # written from PRTools' documentation: further from the paper, not nearer
+    assert _zerovar_row(text, "ecoli", "udc as PRTools")[0] > udc[0] + 2 * udc[1]
+    assert _zerovar_row(text, "ecoli", "qdc as PRTools, S = 0")[0] > qdc[0] + 2 * qdc[1]
+    floored = _zerovar_row(text, "ecoli", "udc, floor 0.01")
+    assert floored[0] < udc[0] - 2 * udc[1]
+    for name in ("wine", "liver"):
+        # no feature is constant within a class there, so a floor of 0.01 x the pooled
+        # variance never binds: the same accuracies, to the printed digit
+        base = _zerovar_row(text, name, "udc (stand-in)")
+        assert base[4] == 0
+        assert _zerovar_row(text, name, "udc, floor 0.01")[:4] == base[:4]

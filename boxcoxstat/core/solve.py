@@ -378,7 +378,7 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
         hi[upd], fhi[upd] = x[upd], f[pos & (xa < hi[act])]
         three = np.zeros(act.size, dtype=bool)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            half = 0.5 * c2[act]
+            half = np.where(np.isfinite(c2[act]), 0.5 * c2[act], 0.0)  # 0: secant, Newton
             if it == 0:
                 slope = c[act]
             else:

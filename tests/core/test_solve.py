@@ -156,6 +156,26 @@ def test_model_steps_keep_the_root_within_the_tolerance(family):
     assert np.mean(np.array(passes) == 3) >= 0.5, passes
 
 
+def test_polish_without_the_subsample_derivatives_still_converges():
+    """Where the subsample's second and third derivatives are unknown (NaN, or not given) the
+    polish steps as Newton's method and the secant, then the parabola, and must reach the
+    same root."""
+    from boxcoxstat.core.solve import XATOL, XRTOL, _secant_polish, _subsample_start
+
+    x = 1 + np.random.default_rng(6).lognormal(size=3 * SUBSAMPLE_FROM // 2)
+    profile = SampleProfile.from_array(x)
+    sub = profile.subsample()
+    x0, c, higher = _subsample_start(sub, profile.nobs() / sub.nobs())
+    roots = []
+    for h in (higher, None, np.full_like(higher, np.nan)):
+        lam, _, done, _, _ = _secant_polish(_Recorder(profile), x0, c, XATOL, XRTOL, h)
+        assert done[0]
+        roots.append(lam[0])
+    # each within the solver's tolerance of the first
+    assert roots[1] == pytest.approx(roots[0], rel=0, abs=2e-13)
+    assert roots[2] == pytest.approx(roots[0], rel=0, abs=2e-13)
+
+
 def test_curvature_in_one_call_matches_richardson():
     """With the solver's slope, curvature() takes one evaluation (a single central difference
     above SUBSAMPLE_FROM observations); it must match the two-call Richardson value."""

@@ -39,6 +39,7 @@ for computing sample variances. COMPSTAT 1982, 30-41.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, replace
 
@@ -239,7 +240,7 @@ class _Work:
 
     def get(self, i: int, shape: tuple[int, ...]) -> NDArray[np.float64]:
         """Buffer ``i`` as a C-contiguous array of ``shape``."""
-        return self.flat[i][: int(np.prod(shape))].reshape(shape)
+        return self.flat[i][: math.prod(shape)].reshape(shape)
 
 
 _LOCAL = threading.local()  # one workspace per thread (Dask's threads evaluate in parallel)

@@ -96,11 +96,14 @@ def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for i in range(0, x.shape[0], rows):
             xb = x[i : i + rows]
-            rel = xb - ref_x
+            out = v[i : i + rows]  # the ratio is formed in place (no temporary per block)
+            rel = np.subtract(xb, ref_x, out=out)
             rel *= inv
-            out = np.log1p(rel, out=v[i : i + rows])
-            far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
-            if far.size:
+            far = None
+            if not (rel.min() >= -0.5 and rel.max() < np.inf):  # the usual block: none
+                far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
+            np.log1p(rel, out=out)
+            if far is not None and far.size:
                 cols_far = far % xb.shape[1]
                 base = one + sign * xb.reshape(-1)[far]
                 out.reshape(-1)[far] = np.log(base) - np.log(ref[cols_far])

@@ -183,8 +183,7 @@ _A2_FIRST, *_A2_REST = _A2_REV.tolist()
 
 def a2_dexprel(a: NDArray[np.float64], em1: NDArray[np.float64], *,
                out: NDArray[np.float64] | None = None,
-               tmp: NDArray[np.float64] | None = None,
-               cols: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
+               tmp: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """``a**2 * exprel'(a) = a e^a - expm1(a)`` from ``a`` and ``em1 = expm1(a)``.
 
     This is ``lambda**2`` times the derivative in lambda of ``expm1(lambda v)/lambda`` at
@@ -195,11 +194,7 @@ def a2_dexprel(a: NDArray[np.float64], em1: NDArray[np.float64], *,
     exactly where ``a e^a`` does (the caller shifts the frame so that never happens).
     ``out`` (the result) and ``tmp`` (scratch), arrays of ``a``'s shape and C order, spare
     the allocations when the caller evaluates many blocks (``likelihood.side_moments``);
-    the values are the same. ``cols`` (for a 2-D ``a``, rows of nearby exponents times the
-    same values) names the columns that take the series in every row; the caller
-    guarantees ``|a| < 1.2 A2_SERIES_RADIUS`` there (the omitted terms stay below 1e-17 of
-    the sum) and ``|a| >= A2_SERIES_RADIUS`` elsewhere, so the accuracy is the same and
-    the mask is formed once for all rows.
+    the values are the same.
 
     Examples
     --------
@@ -213,30 +208,19 @@ def a2_dexprel(a: NDArray[np.float64], em1: NDArray[np.float64], *,
     out = np.subtract(a, em1, out=out)
     tmp = np.multiply(a, em1, out=tmp)
     out += tmp
-    if cols is not None:
-        if cols.size:
-            at = np.take(a, cols, axis=1)
-            series = _a2_series(at)
-            out[:, cols] = series
-        return out
     flat_a = a.reshape(-1)
     small = np.flatnonzero(np.abs(a, out=tmp) < A2_SERIES_RADIUS)
     if small.size:
         at = np.take(flat_a, small)  # take: twice as fast as indexing here
-        out.reshape(-1)[small] = _a2_series(at)
-    return out
-
-
-def _a2_series(at: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The series of :func:`a2_dexprel` at ``at`` (a scratch copy: it is overwritten)."""
-    series = at * _A2_FIRST  # Horner from the top, as _horner does
-    series += _A2_REST[0]
-    for c in _A2_REST[1:]:
+        series = at * _A2_FIRST  # Horner from the top, as _horner does
+        series += _A2_REST[0]
+        for c in _A2_REST[1:]:
+            series *= at
+            series += c
+        at *= at
         series *= at
-        series += c
-    at *= at
-    series *= at
-    return series
+        out.reshape(-1)[small] = series
+    return out
 
 
 def log1prel(t: ArrayLike) -> NDArray[np.float64]:

@@ -254,24 +254,6 @@ def _work() -> _Work:
     return work
 
 
-SHARED_SPREAD = 1.2  # nearby exponents (largest |k| at most this times the smallest)
-
-
-def _shared_series(d: NDArray, k: NDArray, work: _Work) -> NDArray[np.intp] | None:
-    """For one row of values ``d`` (1, rows) at several nearby exponents ``k`` (L, 1) (the
-    inference's lambdas), the columns where every row of ``a = k d`` takes the series of
-    :func:`~boxcoxstat._special.a2_dexprel`: ``|d| < R / min|k|``, so that ``|a| < 1.2 R``
-    there and ``|a| >= R`` elsewhere; ``None`` (a mask per entry) otherwise."""
-    if d.shape[0] != 1 or k.shape[0] < 2 or k.shape[1] != 1:
-        return None
-    kk = np.abs(k[:, 0])
-    kmin, kmax = float(kk.min()), float(kk.max())
-    if not (kmin > 0.0 and kmax <= SHARED_SPREAD * kmin):
-        return None
-    absd = np.abs(d[0], out=work.get(3, d.shape[1:]))
-    return np.flatnonzero(absd < A2_SERIES_RADIUS / kmin)
-
-
 def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | None = None):
     """The block's ``m`` and ``N`` (see :func:`_moments`; ``N`` is None without the score),
     tier 2 in ``work``'s buffers 0-3 when given."""
@@ -285,8 +267,7 @@ def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | 
             m = np.expm1(a, out=work.get(1, shape))
             if not score:
                 return m, None
-            return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape),
-                                 cols=_shared_series(d, k, work))
+            return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
         a = d * k
         m = np.expm1(a)
         if tier == 2:

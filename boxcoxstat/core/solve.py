@@ -4,8 +4,9 @@ Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so 
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
-once; a large sample is first solved on a systematic subsample, and one score evaluation and a
-Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
+once; a large sample is first solved on a systematic subsample, whose root and score derivatives
+start a polish on the full data by quadratic model steps (usually three evaluations; bracketing
+is the fallback). This resolves
 lambda to a few units in the last place of the score's accuracy, where a minimiser working on
 NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
 Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
@@ -228,8 +229,8 @@ class Solution:
     nll: NDArray[np.float64]
     converged: NDArray[np.bool_]
     nfev: NDArray[np.int64]
-    # the last secant slope of the score near the root (NaN where unknown): an estimate of
-    # the curvature good to about 1e-3, which sets curvature()'s steps
+    # the polish's last model slope of the score near the root (NaN where unknown): an
+    # estimate of the curvature (1e-3 or better), which sets curvature()'s steps
     slope: NDArray[np.float64] | None = None
 
 

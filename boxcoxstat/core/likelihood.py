@@ -39,6 +39,8 @@ for computing sample variances. COMPSTAT 1982, 30-41.
 
 from __future__ import annotations
 
+import math
+import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -188,7 +190,8 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     width = max(p, k.size)
     shifted = bool(np.any(s != 0))
     rows = max(1, BLOCK_ELEMENTS // width)
-    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols)
+    work = _work() if tier == 2 and n > rows and rows * width <= BLOCK_ELEMENTS else None
+    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols, work)
              for a in range(0, max(n, 1), rows)]
     if len(parts) == 1:  # one block: its moments are the side's
         Wt, mean_t, m2, meanN_t, c2, dsum_t = parts[0]
@@ -224,12 +227,47 @@ def _full(a: NDArray, width: int) -> NDArray[np.float64]:
         else np.array(np.broadcast_to(a, (width,)))
 
 
-def _block_values(d: NDArray, k: NDArray, tier: int, score: bool):
-    """The block's ``m`` and ``N`` (see :func:`_moments`; ``N`` is None without the score)."""
+class _Work:
+    """Scratch arrays for the blocks of a pass: every block of a long column is evaluated
+    into the same memory. A fresh 512 KB temporary per operation and block costs page
+    faults whenever the allocator hands back memory it had returned to the system (up to
+    two thirds of a pass, depending on what ran before), so each thread keeps one set of
+    five block-sized arrays (2.5 MB) for all its passes (:func:`_work`)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.flat = [np.empty(size) for _ in range(5)]
+
+    def get(self, i: int, shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """Buffer ``i`` as a C-contiguous array of ``shape``."""
+        return self.flat[i][: math.prod(shape)].reshape(shape)
+
+
+_LOCAL = threading.local()  # one workspace per thread (Dask's threads evaluate in parallel)
+
+
+def _work() -> _Work:
+    """This thread's workspace of ``BLOCK_ELEMENTS`` values per array."""
+    work = getattr(_LOCAL, "work", None)
+    if work is None or work.size < BLOCK_ELEMENTS:
+        work = _LOCAL.work = _Work(BLOCK_ELEMENTS)
+    return work
+
+
+def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | None = None):
+    """The block's ``m`` and ``N`` (see :func:`_moments`; ``N`` is None without the score),
+    tier 2 in ``work``'s buffers 0-3 when given."""
     if tier == 0:
         shape = np.broadcast_shapes(d.shape, k.shape)
         return np.broadcast_to(d, shape), (0.5 * d * d + np.zeros(shape)) if score else None
     with np.errstate(over="ignore", invalid="ignore"):
+        if tier == 2 and work is not None:
+            shape = np.broadcast_shapes(d.shape, k.shape)
+            a = np.multiply(d, k, out=work.get(0, shape))
+            m = np.expm1(a, out=work.get(1, shape))
+            if not score:
+                return m, None
+            return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
         a = d * k
         m = np.expm1(a)
         if tier == 2:
@@ -267,17 +305,31 @@ def phi_chi(d: NDArray, kappa: NDArray, span: NDArray, score: bool = True):
 
 
 WIDE = 16  # at least this many columns: blocks are (rows, columns); fewer: (columns, rows)
+_DOT_RUN = 8192  # dot products along rows in runs of this length (see _row_dots)
+
+
+def _row_dots(x: NDArray, y: NDArray, sub: str) -> NDArray:
+    """``einsum(sub, x, y)``; rows of a (columns, rows) block whose length is a multiple of
+    ``_DOT_RUN`` as sums of dot products over runs of that length (``np.vecdot``: BLAS
+    kernels, twice as fast as einsum's loop, and below OpenBLAS's threading threshold of
+    10,000 values, whose thread hand-offs can cost milliseconds on a busy machine)."""
+    rows = x.shape[1]
+    if sub[-1] != "i" or rows % _DOT_RUN or x.shape != y.shape:
+        return np.einsum(sub, x, y)
+    shape = (x.shape[0], rows // _DOT_RUN, _DOT_RUN)
+    return np.vecdot(x.reshape(shape), y.reshape(shape)).sum(axis=1)
 
 
 def _block_moments(
     side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
-    cols: NDArray[np.intp] | None = None,
+    cols: NDArray[np.intp] | None = None, work: _Work | None = None,
 ) -> tuple[NDArray, ...]:
     """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
     mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted.
 
     Sums run along the contiguous axis: a block of few columns (one column at several
-    lambdas, above all) is laid out one row per column.
+    lambdas, above all) is laid out one row per column. ``work`` (tier 2) holds the
+    block's temporaries.
     """
     v = side.v[rows]
     w = None if side.w is None else side.w[rows]
@@ -292,20 +344,26 @@ def _block_moments(
         ax, sub = 1, "ij,ij->i"
     else:
         ax, sub = 0, "ij,ij->j"
-    d = v - s if shifted else v
-    m, N = _block_values(d, k, tier, score)
+    if not shifted:
+        d = v
+    elif work is None:
+        d = v - s
+    else:
+        d = np.subtract(v, s, out=work.get(4, np.broadcast_shapes(v.shape, s.shape)))
+    m, N = _block_values(d, k, tier, score, work)
     zeros = np.zeros(width)
     nrow = v.shape[ax]
     if w is None:
         W = np.full(width, float(nrow))
         mean = m.sum(axis=ax) / W
-        mc = m - (mean[:, None] if ax else mean)
-        M2 = np.einsum(sub, mc, mc)
+        mc = np.subtract(m, mean[:, None] if ax else mean,
+                         out=None if work is None else work.get(3, m.shape))
+        M2 = _row_dots(mc, mc, sub)
         dsum = np.broadcast_to(d.sum(axis=ax), (width,)) if shifted else zeros
         if N is None:
             return W, mean, M2, zeros, zeros, dsum
         meanN = N.sum(axis=ax) / W
-        C2 = np.einsum(sub, mc, N) - meanN * mc.sum(axis=ax)
+        C2 = _row_dots(mc, N, sub) - meanN * mc.sum(axis=ax)
         return W, mean, M2, meanN, C2, dsum
     W = np.broadcast_to(w.sum(axis=ax), (width,)).astype(np.float64)
     Ws = np.where(W > 0, W, 1.0)

@@ -96,11 +96,14 @@ def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for i in range(0, x.shape[0], rows):
             xb = x[i : i + rows]
-            rel = xb - ref_x
+            out = v[i : i + rows]  # the ratio is formed in place (no temporary per block)
+            rel = np.subtract(xb, ref_x, out=out)
             rel *= inv
-            out = np.log1p(rel, out=v[i : i + rows])
-            far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
-            if far.size:
+            far = None
+            if not (rel.min() >= -0.5 and rel.max() < np.inf):  # the usual block: none
+                far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
+            np.log1p(rel, out=out)
+            if far is not None and far.size:
                 cols_far = far % xb.shape[1]
                 base = one + sign * xb.reshape(-1)[far]
                 out.reshape(-1)[far] = np.log(base) - np.log(ref[cols_far])
@@ -140,7 +143,9 @@ def length_unit(size: ArrayLike) -> NDArray[np.float64]:
     tiny = (size > 0) & (size < UNIT_BELOW)
     return np.where(tiny, np.ldexp(1.0, np.frexp(size)[1]), 1.0)
 
-MEDIAN_SAMPLE = 1 << 16  # columns longer than this take the reference from a subsample
+MEDIAN_SAMPLE = 1 << 16  # columns longer than twice this take the reference from a subsample
+MEDIAN_SUB = 1 << 14  # of about this many values (its median is as central: the partition of
+# 65k values cost 1-2 ms a side, a twentieth of a Yeo-Johnson fit of 1e6 values)
 SORT_ROWS = 512  # matrices with at most this many rows are compacted / take medians at once
 
 
@@ -151,7 +156,7 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
     the largest float (``np.median`` forms ``lo + hi`` first). The median only fixes the
     reference of the log-ratios (any central value serves, see the module docstring), so a
     long column without missing values takes the median of a systematic subsample of about
-    65k values (a partition, not a sort).
+    16k values (a partition, not a sort).
     """
     if mask is None:
         return _central(x)
@@ -175,9 +180,9 @@ def _masked_median(x: NDArray, mask: NDArray | None) -> NDArray:
 
 def _central(x: NDArray) -> NDArray:
     """Median of each column of ``x`` (n >= 1 rows), or of a systematic subsample of about
-    ``MEDIAN_SAMPLE`` rows when ``n`` exceeds twice that; by partition."""
+    ``MEDIAN_SUB`` rows when ``n`` exceeds twice ``MEDIAN_SAMPLE``; by partition."""
     n = x.shape[0]
-    sub = x if n <= 2 * MEDIAN_SAMPLE else x[:: n // MEDIAN_SAMPLE]
+    sub = x if n <= 2 * MEDIAN_SAMPLE else x[:: n // MEDIAN_SUB]
     cnt = sub.shape[0]
     lo_i, hi_i = (cnt - 1) // 2, cnt // 2
     part = np.partition(sub, (lo_i, hi_i), axis=0)
@@ -194,10 +199,10 @@ def _compact(
     """
     if mask.all():
         return x, None, w
-    if x.shape[1] == 1:
-        sel = mask[:, 0]
-        xs = np.compress(sel, x[:, 0])[:, None]
-        return xs, None, None if w is None else np.compress(sel, w[:, 0])[:, None]
+    if x.shape[1] == 1:  # indices, then take: 3x faster than compress on a random mask
+        sel = np.flatnonzero(mask[:, 0])
+        xs = np.take(x[:, 0], sel)[:, None]
+        return xs, None, None if w is None else np.take(w[:, 0], sel)[:, None]
     cnt = mask.sum(axis=0)
     rows = int(cnt.max())
     mc = np.arange(rows)[:, None] < cnt[None, :]

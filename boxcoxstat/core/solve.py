@@ -4,8 +4,9 @@ Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so 
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
-once; a large sample is first solved on a systematic subsample, and one score evaluation and a
-Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
+once; a large sample is first solved on a systematic subsample, whose root and score derivatives
+start a polish on the full data by quadratic model steps (usually three evaluations; bracketing
+is the fallback). This resolves
 lambda to a few units in the last place of the score's accuracy, where a minimiser working on
 NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
 Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
@@ -228,8 +229,8 @@ class Solution:
     nll: NDArray[np.float64]
     converged: NDArray[np.bool_]
     nfev: NDArray[np.int64]
-    # the last secant slope of the score near the root (NaN where unknown): an estimate of
-    # the curvature good to about 1e-3, which sets curvature()'s steps
+    # the polish's last model slope of the score near the root (NaN where unknown): an
+    # estimate of the curvature (1e-3 or better), which sets curvature()'s steps
     slope: NDArray[np.float64] | None = None
 
 
@@ -286,37 +287,70 @@ POLISH_STEPS = 6  # full-data evaluations the secant polish may take before the 
 
 
 def _subsample_start(sub: Profile, scale: NDArray[np.float64]):
-    """Root and curvature of the subsample, to the accuracy a start needs (cheaply).
+    """Root and the score's first three derivatives on the subsample, to the accuracy a start
+    needs (cheaply).
 
     The root is closed to ``SUB_XRTOL`` (its distance from the full-data root is about
-    ``n_sub^-1/2`` anyway) and the curvature is one central difference of the score at
-    ``+-1e-4 max(1, |lambda|)`` (one evaluation of two lambdas per column), then scaled to the
-    full size by ``scale``.
+    ``n_sub^-1/2`` anyway). One evaluation of the score at ``lambda +- h`` and
+    ``lambda +- 2h`` per column (``h = 1e-3 max(1, |lambda|)``) gives its central
+    differences: the slope (the curvature of the NLL) and the second and third derivatives,
+    each scaled to the full size by ``scale``. Returns the root, the slope, and an array
+    ``(2, p)`` of the higher two (NaN where not finite); the polish uses them for its model
+    of the score and its error estimate.
     """
     rec = _Recorder(sub)
     s = _solve_score(sub, rec, None, xrtol=SUB_XRTOL, xatol=SUB_XRTOL)
     p = s.lmbda.shape[0]
-    h = 1e-4 * np.maximum(1.0, np.abs(s.lmbda))
+    h = 1e-3 * np.maximum(1.0, np.abs(s.lmbda))
     cols = np.arange(p)
-    _, sc = sub.evaluate(np.r_[s.lmbda + h, s.lmbda - h], np.r_[cols, cols])
-    c = (sc[:p] - sc[p:]) / (2.0 * h) * scale
+    lam = np.r_[s.lmbda + h, s.lmbda - h, s.lmbda + 2 * h, s.lmbda - 2 * h]
+    _, sc = sub.evaluate(lam, np.r_[cols, cols, cols, cols])
+    sp, sm, sp2, sm2 = sc.reshape(4, p)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        c = (8.0 * (sp - sm) - (sp2 - sm2)) / (12.0 * h) * scale  # O(h^4)
+        # the score at lambda (about 0 at the root) from the four, O(h^4) as well
+        s0 = (4.0 * (sp + sm) - (sp2 + sm2)) / 6.0
+        c2 = (sp + sm - 2.0 * s0) / (h * h) * scale
+        c3 = ((sp2 - sm2) - 2.0 * (sp - sm)) / (2.0 * h ** 3) * scale
     good = s.converged & np.isfinite(c) & (c > 0)
-    return np.where(good, s.lmbda, np.nan), np.where(good, c, np.nan)
+    higher = np.where(np.isfinite(c2) & np.isfinite(c3) & good, np.stack([c2, c3]), np.nan)
+    return np.where(good, s.lmbda, np.nan), np.where(good, c, np.nan), higher
+
+
+def _model_step(f: NDArray, b: NDArray, q: NDArray) -> NDArray:
+    """The root ``t`` nearest 0 of ``f + b t + q t^2`` (``|q t| << |b|``) by two fixed-point
+    steps from Newton's ``-f/b``; ``q`` NaN means the linear step."""
+    t = -f / b
+    q = np.where(np.isfinite(q), q, 0.0)
+    for _ in range(2):
+        t = -f / (b + q * t)
+    return t
 
 
 def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float64],
-                   xatol: float, xrtol: float):
-    """Secant iterations on the full profile from ``x0`` (first slope ``c``), all columns.
+                   xatol: float, xrtol: float, higher: NDArray[np.float64] | None = None):
+    """Model steps on the full profile from ``x0`` (first slope ``c``), all columns.
 
-    A column stops when the next iterate's error, estimated conservatively from the last
-    two steps (``|step_k|^2 / |step_{k-1}|``: the secant method's error contracts like the
-    product of the last two), is below ``xrtol |lambda| + xatol``; the next iterate is then
-    accepted without evaluating it (as ``scipy.optimize.newton`` accepts a step below its
-    tolerance), and its NLL is the last evaluated one corrected by the score,
-    ``NLL(x) - f(x) (x - lambda)/2`` (exact for a quadratic; the cubic remainder is below
-    rounding at such distances). Returns the roots, NLLs, a done flag and the tightest
-    bracket seen per column (``lo, hi, flo, fhi``, NaN where a side is unknown) for the
-    fallback.
+    Each step goes to the root of a quadratic model of the score around the last point:
+    with the subsample's second derivative ``higher[0]`` (when given), the model through
+    the first point with slope ``c``, then through the first two points; from the third
+    point on, the parabola through the last three (Newton's divided differences). Without
+    ``higher`` the steps are Newton's with ``c`` and then the secant's.
+
+    A column stops when the next iterate's error is estimated below half of
+    ``xrtol |lambda| + xatol`` by either of two estimates. The first, conservative for
+    steps of at least the secant's order, is ``|step_k|^2 / |step_{k-1}|``. The second
+    applies to the parabola through three points ``x_i``: its root ``x`` errs by
+    ``f3(xi) / 6 prod(x - x_i) / f'`` (the interpolation remainder; ``f3`` the score's third
+    derivative), estimated with ``4 max(|f3|, f''^2 / f')`` from the subsample's derivatives
+    (a factor 4 for safety, and a floor at the size the lower derivatives imply), and only
+    where the parabola's own curvature is within 50% of the subsample's. The
+    next iterate is then accepted without evaluating it (as ``scipy.optimize.newton``
+    accepts a step below its tolerance), and its NLL is the last evaluated one corrected by
+    the score, ``NLL(x) - f(x) (x - lambda)/2`` (exact for a quadratic; the cubic remainder
+    is below rounding at such distances). Returns the roots, NLLs, a done flag, the
+    tightest bracket seen per column (``lo, hi, flo, fhi``, NaN where a side is unknown)
+    for the fallback, and the last model slope (the NLL's curvature there).
     """
     p = x0.shape[0]
     lam = np.full(p, np.nan)
@@ -324,9 +358,12 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     done = np.zeros(p, dtype=bool)
     lo, hi = np.full(p, -np.inf), np.full(p, np.inf)
     flo, fhi = np.full(p, np.nan), np.full(p, np.nan)
-    xp = np.full(p, np.nan)
-    fp = np.full(p, np.nan)
+    xp, fp = np.full(p, np.nan), np.full(p, np.nan)  # the previous point
+    xq, fq = np.full(p, np.nan), np.full(p, np.nan)  # the one before
     step_p = np.full(p, np.nan)
+    c2, c3 = (np.full(p, np.nan), np.full(p, np.nan)) if higher is None else higher
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d3 = 4.0 * np.fmax(np.abs(c3), c2 * c2 / c)  # |f3| with its safety factor
     x = x0.copy()
     act = np.flatnonzero(np.isfinite(x0) & np.isfinite(c) & (c > 0))
     last_slope = np.full(p, np.nan)
@@ -340,15 +377,32 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
         lo[upd], flo[upd] = x[upd], f[neg & (xa > lo[act])]
         upd = act[pos & (xa < hi[act])]
         hi[upd], fhi[upd] = x[upd], f[pos & (xa < hi[act])]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            slope = c[act] if it == 0 else (f - fp[act]) / (xa - xp[act])
-            step = -f / slope
-        nxt = xa + step
+        three = np.zeros(act.size, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            half = np.where(np.isfinite(c2[act]), 0.5 * c2[act], 0.0)  # 0: secant, Newton
+            if it == 0:
+                slope = c[act]
+            else:
+                s1 = (f - fp[act]) / (xa - xp[act])  # f[x_k-1, x_k]
+                slope = s1 + half * (xa - xp[act])  # the model's slope at x_k
+                if it >= 2:  # the parabola through the last three points
+                    q = (s1 - (fp[act] - fq[act]) / (xp[act] - xq[act])) / (xa - xq[act])
+                    use = np.isfinite(q)
+                    half = np.where(use, q, half)
+                    slope = np.where(use, s1 + q * (xa - xp[act]), slope)
+                    # its error estimate needs the subsample's derivatives to describe
+                    # these data: the curvatures must agree within a factor 2
+                    three = use & (np.abs(2.0 * q - c2[act]) <= 0.5 * np.abs(c2[act]))
+            step = _model_step(f, slope, half)
+            nxt = xa + step
+            model_err = np.where(three, d3[act] / 6.0 * np.abs(step) * np.abs(nxt - xp[act])
+                                 * np.abs(nxt - xq[act]) / np.abs(slope), np.inf)
+            ratio = np.abs(step) / np.abs(step_p[act]) if it else np.full(act.size, np.inf)
         last_slope[act] = slope
-        ratio = np.abs(step) / np.abs(step_p[act]) if it else np.full(act.size, np.inf)
         tol = xrtol * np.abs(nxt) + xatol
         exact = f == 0
-        conv = exact | ((np.abs(step) * np.minimum(ratio, 1.0) <= 0.5 * tol) & (ratio < 0.5))
+        conv = exact | ((np.fmin(np.abs(step) * np.minimum(ratio, 1.0), model_err)
+                         <= 0.5 * tol) & (ratio < 0.5))
         bad = ~np.isfinite(nxt) | ~(slope > 0) | ~np.isfinite(v)
         inside = (nxt > lo[act]) & (nxt < hi[act])
         fin = conv & ~bad & (inside | exact)
@@ -356,6 +410,7 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
         lam[j] = np.where(exact[fin], xa[fin], nxt[fin])
         nll[j] = np.where(exact[fin], v[fin], v[fin] + 0.5 * f[fin] * (nxt[fin] - xa[fin]))
         done[j] = True
+        xq[act], fq[act] = xp[act], fp[act]
         xp[act], fp[act], step_p[act] = xa, f, step
         keep = ~fin & ~bad & inside
         x[act] = nxt
@@ -404,9 +459,9 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
             start = _ladder_start(rec)
         sub = None if start[2] is not None else profile.subsample()
         if sub is not None:
-            x0, c = _subsample_start(sub, profile.nobs() / sub.nobs())
-            lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(rec, x0, c, xatol,
-                                                                            xrtol)
+            x0, c, higher = _subsample_start(sub, profile.nobs() / sub.nobs())
+            lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(
+                rec, x0, c, xatol, xrtol, higher)
             slope = np.where(done, slope, np.nan)
             # the fallback starts from what the polish learnt: the bracket, or one side of it
             has_lo, has_hi = np.isfinite(blo), np.isfinite(bhi)

@@ -122,6 +122,60 @@ def test_secant_polish_agrees_with_the_bracketed_root(family):
     assert abs(sc[0]) <= 1e-9 * np.sum(np.abs(np.log(np.abs(x) + (family != "boxcox"))))
 
 
+_POLISH_DATA = {
+    "boxcox": [lambda r, n: 1 + r.lognormal(size=n), lambda r, n: r.gamma(2.0, size=n),
+               lambda r, n: r.lognormal(sigma=0.3, size=n), lambda r, n: 1 + r.pareto(3.0, size=n),
+               lambda r, n: r.uniform(1.0, 5.0, size=n)],
+    "yeojohnson": [lambda r, n: r.lognormal(0.0, 0.75, size=n), lambda r, n: r.normal(size=n) ** 3,
+                   lambda r, n: r.standard_t(3, size=n), lambda r, n: -r.gamma(2.0, size=n),
+                   lambda r, n: np.r_[r.normal(size=n), r.exponential(size=n)]],
+}
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_model_steps_keep_the_root_within_the_tolerance(family):
+    """The polish's quadratic model steps (the subsample's derivatives, then the parabola
+    through three points) accept a root after three passes where the interpolation error
+    estimate allows it; on every shape and seed the root must still lie within the solver's
+    tolerance (1e-13 + 4 eps |lambda|) of the root Chandrupatla closes to 1e-16 without the
+    subsample."""
+    n = 3 * SUBSAMPLE_FROM // 2
+    passes = []
+    for k, make in enumerate(_POLISH_DATA[family]):
+        for seed in range(3):
+            x = make(np.random.default_rng(100 * k + seed), n)
+            profile = SampleProfile.from_array(x, family)
+            fit = solve(profile)
+            ref = _solve_score(profile, _Recorder(profile), (np.zeros(1), np.ones(1), None, None),
+                               xatol=1e-16, xrtol=1e-16)
+            tol = 1e-13 + 4 * np.finfo(float).eps * abs(ref.lmbda[0])
+            assert fit.converged[0]
+            assert abs(fit.lmbda[0] - ref.lmbda[0]) <= tol
+            passes.append(int(fit.nfev[0]))
+    # the point of the model: most of these fits end after three full passes (four before)
+    assert np.mean(np.array(passes) == 3) >= 0.5, passes
+
+
+def test_polish_without_the_subsample_derivatives_still_converges():
+    """Where the subsample's second and third derivatives are unknown (NaN, or not given) the
+    polish steps as Newton's method and the secant, then the parabola, and must reach the
+    same root."""
+    from boxcoxstat.core.solve import XATOL, XRTOL, _secant_polish, _subsample_start
+
+    x = 1 + np.random.default_rng(6).lognormal(size=3 * SUBSAMPLE_FROM // 2)
+    profile = SampleProfile.from_array(x)
+    sub = profile.subsample()
+    x0, c, higher = _subsample_start(sub, profile.nobs() / sub.nobs())
+    roots = []
+    for h in (higher, None, np.full_like(higher, np.nan)):
+        lam, _, done, _, _ = _secant_polish(_Recorder(profile), x0, c, XATOL, XRTOL, h)
+        assert done[0]
+        roots.append(lam[0])
+    # each within the solver's tolerance of the first
+    assert roots[1] == pytest.approx(roots[0], rel=0, abs=2e-13)
+    assert roots[2] == pytest.approx(roots[0], rel=0, abs=2e-13)
+
+
 def test_curvature_in_one_call_matches_richardson():
     """With the solver's slope, curvature() takes one evaluation (a single central difference
     above SUBSAMPLE_FROM observations); it must match the two-call Richardson value."""

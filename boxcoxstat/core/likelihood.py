@@ -580,14 +580,16 @@ def _short_nll_score(sample: Sample, lmbda: NDArray, score: bool
     st = sample.stacked
     lam = lmbda.reshape(-1)
     two = st.W.size == 2
-    kmax = float(np.max(np.abs(lam))) + (2.0 if st.side_neg.any() else 0.0)
-    if not kmax * float(st.reach.max()) <= SHIFT_THRESHOLD:
+    neg_only = not two and bool(st.side_neg[0])
+    kmax = float(np.abs(lam).max()) + (2.0 if two or neg_only else 0.0)
+    if not kmax * st.reach <= SHIFT_THRESHOLD:
         return None
+    n = st.n
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if two:
             k = lam[:, None] * st.sign + st.off  # each value's exponent: lambda or 2 - lambda
         else:
-            k = (2.0 - lam if st.side_neg[0] else lam)[:, None]
+            k = (2.0 - lam if neg_only else lam)[:, None]
         vu = st.vu[:, None, :]  # the frame's v (and with two sides the natural u = log b)
         e, d = _exprel_parts(k * vu, score)
         y = e * vu  # phi (and psi = expm1(k u)/k)
@@ -603,30 +605,29 @@ def _short_nll_score(sample: Sample, lmbda: NDArray, score: bool
             z_sum = np.add.reduceat(z, st.starts, axis=2)
             c2 = (np.add.reduceat(pc * z[0], st.starts, axis=1)
                   - z_sum[0] / W * np.add.reduceat(pc, st.starts, axis=1))
-        sc = np.full(lam.shape, np.nan)
-        if not two:
-            n, wv, m2_ = float(W[0]), float(st.wv[0]), m2[:, 0]
-            nll_val = ((n * float(st.log_ref[0]) + wv) - k[:, 0] * wv
-                       + 0.5 * n * (np.log(m2_) - np.log(n)))
-            if c2 is not None:
-                sc = (n * c2[:, 0] / m2_ - wv) * (-1.0 if st.side_neg[0] else 1.0)
+        if not two:  # the exact one-sided form
+            wv, m2_ = float(st.wv[0]), m2[:, 0]
+            nll_val = (n * float(st.log_ref[0]) + wv) - k[:, 0] * wv + 0.5 * n * np.log(m2_ / n)
+            sc = (n * c2[:, 0] / m2_ - wv) * (-1.0 if neg_only else 1.0) if c2 is not None \
+                else None
         else:
-            n = float(W.sum())
             r = st.log_ref
             e2 = np.exp((2.0 * r) * (lam[:, None] * _SIGNS + _OFFS))  # side exponents
-            J = float((W[0] * r[0] + st.wv[0]) - (W[1] * r[1] + st.wv[1]))
             psi = y_sum[1] / W  # |mean psi| per side
             gap = psi[:, 0] + psi[:, 1]
             B = float(W[0] * W[1]) / n
             S = (e2 * m2).sum(axis=1) + B * gap * gap
-            nll_val = (1.0 - lam) * J + 0.5 * n * (np.log(S) - np.log(n))
+            nll_val = (1.0 - lam) * st.J + 0.5 * n * np.log(S / n)
+            sc = None
             if c2 is not None and z_sum is not None:
                 dpsi = z_sum[1] / W
                 C = (e2 * (r * m2 + c2) * _SIGNS).sum(axis=1) + B * gap * (dpsi[:, 0]
                                                                           - dpsi[:, 1])
-                sc = -J + n * C / S
-    if not (np.all(np.isfinite(nll_val)) and (not score or np.all(np.isfinite(sc)))):
-        return None
+                sc = n * C / S - st.J
+        if not np.isfinite(nll_val if sc is None else nll_val + sc).all():
+            return None
+    if sc is None:
+        sc = np.full(lam.shape, np.nan)
     return nll_val.reshape(lmbda.shape), sc.reshape(lmbda.shape)
 
 

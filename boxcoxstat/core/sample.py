@@ -415,7 +415,8 @@ class Stacked:
     which side is negative); the exponent of a value at lambda is ``sign lambda + off``
     (``lambda`` or ``2 - lambda``). With two sides ``vu[1]`` is ``u = log_ref + v = log b``,
     the natural scale; ``vu2`` holds the squares. ``W``, ``log_ref`` and ``wv`` (``sum v``) are
-    per side; ``reach`` is the largest ``|v|`` per side (plus ``|log_ref|`` with two sides).
+    per side. ``reach`` is the largest ``|v|`` (plus the side's ``|log_ref|`` with two sides),
+    ``n`` the number of values and ``J = sum sgn log b`` (the Jacobian's sum).
     """
 
     vu: NDArray[np.float64]
@@ -428,7 +429,9 @@ class Stacked:
     log_ref: NDArray[np.float64]
     wv: NDArray[np.float64]
     side_neg: NDArray[np.bool_]
-    reach: NDArray[np.float64]
+    reach: float
+    n: float
+    J: float
 
     @classmethod
     def from_sides(cls, sides: tuple[Side, ...]) -> Stacked:
@@ -443,8 +446,10 @@ class Stacked:
         span = np.array([max(abs(float(side.vrange[0][0])), abs(float(side.vrange[1][0])))
                          for side in sides])
         vu = np.stack([v, u]) if len(vs) > 1 else v[None, :]
+        W = np.array(sizes, dtype=np.float64)
+        wv = np.array([float(side.vsum[0]) for side in sides])
+        reach = span + np.abs(log_ref) if len(vs) > 1 else span
+        J = float(np.sum(np.where(neg, -1.0, 1.0) * (W * log_ref + wv)))
         return cls(vu, vu * vu, np.where(neg, -1.0, 1.0)[side_of],
                    np.where(neg, 2.0, 0.0)[side_of], np.r_[0, np.cumsum(sizes)[:-1]],
-                   side_of, np.array(sizes, dtype=np.float64), log_ref,
-                   np.array([float(side.vsum[0]) for side in sides]), neg,
-                   span + np.abs(log_ref) if len(vs) > 1 else span)
+                   side_of, W, log_ref, wv, neg, float(reach.max()), float(W.sum()), J)

@@ -4,8 +4,9 @@ Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so 
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and
-closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a systematic subsample, and one score evaluation and a
-Newton step (with the subsample's curvature) then bracket the full-data root. This resolves
+closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a
+systematic subsample, and one score evaluation and a Newton step (with the subsample's
+curvature) then bracket the full-data root. This resolves
 lambda to a few units in the last place of the score's accuracy, where a minimiser working on
 NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
 Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
@@ -270,6 +271,11 @@ class _Recorder:
         idx = np.asarray(idx, dtype=np.intp)
         lam = np.asarray(lam, dtype=np.float64)
         self.seen.append((idx, lam, val))
+        if self.nfev.size == 1 and idx.size:  # one column: its last pair is the last
+            self.nfev += 1
+            if score:
+                self.last[:, 0] = (lam[-1], val[-1], sc[-1])
+            return val, sc
         if idx.size > 1 and np.any(idx[1:] <= idx[:-1]):  # a column may appear twice
             self.nfev[np.unique(idx)] += 1
             if score:  # the later pair is the column's last

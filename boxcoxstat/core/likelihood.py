@@ -44,14 +44,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import (
-    _D1_REV,
-    A2_SERIES_RADIUS,
-    _horner,
-    a2_dexprel,
-    log_dexprel,
-    log_exprel,
-)
+from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
 from .sample import Sample, Side
 
@@ -559,7 +552,7 @@ def _short_nll_score(sample: Sample, lmbda: NDArray, score: bool
 
     The same likelihood as :func:`side_moments` and :func:`nll_score_from_moments`, for the
     case where those cost their Python calls rather than their arithmetic (a fit of 50 values
-    evaluates about five times): both sides' values in one (lambdas x values) array
+    evaluates three times): both sides' values in one (lambdas x values) array
     (``Sample.stacked``), ``phi = v exprel(k v)`` and ``chi = v^2 exprel'(k v)`` in the
     median's frame without a shift (so only while ``|kappa| max|v| <= 300``, where
     :func:`choose_shift` chooses none), the side's moments by sums against its marks.

@@ -6,11 +6,10 @@ increasing with one sign change. :func:`solve` brackets that sign change by doub
 lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and
 closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a
 systematic subsample, and one score evaluation and a Newton step (with the subsample's
-curvature) then bracket the full-data root. This resolves
-lambda to a few units in the last place of the score's accuracy, where a minimiser working on
-NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
-Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
-``optimizer="grid"``).
+curvature) then bracket the full-data root. This resolves lambda to a few units in the last
+place of the score's accuracy, where a minimiser working on NLL values alone stops near the
+square root of machine precision (Xu & Cormode 2025 use Brent's minimiser; it is kept as
+``optimizer="brent"``, with their grid variant of section 7 as ``optimizer="grid"``).
 
 The functions never loop over columns: each step evaluates the profile once for every column
 that has not converged. On a federated or Dask profile one evaluation is one round.
@@ -153,12 +152,12 @@ def find_root(
     ``f(a)`` and ``f(b)`` must not have the same strict sign. The first step is a secant step
     (inverse quadratic interpolation where a third point ``c``, ``f(c)`` outside the bracket
     is given and that is safe); later steps use inverse quadratic interpolation when it is
-    safe, else bisection. A column
-    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0. With
-    ``predict=True`` a column also stops when two interpolation steps in a row shrink fast
-    enough that the next iterate's predicted error, ``|step|^2 / |previous step|``, is below
-    half the tolerance; that iterate is returned unevaluated (``fx`` NaN there), which saves
-    the evaluations that would only close the far side of the bracket.
+    safe, else bisection. A column stops when its bracket is below ``2 (xrtol |x| + xatol)``
+    or ``f`` is exactly 0. With ``predict=True`` a column also stops when two interpolation
+    steps in a row shrink fast enough that the next iterate's predicted error, ``|step|^2 /
+    |previous step|``, is below half the tolerance; that iterate is returned unevaluated
+    (``fx`` NaN there), which saves the evaluations that would only close the far side of the
+    bracket.
     """
     x1 = np.array(b, dtype=np.float64)
     f1 = np.array(fb, dtype=np.float64)

@@ -170,9 +170,10 @@ class SampleProfile:
         lam, idx = as_pairs(lmbda, cols)
         su = None if score_unit is None else np.broadcast_to(score_unit, lam.shape)
         full = self.ncols
-        if idx.size == full and (full == 1 or np.array_equal(idx, np.arange(full))):
-            return nll_score(self.sample, lam, score=score,  # every column once, in order
-                             score_unit=su)
+        if (full == 1 and idx.size) or (idx.size == full
+                                        and np.array_equal(idx, np.arange(full))):
+            return nll_score(self.sample, lam, score=score,  # every column once, in order,
+                             score_unit=su)  # or any lambdas of the one column
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
         uniq = np.unique(idx)

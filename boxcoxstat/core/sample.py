@@ -403,3 +403,58 @@ class Sample:
             return replace(side, log_ref=side.log_ref / u, v=side.v / u)
 
         return Sample(self.family, part(self.pos), part(self.neg))
+
+    @cached_property
+    def stacked(self) -> Stacked:
+        """The sides of a one-column sample in one array (``likelihood._short_nll_score``
+        evaluates short columns from it, every lambda in one expression)."""
+        return Stacked.from_sides(self.sides)
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """The log-ratios of one column's sides (unweighted) in one array, side by side.
+
+    ``vu[0]`` (n,): the positive side's values then the negative side's (``starts`` says
+    where each of the ``S`` sides begins, ``side_of`` which side a value is on, ``side_neg``
+    which side is negative); the exponent of a value at lambda is ``sign lambda + off``
+    (``lambda`` or ``2 - lambda``). With two sides ``vu[1]`` is ``u = log_ref + v = log b``,
+    the natural scale; ``vu2`` holds the squares. ``W``, ``log_ref`` and ``wv`` (``sum v``) are
+    per side. ``reach`` is the largest ``|v|`` (plus the side's ``|log_ref|`` with two sides),
+    ``n`` the number of values and ``J = sum sgn log b`` (the Jacobian's sum).
+    """
+
+    vu: NDArray[np.float64]
+    vu2: NDArray[np.float64]
+    sign: NDArray[np.float64]
+    off: NDArray[np.float64]
+    starts: NDArray[np.intp]
+    side_of: NDArray[np.intp]
+    W: NDArray[np.float64]
+    log_ref: NDArray[np.float64]
+    wv: NDArray[np.float64]
+    side_neg: NDArray[np.bool_]
+    reach: float
+    n: float
+    J: float
+
+    @classmethod
+    def from_sides(cls, sides: tuple[Side, ...]) -> Stacked:
+        """Stack the sides (each of one column, unweighted)."""
+        vs = [side.v[:, 0] for side in sides]
+        v = np.concatenate(vs) if len(vs) > 1 else np.ascontiguousarray(vs[0])
+        sizes = [x.size for x in vs]
+        neg = np.array([side.negative for side in sides])
+        side_of = np.repeat(np.arange(len(vs)), sizes)
+        log_ref = np.array([float(side.log_ref[0]) for side in sides])
+        u = v + log_ref[side_of]
+        span = np.array([max(abs(float(side.vrange[0][0])), abs(float(side.vrange[1][0])))
+                         for side in sides])
+        vu = np.stack([v, u]) if len(vs) > 1 else v[None, :]
+        W = np.array(sizes, dtype=np.float64)
+        wv = np.array([float(side.vsum[0]) for side in sides])
+        reach = span + np.abs(log_ref) if len(vs) > 1 else span
+        J = float(np.sum(np.where(neg, -1.0, 1.0) * (W * log_ref + wv)))
+        return cls(vu, vu * vu, np.where(neg, -1.0, 1.0)[side_of],
+                   np.where(neg, 2.0, 0.0)[side_of], np.r_[0, np.cumsum(sizes)[:-1]],
+                   side_of, W, log_ref, wv, neg, float(reach.max()), float(W.sum()), J)

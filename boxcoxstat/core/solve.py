@@ -3,10 +3,10 @@
 Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so its score is
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
-lambdas, all evaluated in one call) and closes it with Chandrupatla's method, all columns at
-once; a large sample is first solved on a systematic subsample, whose root and score derivatives
-start a polish on the full data by quadratic model steps (usually three evaluations; bracketing
-is the fallback). This resolves
+lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and
+closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a
+systematic subsample, whose root and score derivatives start a polish on the full data by
+quadratic model steps (usually three evaluations; bracketing is the fallback). This resolves
 lambda to a few units in the last place of the score's accuracy, where a minimiser working on
 NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
 Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
@@ -26,6 +26,7 @@ Xu, X. and Cormode, G. (2025). Power transform revisited: numerically stable, an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -144,30 +145,43 @@ def find_root(
     xrtol: float = 4 * np.finfo(float).eps,
     max_iter: int = 200,
     predict: bool = False,
+    c: NDArray[np.float64] | None = None,
+    fc: NDArray[np.float64] | None = None,
 ) -> RootResult:
     """Chandrupatla's bracketing root finder, vectorised over columns.
 
-    ``f(a)`` and ``f(b)`` must not have the same strict sign. The first step is a secant step;
-    later steps use inverse quadratic interpolation when it is safe, else bisection. A column
-    stops when its bracket is below ``2 (xrtol |x| + xatol)`` or ``f`` is exactly 0. With
-    ``predict=True`` a column also stops when two interpolation steps in a row shrink fast
-    enough that the next iterate's predicted error, ``|step|^2 / |previous step|``, is below
-    half the tolerance; that iterate is returned unevaluated (``fx`` NaN there), which saves
-    the evaluations that would only close the far side of the bracket.
+    ``f(a)`` and ``f(b)`` must not have the same strict sign. The first step is a secant step
+    (inverse quadratic interpolation where a third point ``c``, ``f(c)`` outside the bracket
+    is given and that is safe); later steps use inverse quadratic interpolation when it is
+    safe, else bisection. A column stops when its bracket is below ``2 (xrtol |x| + xatol)``
+    or ``f`` is exactly 0. With ``predict=True`` a column also stops when two interpolation
+    steps in a row shrink fast enough that the next iterate's predicted error, ``|step|^2 /
+    |previous step|``, is below half the tolerance; that iterate is returned unevaluated
+    (``fx`` NaN there), which saves the evaluations that would only close the far side of the
+    bracket.
     """
     x1 = np.array(b, dtype=np.float64)
     f1 = np.array(fb, dtype=np.float64)
     x2 = np.array(a, dtype=np.float64)
     f2 = np.array(fa, dtype=np.float64)
     p = x1.shape[0]
-    x3, f3 = x2.copy(), f2.copy()
     nfev = np.zeros(p, dtype=np.int64)
+    if c is not None and fc is not None:  # x1 the end on the third point's side, as after
+        x3, f3 = np.array(c, dtype=np.float64), np.array(fc, dtype=np.float64)  # a step
+        swap = np.sign(f2) == np.sign(f3)
+        x1, x2 = np.where(swap, x2, x1), np.where(swap, x1, x2)
+        f1, f2 = np.where(swap, f2, f1), np.where(swap, f1, f2)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.clip(f1 / (f1 - f2), 0.0, 1.0)
     t = np.where(np.isfinite(t), t, 0.5)
+    if c is None or fc is None:
+        x3, f3 = x2.copy(), f2.copy()
+        used_iqi = np.zeros(p, dtype=bool)
+    else:  # the first step may interpolate (and then counts as such for predict)
+        tq, used_iqi = _iqi(x1, f1, x2, f2, x3, f3)
+        t = np.where(used_iqi, tq, t)
     done = (f1 == 0) | (f2 == 0)
     xout = np.full(p, np.nan)
-    used_iqi = np.zeros(p, dtype=bool)
     for _ in range(max_iter):
         xm = np.where(np.abs(f1) < np.abs(f2), x1, x2)
         tol = 2.0 * (xrtol * np.abs(xm) + xatol)
@@ -189,13 +203,7 @@ def find_root(
         a2, b2 = np.where(same, a2, a1), np.where(same, b2, b1)
         xprev = a1
         a1, b1 = xt, ft
-        with np.errstate(divide="ignore", invalid="ignore"):
-            xi = (a1 - a2) / (a3 - a2)
-            ph = (b1 - b2) / (b3 - b2)
-            iqi = (ph * ph < xi) & ((1.0 - ph) ** 2 < 1.0 - xi)
-            tq = (b1 / (b2 - b1) * b3 / (b2 - b3)
-                  + (a3 - a1) / (a2 - a1) * b1 / (b3 - b1) * b2 / (b3 - b2))
-        good = iqi & np.isfinite(tq)
+        tq, good = _iqi(a1, b1, a2, b2, a3, b3)
         ta = np.where(good, tq, 0.5)
         x1[act], f1[act], x2[act], f2[act], x3[act], f3[act], t[act] = a1, b1, a2, b2, a3, b3, ta
         if predict:
@@ -213,6 +221,20 @@ def find_root(
     fm = np.where(np.abs(f1) < np.abs(f2), f1, f2)
     pred = np.isfinite(xout)
     return RootResult(np.where(pred, xout, xm), np.where(pred, np.nan, fm), done, nfev)
+
+
+def _iqi(a1: NDArray, b1: NDArray, a2: NDArray, b2: NDArray, a3: NDArray, b3: NDArray
+         ) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Chandrupatla's (1997) inverse quadratic interpolation through ``(a_i, b_i = f(a_i))``:
+    the next point's fraction ``t`` of the way from ``a1`` to ``a2``, and whether the step is
+    safe (his test on the three points; ``t`` finite)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xi = (a1 - a2) / (a3 - a2)
+        ph = (b1 - b2) / (b3 - b2)
+        iqi = (ph * ph < xi) & ((1.0 - ph) ** 2 < 1.0 - xi)
+        tq = (b1 / (b2 - b1) * b3 / (b2 - b3)
+              + (a3 - a1) / (a2 - a1) * b1 / (b3 - b1) * b2 / (b3 - b2))
+    return tq, iqi & np.isfinite(tq)
 
 
 # ----------------------------------------------------------------------------- the solver
@@ -249,6 +271,11 @@ class _Recorder:
         idx = np.asarray(idx, dtype=np.intp)
         lam = np.asarray(lam, dtype=np.float64)
         self.seen.append((idx, lam, val))
+        if self.nfev.size == 1 and idx.size:  # one column: its last pair is the last
+            self.nfev += 1
+            if score:
+                self.last[:, 0] = (lam[-1], val[-1], sc[-1])
+            return val, sc
         if idx.size > 1 and np.any(idx[1:] <= idx[:-1]):  # a column may appear twice
             self.nfev[np.unique(idx)] += 1
             if score:  # the later pair is the column's last
@@ -435,15 +462,71 @@ def _ladder_ok(profile: Profile) -> bool:
 
 def _ladder_start(rec: _Recorder) -> tuple:
     """The starting bracket of one column from the score on :data:`LADDER` (one evaluation):
-    the two neighbouring lambdas where it changes sign, or the two outermost on the side it
-    keeps (doubling goes on from there)."""
+    the two neighbouring lambdas where it changes sign, narrowed by :func:`_zoom` (one more),
+    or the two outermost on the side it keeps (doubling goes on from there)."""
     f = rec(LADDER, np.zeros(LADDER.size, dtype=np.intp))
     up = np.flatnonzero(f >= 0)
     k = int(up[0]) if up.size else LADDER.size - 1
     k = min(max(k, 1), LADDER.size - 1)
     if not np.all(np.isfinite(f[k - 1 : k + 1])):
         return (np.zeros(1), np.ones(1), None, None)
+    if f[k - 1] < 0 <= f[k]:
+        return _zoom(rec, f, k)
     return (LADDER[k - 1 : k], LADDER[k : k + 1], f[k - 1 : k], f[k : k + 1])
+
+
+def _inverse_interpolate(xs: list[float], fs: list[float]) -> float:
+    """Where the polynomial through the points ``(f_i, x_i)`` meets ``f = 0`` (Lagrange's
+    form; NaN when two ``f_i`` coincide)."""
+    out = 0.0
+    for i, (xi, fi) in enumerate(zip(xs, fs, strict=True)):
+        term = xi
+        for j, fj in enumerate(fs):
+            if j != i:
+                if fj == fi:
+                    return math.nan
+                term *= fj / (fj - fi)
+        out += term
+    return out
+
+
+ZOOM_FLOOR = 1e-8  # the zoom's half-width is at least this times max(1, |lambda|)
+
+
+def _zoom(rec: _Recorder, f: NDArray[np.float64], k: int) -> tuple:
+    """Narrow the ladder's bracket ``LADDER[k-1:k+1]`` in one evaluation of three lambdas.
+
+    The score's root is interpolated from the (up to) four ladder lambdas around it (inverse
+    cubic) and its error judged by the interpolant without the point of largest ``|f|``; the
+    zoom evaluates the estimate and the estimate plus and minus that difference (at least
+    ``ZOOM_FLOOR`` times ``max(1, |lambda|)``), inside the bracket. The narrowest bracket among
+    the ladder's ends and these is returned with the third point beside it, so Chandrupatla's
+    method starts by inverse quadratic interpolation on a bracket of typically 1e-5 to 1e-2;
+    its first step then lands within about 1e-9 of the root or closer, and its prediction test
+    accepts the next iterate unevaluated. On 120 random short samples (5-120 values, both
+    families) a fit took 3 evaluations in 107 (4 or more before in all but 7), mean 3.36
+    (was 4.32), with errors against mpmath of at most 1.7e-14 relative (5e-15 before).
+    """
+    lo, hi = float(LADDER[k - 1]), float(LADDER[k])
+    i0, i1 = max(k - 2, 0), min(k + 2, LADDER.size)
+    xs, fs = LADDER[i0:i1].tolist(), f[i0:i1].tolist()
+    est = _inverse_interpolate(xs, fs)
+    drop = max(range(len(xs)), key=lambda i: abs(fs[i]))  # the farthest, by |f|
+    rough = _inverse_interpolate(xs[:drop] + xs[drop + 1 :], fs[:drop] + fs[drop + 1 :])
+    if not (lo < est < hi and math.isfinite(rough)):
+        est, rough = 0.5 * (lo + hi), lo
+    half = min(max(abs(est - rough), ZOOM_FLOOR * max(1.0, abs(est))), 0.25 * (hi - lo))
+    z = [x for x in (est - half, est, est + half) if lo < x < hi]
+    fz = rec(np.array(z), np.zeros(len(z), dtype=np.intp)).tolist()
+    if not all(math.isfinite(v) for v in fz):
+        return (np.array([lo]), np.array([hi]), f[k - 1 : k], f[k : k + 1])
+    pts, fv = [lo, *z, hi], [float(f[k - 1]), *fz, float(f[k])]
+    j = next(i for i in range(1, len(pts)) if fv[i] >= 0)
+    near = [i for i in (j - 2, j + 1) if 0 <= i < len(pts)]
+    m = min(near, key=lambda i: min(abs(pts[i] - pts[j - 1]), abs(pts[i] - pts[j])))
+    one = np.array
+    return (one([pts[j - 1]]), one([pts[j]]), one([fv[j - 1]]), one([fv[j]]), one([pts[m]]),
+            one([fv[m]]))
 
 
 def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
@@ -476,14 +559,20 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
         lo = np.asarray(start[0], dtype=np.float64)[todo]
         hi = np.asarray(start[1], dtype=np.float64)[todo]
         flo, fhi = (None if a is None else np.asarray(a, dtype=np.float64)[todo]
-                    for a in start[2:])
+                    for a in start[2:4])
 
         def f(x: NDArray, idx: NDArray) -> NDArray:
             return rec(x, todo[idx])
 
-        lo, hi, flo, fhi, okb, _ = bracket_increasing(f, lo, hi, flo=flo, fhi=fhi,
-                                                      limit=lambda_limit(profile)[todo])
-        res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True)
+        if flo is not None and fhi is not None and np.all((flo <= 0) & (fhi >= 0)):
+            okb = np.ones(todo.size, dtype=bool)  # bracketed already (a short column's start)
+        else:
+            lo, hi, flo, fhi, okb, _ = bracket_increasing(f, lo, hi, flo=flo, fhi=fhi,
+                                                          limit=lambda_limit(profile)[todo])
+        third = (None, None) if len(start) < 6 else (np.asarray(start[4])[todo],
+                                                      np.asarray(start[5])[todo])
+        res = find_root(f, lo, hi, flo, fhi, xatol=xatol, xrtol=xrtol, predict=True,
+                        c=third[0], fc=third[1])
         lam[todo] = np.where(okb, res.x, np.where(flo > 0, lo, hi))
         ok[todo] = okb & res.converged
         val[todo] = rec.nll_at(np.where(done, np.nan, lam))[todo]

@@ -157,3 +157,68 @@ def test_tiny_yeojohnson_reference_keeps_its_log_gh2():
         J = sum(mp.log1p(v) if v >= 0 else -mp.log1p(-v) for v in xs)
         ref = (1 - L) * J + 2 * mp.log(var)
         assert float(nll(x, lam, "yeojohnson")) == pytest.approx(float(ref), rel=1e-12)
+
+
+# --- the short-column path (one unweighted column of at most 500 values a side) -------------
+def _short_cases():
+    rng = np.random.default_rng(20261124)
+    return {
+        "BC-lognormal-50": (rng.lognormal(size=50), "boxcox"),
+        "YJ-mixed-50": (rng.lognormal(size=50) - 1.0, "yeojohnson"),
+        "YJ-negative-30": (-rng.lognormal(size=30), "yeojohnson"),
+        "YJ-nonneg-with-zeros": (np.r_[np.zeros(4), rng.exponential(2.0, 16)], "yeojohnson"),
+        "YJ-clustered-far-from-0": (np.r_[1e3 + 1e-6 * rng.normal(size=19), -1e3],
+                                    "yeojohnson"),
+        "YJ-mixed-large": (rng.normal(0.0, 1e3, size=40), "yeojohnson"),
+        "YJ-two-values": (np.array([-0.5, 2.0]), "yeojohnson"),
+        "YJ-mixed-500": (rng.normal(0.3, 1.0, size=500), "yeojohnson"),
+    }
+
+
+SHORT_CASES = _short_cases()
+SHORT_LAMBDAS = np.array([-8.0, -3.1, -1e-9, 0.0, 1e-9, 0.7, 1.0, 2.0 - 1e-9, 2.0,
+                          2.0 + 1e-9, 3.9, 9.0])
+
+
+@pytest.mark.parametrize("case", list(SHORT_CASES), ids=list(SHORT_CASES))
+def test_short_path_matches_mpmath(case):
+    """The vectorised path a short column takes (every lambda in one expression, both sides
+    in one array) gives the exact NLL and score at every lambda of the solver's ladder."""
+    from boxcoxstat.core.likelihood import _short_nll_score, _short_ok
+    from tests import mpref
+
+    x, family = SHORT_CASES[case]
+    sample = Sample.from_array(x, family)
+    assert _short_ok(sample)
+    lam = SHORT_LAMBDAS if x.size < 500 else SHORT_LAMBDAS[1:-1]  # mpmath time
+    got = _short_nll_score(sample, lam, True)
+    assert got is not None  # the short path itself is what is tested here
+    val, _ = nll_score(sample, lam)  # and nll_score takes it
+    np.testing.assert_array_equal(val, got[0])
+    want_v = np.array([float(mpref.exact_nll(x, v, family)) for v in lam])
+    want_s = np.array([float(mpref.exact_score(x, v, family)) for v in lam])
+    # the same tolerance as test_exactness.py's NLL reference (rounding of sums over n
+    # values, ~1e-14 relative seen); the score relative to max(1, |J|), its largest term
+    J = abs(float(np.sum(np.sign(x) * np.log1p(np.abs(x)))) if family == "yeojohnson"
+            else float(np.sum(np.log(x))))
+    np.testing.assert_array_less(np.abs(got[0] - want_v) / np.maximum(1.0, np.abs(want_v)),
+                                 1e-12)
+    np.testing.assert_array_less(np.abs(got[1] - want_s) / max(1.0, J), 1e-12)
+
+
+def test_short_path_hands_overflowing_lambdas_to_the_general_path():
+    """Where ``|kappa| (|log b_ref| + max|v|)`` exceeds 300 the short path declines and the
+    general (shifted-frame, log-scale) path answers, still exactly."""
+    from boxcoxstat.core.likelihood import _short_nll_score
+    from tests import mpref
+
+    x = np.array([-30.0, -2.0, 0.5, 1.0, 4.0, 60.0])
+    sample = Sample.from_array(x, "yeojohnson")
+    lam = np.array([1.0, 80.0])
+    assert _short_nll_score(sample, lam[:1], True) is not None
+    assert _short_nll_score(sample, lam, True) is None
+    val, sc = nll_score(sample, lam)
+    for v, s, lm in zip(val, sc, lam, strict=True):
+        want = float(mpref.exact_nll(x, lm, "yeojohnson"))
+        assert v == pytest.approx(want, rel=1e-12)  # as test_exactness.py
+        assert s == pytest.approx(float(mpref.exact_score(x, lm, "yeojohnson")), rel=1e-10)

@@ -220,3 +220,41 @@ def test_short_column_ladder_start_reaches_the_exact_root(family, x):
     assert sol.converged[0] and sol.lmbda[0] == pytest.approx(ref, rel=1e-11, abs=1e-12)
     assert sol.nll[0] == pytest.approx(profile.evaluate(sol.lmbda, [0], score=False)[0][0],
                                        rel=1e-14)
+
+
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_third_point_starts_by_interpolation(side):
+    """With a third point beside the bracket (either side) the first step is inverse quadratic
+    interpolation: on exp(x) - 2 (root log 2) one evaluation and the predicted next iterate
+    reach the root, where the bare bracket takes more."""
+    root = np.log(2.0)
+
+    def g(x):
+        return np.expm1(x) - 1.0
+
+    f, calls = _counting(lambda x, idx: g(x))
+    a, b = np.array([root - 3e-4]), np.array([root + 1e-4])
+    c = a - 2e-4 if side == "below" else b + 2e-4
+    res = find_root(f, a, b, g(a), g(b), xatol=1e-13, predict=True, c=c, fc=g(c))
+    assert len(calls) == 1
+    assert res.converged[0] and res.x[0] == pytest.approx(root, rel=4e-16)  # a few ulps
+    calls.clear()
+    bare = find_root(f, a, b, g(a), g(b), xatol=1e-13, predict=True)
+    assert len(calls) >= 2 and bare.x[0] == pytest.approx(root, rel=4e-16)
+
+
+def test_short_column_zoom_takes_three_evaluations():
+    """The ladder, the zoom around its interpolated root and one step of Chandrupatla's method:
+    three evaluations on ordinary short samples (the ladder's bracket alone needed four or
+    five), and the root is still the exact one."""
+    from tests.mpref import exact_lambda
+
+    rng = np.random.default_rng(7)
+    for family, x in [("boxcox", rng.lognormal(size=50)),
+                      ("yeojohnson", rng.lognormal(size=50) - 1.0),
+                      ("yeojohnson", rng.normal(size=30)),
+                      ("boxcox", rng.gamma(3.0, size=80))]:
+        sol = solve(SampleProfile.from_array(x, family))
+        assert sol.nfev[0] == 3
+        ref = float(exact_lambda(x, family))
+        assert sol.lmbda[0] == pytest.approx(ref, rel=1e-13, abs=1e-13)  # XATOL 1e-13

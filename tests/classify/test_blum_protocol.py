@@ -1,8 +1,9 @@
 """Blum, Menon & Elgendi's iterative search as printed (``rule="paper"``), against a literal
 transcription of their pseudo-code (Optimization 2 and 2.1-2.3, uncached, so the cached
 search that skips unmoved epochs is checked against it) and their printed tables: Table 4
-(sonar, naive Bayes), Tables 5 and 7 (two-feature subsets, KNN and naive Bayes) and Table 2
-(half circles, the perceptron), each slow."""
+(sonar, naive Bayes), Tables 5 and 7 (two-feature subsets, KNN and naive Bayes; Table 7's
+SVC tuned accuracy), Table 6 (naive Bayes) and Table 2 (half circles, the perceptron), each
+slow."""
 
 from __future__ import annotations
 
@@ -274,6 +275,33 @@ def test_table7_knn_and_naive_bayes_as_printed(pair):
     """Table 7 (wdbc two-feature subsets), the same cells as Table 5's test (about 100 s
     of CPU per pair)."""
     _check_pair(*_wdbc([pair[0] - 1, pair[1] - 1]), TABLE7[pair])
+
+
+TABLE7_SVC = {  # wdbc, 1-based features: SVC base accuracy, Basic, Shuffle, Finer (printed)
+    (2, 6): [82.678, 0.455, 0.455, 0.490],
+    (4, 24): [92.439, -0.175, -0.175, -0.175],
+    (14, 23): [92.407, -0.350, -0.350, -0.350],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", list(TABLE7_SVC), ids=lambda p: f"{p[0]}-{p[1]}")
+def test_table7_svc_tuned_accuracy_as_printed(pair):
+    """Table 7, SVC, the settings without random restarts: the tuned mean test accuracy
+    (base + improvement) is the paper's on three of the four pairs, although the base
+    accuracy is one test prediction off on 2/6 and 4/24 (82.643 vs 82.678, 92.404 vs
+    92.439); *Shuffle* equals *Basic*, as in the paper (about 40 s of CPU per pair). On
+    5/27 the base is the paper's and the tuned accuracies one prediction apart (README)."""
+    from sklearn.svm import SVC
+
+    X, y = _wdbc([pair[0] - 1, pair[1] - 1])
+    ours = _paper_cells(X, y, SVC(kernel="rbf", random_state=42), ["Basic", "Shuffle", "Finer"])
+    base, *gains = TABLE7_SVC[pair]
+    for name, gain in zip(["Basic", "Shuffle", "Finer"], gains, strict=True):
+        # the printed base and improvement are each rounded to three decimals, so their sum
+        # is within 1e-3 of the paper's tuned accuracy; one test prediction moves it 0.035
+        assert ours["Base accuracy"] + ours[name] == pytest.approx(base + gain, abs=1.5e-3)
+    assert ours["Shuffle"] == ours["Basic"]
 
 
 @pytest.mark.slow

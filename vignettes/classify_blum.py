@@ -316,39 +316,49 @@ def heatmap_summary(res):
                        "3": (grid[best[0]], grid[best[1]])}}
 
 
+FIGURES = {"Gaussian quantiles": "blum_figureA1.png",  # the paper's figure numbers
+           "Interleaving half circles": "blum_figureA2.png",
+           "Isotropic Gaussian blobs": "blum_figureA3.png",
+           "Random dataset": "blum_figure2.png"}
+PAPER_ORDER = ["Linear", "Bayesian", "KNN", "SVC", "NN"]  # Table 2's rows, Figure 2's panels
+
 if "table2" in PARTS:
-    fig1, axes1 = plt.subplots(1, 4, figsize=(14, 3.2))
+    fig1, axes1 = plt.subplots(1, 4, figsize=(14, 3.2), layout="constrained")
     rows = []
-    for ax, (dname, (X2, y2)) in zip(axes1, DATA2D.items(), strict=True):
+    names = [c for c in PAPER_ORDER if c in CLASSIFIERS]
+    for i, (ax, (dname, (X2, y2))) in enumerate(zip(axes1, DATA2D.items(), strict=True)):
         if QUICK and dname != "Random dataset":
             continue
         ax.scatter(X2[:, 0], X2[:, 1], c=y2, s=8, cmap="coolwarm")
-        ax.set_title(dname, fontsize=9)
-        fig, axes = plt.subplots(1, len(CLASSIFIERS), figsize=(4 * len(CLASSIFIERS), 3.3))
-        for k, (cname, clf) in enumerate(CLASSIFIERS.items()):
+        ax.set_title(f"({'abcd'[i]}) {dname}", fontsize=9)
+        fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.1),
+                                 squeeze=False, layout="constrained")
+        for k, cname in enumerate(names):
             t = time.time()
             grid = np.array([-5.0, 1.0, 5.0]) if QUICK else np.linspace(-5, 5, 11)
-            res = bcs.classify.tune(X2, y2, clf, mode="full", search="grid", criterion="cv",
-                                    cv=FOLDS, grid=grid)
+            res = bcs.classify.tune(X2, y2, CLASSIFIERS[cname], mode="full", search="grid",
+                                    criterion="cv", cv=FOLDS, grid=grid)
             s = heatmap_summary(res)
-            pax = np.atleast_1d(axes)[k]
-            res.plot_heatmap(ax=pax)
-            for label, (l1, l2) in s.pop("_marks").items():
-                pax.text(l2, l1, label, color="white", ha="center", va="center",
-                         fontweight="bold")
-            pax.set_title(cname)
-            paper_row = ["Linear", "Bayesian", "KNN", "SVC", "NN"].index(cname)  # their order
+            pax = axes[0, k]
+            # 1, 2, 3: the spherical, diagonal and full optima, as in the paper's Figure 2
+            marks = s.pop("_marks")
+            res.plot_heatmap(ax=pax, marks=marks)
+            pax.set_xlabel(r"$\lambda_2$")
+            pax.set_ylabel(r"$\lambda_1$")
+            pax.images[0].colorbar.set_label("accuracy")
+            pax.set_title(f"({'abcde'[k]}) {cname}", fontsize=10)
             paper = dict(zip(["before", "after", "improvement", "spherical", "diagonal"],
-                             PAPER2[dname][paper_row], strict=True))
+                             PAPER2[dname][PAPER_ORDER.index(cname)], strict=True))
             rows.append({"dataset": dname, "classifier": cname,
                          **{f"{key} (ours)": v for key, v in s.items()},
                          **{f"{key} (paper)": v for key, v in paper.items()},
+                         **{f"optimum {m}": f"({l1:g}, {l2:g})"
+                            for m, (l1, l2) in marks.items()},
                          "seconds": time.time() - t})
-        fname = dname.split()[0].lower()
-        fig.savefig(os.path.join(FIGDIR, f"blum_heatmaps_{fname}.png"), dpi=80,
-                    bbox_inches="tight")
+        fig.suptitle(f"{dname}: mean test accuracy over the 11 x 11 lambda grid", fontsize=10)
+        fig.savefig(os.path.join(FIGDIR, FIGURES[dname]), dpi=100, bbox_inches="tight")
         plt.close(fig)
-    fig1.savefig(os.path.join(FIGDIR, "blum_figure1.png"), dpi=80, bbox_inches="tight")
+    fig1.savefig(os.path.join(FIGDIR, "blum_figure1.png"), dpi=100, bbox_inches="tight")
     plt.close("all")
     table2 = pd.DataFrame(rows).set_index(["dataset", "classifier"])
     order = [c for key in ("before", "after", "improvement", "spherical", "diagonal")
@@ -356,5 +366,8 @@ if "table2" in PARTS:
     print(f"\nTable 2 (accuracy %, {FOLDS.cvargs['n_splits']}-fold x {REPEATS}; Algorithm 1 "
           "heatmaps)")
     print(table2[order + ["seconds"]].round(1).to_string())
+    print("\nFigures 2, A1-A3: the marked optima (lambda_1, lambda_2), 1 spherical, "
+          "2 diagonal, 3 full")
+    print(table2[["optimum 1", "optimum 2", "optimum 3"]].to_string())
 
 print(f"\nfigures in {FIGDIR}; total {time.time() - T0:.0f} s")

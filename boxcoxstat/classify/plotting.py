@@ -6,6 +6,7 @@ never call ``plt.show()``; no statistics are computed here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,11 +38,51 @@ def plot_trace(result: Any, *, ax: Any = None) -> Any:
     return ax
 
 
-def plot_heatmap(result: Any, *, ax: Any = None) -> Any:
-    """Criterion over an exhaustive 2-D grid (Blum, Menon & Elgendi, Figure 2)."""
+def plot_heatmap(result: Any, *, ax: Any = None,
+                 marks: Mapping[str, Sequence[float]] | None = None) -> Any:
+    """Criterion over an exhaustive 2-D grid (Blum, Menon & Elgendi, Figure 2).
+
+    Rows are the first feature's lambda, columns the second's, each tick a grid value.
+
+    Parameters
+    ----------
+    result : TuningResult
+        A ``mode="full", search="grid"`` result over exactly two features.
+    ax : matplotlib Axes, optional
+    marks : mapping of str to (float, float), optional
+        Labels drawn at lambda pairs ``(lambda_1, lambda_2)``, as the paper marks its
+        spherical, diagonal and full optima 1, 2 and 3; labels at the same cell are joined
+        with a comma. Without ``marks`` a star marks ``result.lmbda_used``.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.classify import tune
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.lognormal(size=(60, 2)); y = (X[:, 0] > 1).astype(int)
+    >>> res = tune(X, y, mode="full", criterion="fisher", search="grid",
+    ...            grid=np.linspace(-2, 2, 5))
+    >>> ax = res.plot_heatmap(marks={"3": res.lmbda_used})
+    >>> [t.get_text() for t in ax.texts]
+    ['3']
+    """
     ev = result.evaluations
     if ev.shape[1] != 3 or result.search != "grid":
         raise BoxCoxError("plot_heatmap needs a full-mode grid search over exactly 2 features")
+    points: dict[tuple[float, float], list[str]] = {}
+    for label, where in (marks or {}).items():
+        try:
+            pair = np.asarray(where, dtype=float)
+        except (TypeError, ValueError):
+            pair = np.array([np.nan])
+        if pair.shape != (2,) or not np.all(np.isfinite(pair)):
+            raise BoxCoxError(f"plot_heatmap: mark {label!r} must be a pair of finite lambdas "
+                              f"(lambda of the first feature, of the second); got {where!r}")
+        points.setdefault((float(pair[0]), float(pair[1])), []).append(str(label))
     a, b = ev.columns[0], ev.columns[1]
     table = ev.pivot_table(index=a, columns=b, values="score")
     ax = _axes(ax)
@@ -51,8 +92,21 @@ def plot_heatmap(result: Any, *, ax: Any = None) -> Any:
     im = ax.imshow(table.to_numpy(), origin="lower", aspect="auto", cmap="viridis",
                    extent=(cols[0] - hc, cols[-1] + hc, rows[0] - hr, rows[-1] + hr))
     ax.figure.colorbar(im, ax=ax, label=result.criterion)
-    lam = result.lmbda_used
-    ax.plot([lam[1]], [lam[0]], marker="*", color="red", markersize=12)
+    if cols.size <= 21 and rows.size <= 21:
+        ax.set_xticks(cols)
+        ax.set_yticks(rows)
+        ax.set_xticklabels([f"{v:g}" for v in cols], fontsize="small")
+        ax.set_yticklabels([f"{v:g}" for v in rows], fontsize="small")
+    if points:
+        import matplotlib.patheffects as pe
+
+        for (l1, l2), labels in points.items():
+            ax.text(l2, l1, ",".join(labels), color="white", ha="center", va="center",
+                    fontweight="bold", path_effects=[pe.withStroke(linewidth=2,
+                                                                   foreground="black")])
+    else:
+        lam = result.lmbda_used
+        ax.plot([lam[1]], [lam[0]], marker="*", color="red", markersize=12)
     ax.set_xlabel(f"lambda of {b}")
     ax.set_ylabel(f"lambda of {a}")
     return ax

@@ -13,6 +13,7 @@ first, the criterion, the searches, ``summary()`` and the figures of
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,11 +226,13 @@ class TuningResult(ColumnTransforms):
 
         return plot_trace(self, ax=ax)
 
-    def plot_heatmap(self, *, ax: Any = None) -> Any:
-        """Criterion over a 2-D grid search (Blum et al., Figure 2)."""
+    def plot_heatmap(self, *, ax: Any = None,
+                     marks: Mapping[str, Sequence[float]] | None = None) -> Any:
+        """Criterion over a 2-D grid search, ``marks`` labelling lambda pairs (Blum et al.,
+        Figure 2; see :func:`.plotting.plot_heatmap`)."""
         from .plotting import plot_heatmap
 
-        return plot_heatmap(self, ax=ax)
+        return plot_heatmap(self, ax=ax, marks=marks)
 
     def plot_curve(self, *, ax: Any = None) -> Any:
         """Criterion against the single lambda of a spherical search."""

@@ -1,8 +1,9 @@
 """Blum, Menon & Elgendi's iterative search as printed (``rule="paper"``), against a literal
 transcription of their pseudo-code (Optimization 2 and 2.1-2.3, uncached, so the cached
 search that skips unmoved epochs is checked against it) and their printed tables: Table 4
-(sonar, naive Bayes), Tables 5 and 7 (two-feature subsets, KNN and naive Bayes) and Table 2
-(half circles, the perceptron), each slow."""
+(sonar, naive Bayes, Basic and Shuffle), Table 6 (wdbc, naive Bayes, Shuffle), Tables 5 and
+7 (two-feature subsets, KNN and naive Bayes; Table 7's SVC tuned accuracy) and Table 2 (half
+circles, the perceptron), each slow."""
 
 from __future__ import annotations
 
@@ -276,6 +277,33 @@ def test_table7_knn_and_naive_bayes_as_printed(pair):
     _check_pair(*_wdbc([pair[0] - 1, pair[1] - 1]), TABLE7[pair])
 
 
+TABLE7_SVC = {  # wdbc, 1-based features: SVC base accuracy, Basic, Shuffle, Finer (printed)
+    (2, 6): [82.678, 0.455, 0.455, 0.490],
+    (4, 24): [92.439, -0.175, -0.175, -0.175],
+    (14, 23): [92.407, -0.350, -0.350, -0.350],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", list(TABLE7_SVC), ids=lambda p: f"{p[0]}-{p[1]}")
+def test_table7_svc_tuned_accuracy_as_printed(pair):
+    """Table 7, SVC, the settings without random restarts: the tuned mean test accuracy
+    (base + improvement) is the paper's on three of the four pairs, although the base
+    accuracy is one test prediction off on 2/6 and 4/24 (82.643 vs 82.678, 92.404 vs
+    92.439); *Shuffle* equals *Basic*, as in the paper (about 40 s of CPU per pair). On
+    5/27 the base is the paper's and the tuned accuracies one prediction apart (README)."""
+    from sklearn.svm import SVC
+
+    X, y = _wdbc([pair[0] - 1, pair[1] - 1])
+    ours = _paper_cells(X, y, SVC(kernel="rbf", random_state=42), ["Basic", "Shuffle", "Finer"])
+    base, *gains = TABLE7_SVC[pair]
+    for name, gain in zip(["Basic", "Shuffle", "Finer"], gains, strict=True):
+        # the printed base and improvement are each rounded to three decimals, so their sum
+        # is within 1e-3 of the paper's tuned accuracy; one test prediction moves it 0.035
+        assert ours["Base accuracy"] + ours[name] == pytest.approx(base + gain, abs=1.5e-3)
+    assert ours["Shuffle"] == ours["Basic"]
+
+
 @pytest.mark.slow
 def test_table2_half_circles_linear_diagonal_loses():
     """Table 2, interleaving half circles, linear classifier (Algorithm 1 heatmap over the
@@ -313,3 +341,12 @@ def test_table6_naive_bayes_shuffle_as_printed():
     X, y = _wdbc(slice(None))
     ours = _paper_cells(X, y, GaussianNB(), ["Shuffle"])
     _assert_as_printed(ours, {"Base accuracy": 93.289, "Shuffle": 1.336})
+
+
+@pytest.mark.slow
+def test_table4_naive_bayes_shuffle_as_printed():
+    """Table 4 (sonar, 60 features), naive Bayes, *Shuffle*: +7.919 as printed, equal to
+    *Basic* as in the paper (about 150 s of CPU)."""
+    X, y = _sonar()
+    ours = _paper_cells(X, y, GaussianNB(), ["Shuffle"])
+    _assert_as_printed(ours, {"Base accuracy": 67.700, "Shuffle": 7.919})

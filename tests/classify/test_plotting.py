@@ -31,6 +31,21 @@ def test_heatmap_needs_2d_grid(data):
         tune(*data, mode="full", criterion="fisher").plot_heatmap()
 
 
+def test_heatmap_marks_label_lambda_pairs(data):
+    """Blum et al.'s Figure 2 marks: labels at (lambda_1, lambda_2), rows the first
+    feature's lambda; two labels on one cell are joined, and no star is drawn."""
+    res = tune(*data, mode="full", criterion="fisher", search="grid")
+    ax = res.plot_heatmap(marks={"1": (2.0, 2.0), "2": (-3, 4), "3": [2.0, 2.0]})
+    texts = {t.get_text(): t.get_position() for t in ax.texts}
+    assert texts == {"1,3": (2.0, 2.0), "2": (4.0, -3.0)}  # (x, y) = (lambda_2, lambda_1)
+    assert len(ax.lines) == 0 and ax.get_xticks().tolist() == list(np.linspace(-5, 5, 11))
+    plt.close("all")
+    for bad in ((1.0,), (1.0, np.nan), "ab", (1.0, "x")):
+        with pytest.raises(BoxCoxError, match="mark 'b' must be a pair of finite lambdas"):
+            res.plot_heatmap(marks={"b": bad})
+        plt.close("all")
+
+
 def test_curve_plots(data):
     res = tune(*data, mode="spherical", criterion="fisher", search="continuous")
     ax = res.plot_curve()

@@ -28,7 +28,7 @@ def test_blum_quick(tmp_path):
     assert "Table 5 (sonar, features 8 and 41" in text
     assert "3.481" in text and "57.390" in text  # Table 5: Bayesian Basic, base (paper)
     assert "Table 2" in text and "85.9" in text  # random dataset, Bayesian before (paper)
-    assert (tmp_path / "blum_heatmaps_random.png").stat().st_size > 1000
+    assert (tmp_path / "blum_figure2.png").stat().st_size > 1000
 
 
 def test_bicego_quick(tmp_path):

@@ -21,8 +21,9 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
+from .curvature import curvature, curvature_and_values
 from .profile import CallbackProfile, Profile, rescaled
-from .solve import bracket_increasing, curvature, curvature_and_values, find_root
+from .solve import bracket_increasing, find_root
 
 __all__ = [
     "CONVENIENT_POWERS",

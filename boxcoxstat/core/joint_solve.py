@@ -15,8 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize
 
+from .curvature import curvature, richardson_slope
 from .joint import JointObjective
-from .solve import curvature, richardson_slope, solve
+from .solve import solve
 
 __all__ = ["JointFit", "fit_joint_lambda", "hessian"]
 
@@ -63,7 +64,7 @@ class JointFit:
 
 def _one_column(problem: JointObjective) -> JointFit:
     """One column: the one solver on the column's own profile (exact to rounding), and its
-    curvature as ``bcs.fit`` / ``bcs.lm`` compute it (``solve.curvature``)."""
+    curvature as ``bcs.fit`` / ``bcs.lm`` compute it (``curvature.curvature``)."""
     assert problem.single is not None
     sol = solve(problem.single)
     lam = sol.lmbda.copy()

@@ -50,13 +50,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import exprel
 from ..families import bcnpower_log_base
+from .curvature import richardson_slope
 from .design import Design
 from .joint import JointProfile
 from .joint_solve import hessian as numerical_hessian
 from .likelihood import choose_shift, llf_constant
 from .profile import evaluate_pairs
 from .response import ResponseProfile
-from .solve import find_root, richardson_slope
+from .solve import find_root
 
 __all__ = ["GAMMA_MIN", "GAMMA_SPAN", "ShiftedColumn", "ShiftedProfile", "JointShiftedProfile"]
 

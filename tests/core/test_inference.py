@@ -199,9 +199,10 @@ def test_interval_started_in_the_curvature_pass_matches_a_cold_start(family):
     slope) in the curvature's pass; its ends equal those of a cold start (the quadratic guess
     from the standard error) to the interval's tolerance, 1e-13 of the distance (plus
     rounding), and a callback profile then needs one round fewer."""
+    from boxcoxstat.core.curvature import curvature
     from boxcoxstat.core.inference import profile_interval, standard_inference
     from boxcoxstat.core.profile import CallbackProfile, SampleProfile
-    from boxcoxstat.core.solve import curvature, solve
+    from boxcoxstat.core.solve import solve
 
     rng = np.random.default_rng(21)
     x = rng.gamma(2.0, size=(300, 3)) + (0.0 if family == "boxcox" else -1.5)

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from boxcoxstat.core.curvature import curvature
 from boxcoxstat.core.likelihood import nll
 from boxcoxstat.core.profile import SUBSAMPLE_FROM, SampleProfile
 from boxcoxstat.core.solve import (
     _Recorder,
     _solve_score,
     bracket_increasing,
-    curvature,
     find_root,
     solve,
 )

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .solve import find_root
+from .roots import find_root
 
 __all__ = ["Subseries", "subseries", "guerrero_cv", "guerrero_lambda"]
 
@@ -100,7 +100,7 @@ def guerrero_lambda(sub: Subseries, lower: float, upper: float) -> tuple[float, 
     """The lambda in ``[lower, upper]`` that minimises the criterion, and the criterion there.
 
     The criterion is scanned on a grid; around the smallest value the root of its derivative
-    is closed by Chandrupatla's method (``solve.find_root``); a minimum at an end of the
+    is closed by Chandrupatla's method (``roots.find_root``); a minimum at an end of the
     interval is reported there.
     """
     grid = np.linspace(lower, upper, GRID)

@@ -23,7 +23,7 @@ from scipy import stats
 from .._validation import BoxCoxError
 from .curvature import curvature, curvature_and_values
 from .profile import CallbackProfile, Profile, rescaled
-from .solve import bracket_increasing, find_root
+from .roots import bracket_increasing, find_root
 
 __all__ = [
     "CONVENIENT_POWERS",

@@ -57,7 +57,7 @@ from .joint_solve import hessian as numerical_hessian
 from .likelihood import choose_shift, llf_constant
 from .profile import evaluate_pairs
 from .response import ResponseProfile
-from .solve import find_root
+from .roots import find_root
 
 __all__ = ["GAMMA_MIN", "GAMMA_SPAN", "ShiftedColumn", "ShiftedProfile", "JointShiftedProfile"]
 

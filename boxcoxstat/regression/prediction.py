@@ -42,7 +42,7 @@ from scipy import stats
 from .._validation import BoxCoxError
 from ..core import inference as inf
 from ..core.profile import Profile
-from ..core.solve import bracket_increasing, find_root
+from ..core.roots import bracket_increasing, find_root
 from ..families import forward_unchecked, inverse_unchecked, transform
 from . import backtransform as bt
 from .formula import warn_rows

@@ -9,11 +9,10 @@ from scipy import stats
 from boxcoxstat.core.curvature import curvature
 from boxcoxstat.core.likelihood import nll
 from boxcoxstat.core.profile import SUBSAMPLE_FROM, SampleProfile
+from boxcoxstat.core.roots import bracket_increasing, find_root
 from boxcoxstat.core.solve import (
     _Recorder,
     _solve_score,
-    bracket_increasing,
-    find_root,
     solve,
 )
 

@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._validation import BoxCoxError
-from .curvature import curvature, curvature_and_values
-from .profile import CallbackProfile, Profile, rescaled
+from .curvature import curvature, curvature_and_values, curvature_from_pair
+from .profile import SUBSAMPLE_FROM, CallbackProfile, Profile, rescaled
 from .roots import bracket_increasing, find_root
 
 __all__ = [
@@ -257,11 +257,16 @@ def standard_inference(
     (``null``, (2, p): the tests' powers in the profile's coordinate, where that is not
     lambda itself).
 
-    What a result's summary shows, in few evaluations of the profile (for a callback profile,
-    where an evaluation is a round, one for the curvature and both tests when ``slope``, the
-    solver's estimate of the curvature, is given, one more without it; in memory the tests
-    take their own NLL-only evaluation; one per Newton step of both endpoints of every column,
-    usually two), which matters where an evaluation is a federated round or a Dask graph.
+    What a result's summary shows, in few evaluations of the profile, which matters where an
+    evaluation is a federated round or a Dask graph, and in memory, where each lambda costs a
+    pass's arithmetic. Where ``slope`` (the solver's estimate of the curvature) is given, the
+    interval's first Newton points ``hat +- sqrt(q / slope)`` are evaluated first; columns of
+    more than ``SUBSAMPLE_FROM`` observations take their curvature from them
+    (:func:`~boxcoxstat.core.curvature.curvature_from_pair`, no lambda of its own), the
+    others from central differences in the same evaluation. A callback profile also
+    computes the tests' NLL at 0 and 1 in that round; in memory they take an NLL-only
+    evaluation of their own. Then one evaluation per Newton step of both ends of every
+    column, usually one. Without ``slope`` the curvature takes one more evaluation first.
     """
     scaled = rescaled(profile)
     if scaled is not None:  # in lambda * unit; the tests' NLL values are the same
@@ -284,17 +289,33 @@ def standard_inference(
     ends = np.flatnonzero(np.isfinite(t0) & np.isfinite(lmbda))
     end_lam = np.r_[lmbda[ends] + t0[ends], lmbda[ends] - t0[ends]]
     end_cols = np.r_[ends, ends]
-    if isinstance(profile, CallbackProfile):
-        # the curvature, the first end points and the NLL at 0 and 1 in one round (Dask
-        # graph, federated round)
-        info, val, sc = curvature_and_values(profile, lmbda, slope, np.r_[end_lam, null.ravel()],
-                                             np.r_[end_cols, cols, cols])
-        m = end_lam.size
+    # columns of more than SUBSAMPLE_FROM observations take their curvature from those
+    # points (curvature_from_pair), the others from their own central differences, in the
+    # same evaluation
+    big = np.broadcast_to(profile.nobs() > SUBSAMPLE_FROM, (p,))
+    by_pair = ends[big[ends]]
+    rest = np.setdiff1d(cols, by_pair)
+    # the callback profile's round (Dask graph, federated round) also computes the NLL at 0
+    # and 1; in memory a pass costs its arithmetic, and the tests need no score
+    callback = isinstance(profile, CallbackProfile)
+    tests_lam = null.ravel() if callback else np.zeros(0)
+    tests_cols = np.r_[cols, cols] if callback else np.zeros(0, dtype=np.intp)
+    info = np.full(p, np.nan)
+    info[rest], val, sc = curvature_and_values(profile, lmbda, slope, np.r_[end_lam, tests_lam],
+                                               np.r_[end_cols, tests_cols], cols=rest)
+    m = end_lam.size
+    if callback:
         lr = np.maximum(2.0 * (val[m:].reshape(2, p) - nll_hat), 0.0)
-        val, sc = val[:m], sc[:m]
-    else:  # in memory a pass costs its arithmetic: the tests need no score
-        info, val, sc = curvature_and_values(profile, lmbda, slope, end_lam, end_cols)
+    else:
         lr = lr_statistic(profile, nll_hat, null)
+    val, sc = val[:m], sc[:m]
+    if by_pair.size:
+        at = np.r_[np.searchsorted(ends, by_pair), ends.size + np.searchsorted(ends, by_pair)]
+        c_pair, trusted = curvature_from_pair(t0[by_pair], nll_hat[by_pair], val[at], sc[at])
+        info[by_pair] = c_pair
+        again = by_pair[~trusted]
+        if again.size:  # a profile far from quadratic over t0: its own central differences
+            info[again] = curvature_and_values(profile, lmbda, slope, cols=again)[0]
     first = None
     if ends.size:
         pos = np.r_[ends, ends + p]  # stacked: upper ends first, then lower

@@ -238,3 +238,92 @@ def test_interval_started_in_the_curvature_pass_matches_a_cold_start(family):
                                 first=(np.r_[t0, t0], val, sc))
     np.testing.assert_allclose(hi2 - fit.lmbda, hi - fit.lmbda, rtol=1e-11)
     np.testing.assert_allclose(fit.lmbda - lo2, fit.lmbda - lo, rtol=1e-11)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_curvature_from_the_interval_points_matches_mpmath(family, monkeypatch):
+    """Above SUBSAMPLE_FROM observations (lowered here so that mpmath stays quick),
+    standard_inference takes the curvature from the interval's first Newton points
+    (``2 V - S``, curvature_from_pair) instead of central differences of its own: the round
+    holds four lambdas a column fewer, and the standard error equals mpmath's, the central
+    difference of the analytic score at 30 digits with h = 1e-12 (its error about 1e-18).
+    Tolerance 1e-8: the extrapolation's remainder is below 1e-9 of the curvature wherever
+    it is used (PAIR_RTOL), and the NLL differences carry about 1e-12 of rounding at n = 2e4."""
+    import mpmath
+
+    from boxcoxstat.core import inference as inference_module
+    from boxcoxstat.core.curvature import curvature
+    from boxcoxstat.core.inference import standard_inference
+    from boxcoxstat.core.profile import CallbackProfile, SampleProfile
+    from boxcoxstat.core.solve import solve
+    from tests.mpref import exact_score
+
+    rng = np.random.default_rng(31)
+    n = 20_000
+    x = (1.0 + rng.lognormal(size=(n, 2)) if family == "boxcox"
+         else np.c_[rng.normal(size=n), rng.exponential(size=n) - 0.3])
+    profile = SampleProfile.from_array(x, family)
+    fit = solve(profile)
+    slope = curvature(profile, fit.lmbda) * (1.0 + 1e-3)  # as a subsample start's
+    rounds: list[int] = []
+
+    def counted(lam, cols, score=True):
+        rounds.append(len(lam))
+        return profile.evaluate(lam, cols, score=score)
+
+    cb = CallbackProfile(counted, profile.nobs())
+    old = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
+    old_first = rounds[0]
+    rounds.clear()
+    monkeypatch.setattr(inference_module, "SUBSAMPLE_FROM", 1000)
+    new = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
+    # both ends and both tests of the two columns, and no lambda of the curvature's own
+    # (four a column before: Richardson's central differences at h and h/2)
+    assert (old_first, rounds[0]) == (16, 8)
+    in_memory = standard_inference(profile, fit.lmbda, fit.nll, slope=slope)
+    with mpmath.workdps(30):  # the first column (mpmath takes a few seconds a column)
+        lam, h = mpmath.mpf(float(fit.lmbda[0])), mpmath.mpf(10) ** -12
+        c = (exact_score(x[:, 0], lam + h, family, dps=30)
+             - exact_score(x[:, 0], lam - h, family, dps=30)) / (2 * h)
+        want = float(1 / mpmath.sqrt(c))
+    for got in (new, in_memory, old):
+        assert got["bse"][0] == pytest.approx(want, rel=1e-8)
+    # the second column against the central differences' (test_solve.py tests those)
+    np.testing.assert_allclose(new["bse"], old["bse"], rtol=1e-8)
+    np.testing.assert_allclose(in_memory["bse"], old["bse"], rtol=1e-8)
+    # the interval and tests do not depend on where the curvature came from
+    for key in ("lower", "upper", "lr0", "lr1"):
+        np.testing.assert_allclose(new[key], old[key], rtol=1e-11)
+
+
+def test_curvature_from_points_where_the_profile_is_not_quadratic_falls_back(monkeypatch):
+    """Where the NLL's second difference and the score's central difference over the
+    interval's first points differ by more than PAIR_RTOL (a short column, whose profile is
+    far from quadratic over two standard errors), the curvature is the central differences'
+    after all (one more round) and equals curvature()'s own."""
+    from boxcoxstat.core import inference as inference_module
+    from boxcoxstat.core.curvature import PAIR_RTOL, curvature, curvature_from_pair
+    from boxcoxstat.core.inference import standard_inference
+    from boxcoxstat.core.profile import CallbackProfile, SampleProfile
+    from boxcoxstat.core.solve import solve
+
+    x = np.random.default_rng(32).lognormal(size=300)
+    profile = SampleProfile.from_array(x)
+    fit = solve(profile)
+    c = curvature(profile, fit.lmbda)
+    t = np.sqrt(stats.chi2.isf(0.05, 1) / c)
+    val, sc = profile.evaluate(np.r_[fit.lmbda + t, fit.lmbda - t], np.r_[0, 0])
+    central, second = (sc[0] - sc[1]) / (2 * t), (val[0] + val[1] - 2 * fit.nll) / t**2
+    assert abs(central - second) > PAIR_RTOL * second  # the premise: not quadratic enough
+    assert not curvature_from_pair(t, fit.nll, val, sc)[1][0]
+    rounds: list[int] = []
+
+    def counted(lam, cols, score=True):
+        rounds.append(len(lam))
+        return profile.evaluate(lam, cols, score=score)
+
+    monkeypatch.setattr(inference_module, "SUBSAMPLE_FROM", 100)
+    got = standard_inference(CallbackProfile(counted, profile.nobs()), fit.lmbda, fit.nll,
+                             slope=c)
+    assert rounds[1] == 4  # the fallback's round: Richardson's four lambdas
+    assert got["bse"][0] == pytest.approx(1 / np.sqrt(c[0]), rel=1e-12)

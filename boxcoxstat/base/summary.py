@@ -129,10 +129,12 @@ class Summary:
         return [[self.formatters.get(str(col), format_number)(v) for v in df.iloc[:, j].tolist()]
                 for j, col in enumerate(df.columns)]
 
-    def _formatted(self, df: pd.DataFrame) -> pd.DataFrame:
-        out = pd.DataFrame(index=df.index)
-        for col, cells in zip(df.columns, self._cells(df), strict=True):
-            out[col] = cells
+    def _formatted(self, df: pd.DataFrame, cells: list[list[str]] | None = None) -> pd.DataFrame:
+        """``df`` with every cell formatted, column by position (so that repeated column
+        names and a column MultiIndex are kept)."""
+        cells = self._cells(df) if cells is None else cells
+        out = pd.DataFrame(dict(enumerate(cells)), index=df.index, dtype=object)
+        out.columns = df.columns
         return out
 
     def _text(self, df: pd.DataFrame) -> str:
@@ -151,10 +153,7 @@ class Summary:
         if (not flat or not index or not heads
                 or not all(t.isprintable() and t == t.strip() or t == ""
                            for t in (*index, *heads, *(c for col in cells for c in col)))):
-            out = pd.DataFrame(index=df.index)
-            for col, vals in zip(df.columns, cells, strict=True):
-                out[col] = vals
-            return out.to_string()
+            return self._formatted(df, cells).to_string()
         iw = max(len(t) for t in index)
         widths = [max(len(h), *(len(c) + 1 for c in col)) for h, col in zip(heads, cells,
                                                                             strict=True)]

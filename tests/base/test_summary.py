@@ -65,6 +65,21 @@ def test_html_and_latex():
     assert "x\\&y & 50\\% \\\\" in odd.as_latex() and "a\\_b" in odd.as_latex()
 
 
+def test_repeated_column_names_keep_every_column_in_every_rendering():
+    """Columns are formatted by position: two columns of one name are both shown (text,
+    HTML, LaTeX), each with its own values (a DataFrame assigned by name kept one)."""
+    df = pd.DataFrame([[1.25, 2.5, 3.75]], columns=["coef", "se", "coef"], index=["x"])
+    s = Summary("t", [("", df)])
+    assert s.as_text().splitlines()[-1].split() == ["x", "1.2500", "2.5000", "3.7500"]
+    html = s.as_html()
+    assert html.count("<th>coef</th>") == 2 and "3.7500" in html and "1.2500" in html
+    assert "x & 1.2500 & 2.5000 & 3.7500 \\\\" in s.as_latex()
+    two_level = pd.DataFrame([[0.1, 0.9]], index=["x"],
+                             columns=pd.MultiIndex.from_tuples([("ci", "lo"), ("ci", "hi")]))
+    text = Summary("t", [("", two_level)]).as_text()
+    assert "0.1000" in text and "0.9000" in text and "lo" in text and "hi" in text
+
+
 def test_formatters():
     assert format_number(np.float64(3.14159)) == "3.1416"
     assert format_number(2) == "2" and format_number(True) == "yes"

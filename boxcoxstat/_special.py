@@ -15,7 +15,12 @@ from scipy.special import exprel
 
 __all__ = ["exprel", "log_exprel", "dexprel", "log_dexprel", "d2exprel", "log_d2exprel",
            "log1prel",
-           "a2_dexprel", "A2_SERIES_RADIUS"]
+           "a2_dexprel", "A2_SERIES_RADIUS", "SHIFT_THRESHOLD"]
+
+# The largest exponent the likelihood's evaluations let exp reach (e^300 is about 1e130, so
+# squares and products of two stay finite) before the reference moves to an extreme
+# (core.likelihood.choose_shift) or the short-column path steps aside (core.short).
+SHIFT_THRESHOLD = 300.0
 
 _SERIES_RADIUS = 0.5
 # Taylor coefficients of exprel'(a) = sum_k (k+1)/(k+2)! a^k and exprel''(a) =

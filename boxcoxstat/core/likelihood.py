@@ -46,9 +46,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel, log_dexprel, log_exprel
+from .._special import (
+    _D1_REV,
+    A2_SERIES_RADIUS,
+    SHIFT_THRESHOLD,
+    _horner,
+    a2_dexprel,
+    log_dexprel,
+    log_exprel,
+)
 from .._validation import BoxCoxError, normalize_family
 from .sample import Sample, Side
+from .short import short_nll_score, short_ok
 
 __all__ = [
     "SideMoments",
@@ -62,7 +71,6 @@ __all__ = [
     "phi_chi",
 ]
 
-SHIFT_THRESHOLD = 300.0  # largest exponent allowed before the reference moves to an extreme
 _LOG_2PI_1 = float(np.log(2.0 * np.pi) + 1.0)
 
 
@@ -531,8 +539,8 @@ def nll_score(
     ``lambda * score_unit`` (``profile.RescaledProfile``).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
-    if cols is None and score_unit is None and _short_ok(sample):
-        short = _short_nll_score(sample, lmbda, score)
+    if cols is None and score_unit is None and short_ok(sample):
+        short = short_nll_score(sample, lmbda, score)
         if short is not None:
             return short
     unit = sample.unit if cols is None else sample.unit[np.asarray(cols, dtype=np.intp)]
@@ -548,138 +556,6 @@ def nll_score(
         nm = side_moments(sample.neg, 2.0 - lmbda if u is None else (2.0 - lmbda) * u,
                           score=score, cols=cols)
     return nll_score_from_moments(pm, nm, lmbda, u, score_unit)
-
-
-SHORT_ROWS = 500  # one unweighted column with at most this many values a side: see below
-
-
-def _short_ok(sample: Sample) -> bool:
-    """Whether :func:`_short_nll_score` may evaluate ``sample``: one unweighted column of at
-    most ``SHORT_ROWS`` values a side, on the natural length scale (``Sample.unit`` 1)."""
-    sides = sample.sides
-    if sides[0].v.shape[1] != 1:
-        return False
-    for side in sides:
-        if side.w is not None or side.v.shape[0] > SHORT_ROWS:
-            return False
-    return sample.family == "boxcox" or bool(sample.unit[0] == 1.0)
-
-
-# Taylor coefficients of exprel(a) = sum_j a^j/(j+1)! and exprel'(a) = sum_j (j+1)/(j+2)! a^j,
-# j = 1..10 (for |a| < 1/8 the first omitted terms are below 1e-18 of the sums)
-_SERIES_ED = np.array([[1.0 / np.prod(np.arange(1.0, j + 2.0)) for j in range(1, 11)],
-                       _D1_REV[::-1][1:11]])
-
-
-def _exprel_parts(a: NDArray, score: bool) -> tuple[NDArray, NDArray | None]:
-    """``exprel(a) = expm1(a)/a`` and (with ``score``) ``exprel'(a)`` element by element from
-    one ``expm1``: ``exprel'`` by the closed form ``((a - m) + a m)/a^2`` of
-    :func:`~boxcoxstat._special.a2_dexprel`; where ``|a| < 1/8`` both by their Taylor series
-    (11 terms, from the powers ``a .. a^10`` formed once for both)."""
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        m = np.expm1(a)
-        e = m / a
-        d = None
-        if score:
-            d = a - m
-            d += a * m
-            d /= a * a
-    flat = a.reshape(-1)
-    small = np.flatnonzero(np.abs(flat) < A2_SERIES_RADIUS)
-    if small.size:
-        at = flat[small]
-        powers = np.empty((10, at.size))
-        powers[0] = at
-        for j in range(1, 10):
-            np.multiply(powers[j - 1], at, out=powers[j])
-        series = np.einsum("kj,ji->ki", _SERIES_ED, powers)
-        e.reshape(-1)[small] = series[0] + 1.0
-        if d is not None:
-            d.reshape(-1)[small] = series[1] + 0.5
-    return e, d
-
-
-_SIGNS = np.array([1.0, -1.0])  # (positive, negative) side: exponent sign lambda + off
-_OFFS = np.array([0.0, 2.0])
-
-
-def _short_nll_score(sample: Sample, lmbda: NDArray, score: bool
-                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
-    """:func:`nll_score` of one short column (:func:`_short_ok`) at every lambda at once, or
-    ``None`` where it does not apply.
-
-    The same likelihood as :func:`side_moments` and :func:`nll_score_from_moments`, for the
-    case where those cost their Python calls rather than their arithmetic (a fit of 50 values
-    evaluates three times): both sides' values in one (lambdas x values) array
-    (``Sample.stacked``), ``phi = v exprel(k v)`` and ``chi = v^2 exprel'(k v)`` in the
-    median's frame without a shift (so only while ``|kappa| max|v| <= 300``, where
-    :func:`choose_shift` chooses none), the side's moments by sums against its marks.
-    One-sided data take the exact one-sided form; mixed-sign Yeo-Johnson data combine the
-    sides on the natural scale,
-
-    .. math::
-
-        S = \\sum_s e^{2 k_s r_s} m_{2s} + \\frac{W_+ W_-}{n} (\\bar\\psi_+ - \\bar\\psi_-)^2,
-        \\quad C = \\sum_s \\pm e^{2 k_s r_s}(r_s m_{2s} + c_{2s})
-            + \\frac{W_+ W_-}{n}(\\bar\\psi_+ - \\bar\\psi_-)(\\bar\\psi'_+ - \\bar\\psi'_-),
-
-    ``NLL = (1 - lambda) J + n/2 log(S/n)`` and ``score = -J + n C/S`` (``r`` the sides'
-    ``log b_ref``; the means of the transformed values and of their derivatives in lambda
-    from the values ``log b`` themselves), which needs ``|kappa| (|r| + max|v|) <= 300`` so
-    nothing overflows. Anything else, and any non-finite result, goes to the general path.
-    """
-    st = sample.stacked
-    lam = lmbda.reshape(-1)
-    two = st.W.size == 2
-    neg_only = not two and bool(st.side_neg[0])
-    kmax = float(np.abs(lam).max()) + (2.0 if two or neg_only else 0.0)
-    if not kmax * st.reach <= SHIFT_THRESHOLD:
-        return None
-    n = st.n
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if two:
-            k = lam[:, None] * st.sign + st.off  # each value's exponent: lambda or 2 - lambda
-        else:
-            k = (2.0 - lam if neg_only else lam)[:, None]
-        vu = st.vu[:, None, :]  # the frame's v (and with two sides the natural u = log b)
-        e, d = _exprel_parts(k * vu, score)
-        y = e * vu  # phi (and psi = expm1(k u)/k)
-        y_sum = np.add.reduceat(y, st.starts, axis=2)
-        W = st.W
-        phi = y[0]
-        mean = y_sum[0] / W
-        pc = phi - (mean[:, st.side_of] if two else mean)
-        m2 = np.add.reduceat(pc * pc, st.starts, axis=1)
-        c2 = z_sum = None
-        if d is not None:
-            z = d * st.vu2[:, None, :]  # chi (and d psi / d k)
-            z_sum = np.add.reduceat(z, st.starts, axis=2)
-            c2 = (np.add.reduceat(pc * z[0], st.starts, axis=1)
-                  - z_sum[0] / W * np.add.reduceat(pc, st.starts, axis=1))
-        if not two:  # the exact one-sided form
-            wv, m2_ = float(st.wv[0]), m2[:, 0]
-            nll_val = (n * float(st.log_ref[0]) + wv) - k[:, 0] * wv + 0.5 * n * np.log(m2_ / n)
-            sc = (n * c2[:, 0] / m2_ - wv) * (-1.0 if neg_only else 1.0) if c2 is not None \
-                else None
-        else:
-            r = st.log_ref
-            e2 = np.exp((2.0 * r) * (lam[:, None] * _SIGNS + _OFFS))  # side exponents
-            psi = y_sum[1] / W  # |mean psi| per side
-            gap = psi[:, 0] + psi[:, 1]
-            B = float(W[0] * W[1]) / n
-            S = (e2 * m2).sum(axis=1) + B * gap * gap
-            nll_val = (1.0 - lam) * st.J + 0.5 * n * np.log(S / n)
-            sc = None
-            if c2 is not None and z_sum is not None:
-                dpsi = z_sum[1] / W
-                C = (e2 * (r * m2 + c2) * _SIGNS).sum(axis=1) + B * gap * (dpsi[:, 0]
-                                                                          - dpsi[:, 1])
-                sc = n * C / S - st.J
-        if not np.isfinite(nll_val if sc is None else nll_val + sc).all():
-            return None
-    if sc is None:
-        sc = np.full(lam.shape, np.nan)
-    return nll_val.reshape(lmbda.shape), sc.reshape(lmbda.shape)
 
 
 def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,

@@ -406,7 +406,7 @@ class Sample:
 
     @cached_property
     def stacked(self) -> Stacked:
-        """The sides of a one-column sample in one array (``likelihood._short_nll_score``
+        """The sides of a one-column sample in one array (``short.short_nll_score``
         evaluates short columns from it, every lambda in one expression)."""
         return Stacked.from_sides(self.sides)
 

@@ -184,14 +184,14 @@ SHORT_LAMBDAS = np.array([-8.0, -3.1, -1e-9, 0.0, 1e-9, 0.7, 1.0, 2.0 - 1e-9, 2.
 def test_short_path_matches_mpmath(case):
     """The vectorised path a short column takes (every lambda in one expression, both sides
     in one array) gives the exact NLL and score at every lambda of the solver's ladder."""
-    from boxcoxstat.core.likelihood import _short_nll_score, _short_ok
+    from boxcoxstat.core.short import short_nll_score, short_ok
     from tests import mpref
 
     x, family = SHORT_CASES[case]
     sample = Sample.from_array(x, family)
-    assert _short_ok(sample)
+    assert short_ok(sample)
     lam = SHORT_LAMBDAS if x.size < 500 else SHORT_LAMBDAS[1:-1]  # mpmath time
-    got = _short_nll_score(sample, lam, True)
+    got = short_nll_score(sample, lam, True)
     assert got is not None  # the short path itself is what is tested here
     val, _ = nll_score(sample, lam)  # and nll_score takes it
     np.testing.assert_array_equal(val, got[0])
@@ -209,14 +209,14 @@ def test_short_path_matches_mpmath(case):
 def test_short_path_hands_overflowing_lambdas_to_the_general_path():
     """Where ``|kappa| (|log b_ref| + max|v|)`` exceeds 300 the short path declines and the
     general (shifted-frame, log-scale) path answers, still exactly."""
-    from boxcoxstat.core.likelihood import _short_nll_score
+    from boxcoxstat.core.short import short_nll_score
     from tests import mpref
 
     x = np.array([-30.0, -2.0, 0.5, 1.0, 4.0, 60.0])
     sample = Sample.from_array(x, "yeojohnson")
     lam = np.array([1.0, 80.0])
-    assert _short_nll_score(sample, lam[:1], True) is not None
-    assert _short_nll_score(sample, lam, True) is None
+    assert short_nll_score(sample, lam[:1], True) is not None
+    assert short_nll_score(sample, lam, True) is None
     val, sc = nll_score(sample, lam)
     for v, s, lm in zip(val, sc, lam, strict=True):
         want = float(mpref.exact_nll(x, lm, "yeojohnson"))

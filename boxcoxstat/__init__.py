@@ -6,7 +6,7 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 from __future__ import annotations
 
 from . import datasets, families, federated
-from ._validation import BoxCoxError, TransformOverflowError
+from ._errors import BoxCoxError, TransformOverflowError
 from .api import fit
 from .base.results import HypothesisTest
 from .base.summary import Summary

@@ -17,13 +17,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
+from .._errors import TransformOverflowError
+from .._input import like_native
 from .._validation import (
     BoxCoxError,
     ColumnReport,
-    TransformOverflowError,
     as_numbers,
     check_lambdas,
-    like_native,
     new_columns,
 )
 from . import jsonio

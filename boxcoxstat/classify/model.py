@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError, check_option, to_matrix
+from .._input import to_matrix
+from .._validation import BoxCoxError, check_option
 from .criteria import RESCALES, Criterion, get_criterion, ml_lambdas
 from .results import TuningResult
 from .search import (

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family, to_matrix
+from .._input import to_matrix
+from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family
 from ..core.sample import Side
 from .messages import Frame, MomentsReply, Request, SetupReport
 from .protocol import GlobalFrame, local_moments, local_sides

@@ -14,7 +14,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families
-from .._validation import BoxCoxError, ColumnReport, check_column, to_matrix
+from .._input import to_matrix
+from .._validation import BoxCoxError, ColumnReport, check_column
 from ..base.diagnostics import fivenum
 from .results import SpreadLevelResult
 

@@ -14,14 +14,13 @@ import numpy as np
 import pandas as pd
 from scipy import linalg
 
+from .._input import as_pandas_frame, to_matrix
 from .._validation import (
     BoxCoxError,
     as_columns,
-    as_pandas_frame,
     check_option,
     check_response_scale,
     normalize_family,
-    to_matrix,
 )
 from ..core.joint import JointObjective, JointProfile, design_with_intercept
 from ..core.joint_solve import fit_joint_lambda

@@ -13,7 +13,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family, to_matrix
+from .._input import to_matrix
+from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family
 from ..core import inference as inf
 from ..core.boxtidwell import BoxTidwellProfile, score_tests
 from ..core.inverse import InverseResponseProfile

@@ -14,10 +14,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._input import as_pandas_frame
 from .._validation import (
     BoxCoxError,
     ColumnReport,
-    as_pandas_frame,
     check_column,
     check_option,
     check_response_scale,

@@ -14,7 +14,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .. import families
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option, to_matrix
+from .._input import to_matrix
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.design import qr_design
 from ..core.guerrero import guerrero_lambda, subseries
 from ..core.response import response_profile

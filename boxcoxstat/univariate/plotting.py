@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import BoxCoxError, TransformOverflowError
+from .._errors import TransformOverflowError
+from .._validation import BoxCoxError
 from ..base.diagnostics import display_unit, normal_qq, profile_cutoff, qq_line
 
 __all__ = ["plot_profile", "qqplot"]

@@ -242,29 +242,35 @@ def test_interval_started_in_the_curvature_pass_matches_a_cold_start(family):
 
 @pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
 def test_curvature_from_the_interval_points_matches_mpmath(family, monkeypatch):
-    """Above SUBSAMPLE_FROM observations (lowered here so that mpmath stays quick),
-    standard_inference takes the curvature from the interval's first Newton points
-    (``2 V - S``, curvature_from_pair) instead of central differences of its own: the round
-    holds four lambdas a column fewer, and the standard error equals mpmath's, the central
-    difference of the analytic score at 30 digits with h = 1e-12 (its error about 1e-18).
-    Tolerance 1e-8: the extrapolation's remainder is below 1e-9 of the curvature wherever
-    it is used (PAIR_RTOL), and the NLL differences carry about 1e-12 of rounding at n = 2e4."""
+    """Above SUBSAMPLE_FROM observations standard_inference takes the curvature from the
+    interval's first Newton points (``2 V - S``, curvature_from_pair) instead of a central
+    difference of its own: the round holds two lambdas a column fewer, and the standard
+    error equals mpmath's, the central difference of the analytic score at 30 digits with
+    h = 1e-12 (its error about 1e-18). Tolerance 1e-8: the extrapolation's remainder is
+    below 1e-9 of the curvature wherever it is used (PAIR_RTOL), and the NLL differences
+    carry about 1e-10 of rounding at n = 3e5."""
     import mpmath
 
     from boxcoxstat.core import inference as inference_module
-    from boxcoxstat.core.curvature import curvature
+    from boxcoxstat.core.curvature import curvature, curvature_from_pair
     from boxcoxstat.core.inference import standard_inference
-    from boxcoxstat.core.profile import CallbackProfile, SampleProfile
+    from boxcoxstat.core.profile import SUBSAMPLE_FROM, CallbackProfile, SampleProfile
     from boxcoxstat.core.solve import solve
     from tests.mpref import exact_score
 
     rng = np.random.default_rng(31)
-    n = 20_000
-    x = (1.0 + rng.lognormal(size=(n, 2)) if family == "boxcox"
-         else np.c_[rng.normal(size=n), rng.exponential(size=n) - 0.3])
+    n = 3 * SUBSAMPLE_FROM  # drawn from 400 values a column (for mpmath: 400 weighted)
+    pool = (1.0 + rng.lognormal(size=(400, 2)) if family == "boxcox"
+            else np.c_[rng.normal(size=400), rng.exponential(size=400) - 0.3])
+    x = np.take_along_axis(pool, rng.integers(0, 400, size=(n, 2)), axis=0)
     profile = SampleProfile.from_array(x, family)
     fit = solve(profile)
-    slope = curvature(profile, fit.lmbda) * (1.0 + 1e-3)  # as a subsample start's
+    slope = fit.slope
+    assert np.all(slope > 0)  # the solver's, from its subsample start
+    # the premise: over those points the profile is close enough to quadratic
+    t0 = np.sqrt(stats.chi2.isf(0.05, 1) / slope)
+    val, sc = profile.evaluate(np.r_[fit.lmbda + t0, fit.lmbda - t0], np.r_[0, 1, 0, 1])
+    assert curvature_from_pair(t0, fit.nll, val, sc)[1].all()
     rounds: list[int] = []
 
     def counted(lam, cols, score=True):
@@ -272,25 +278,27 @@ def test_curvature_from_the_interval_points_matches_mpmath(family, monkeypatch):
         return profile.evaluate(lam, cols, score=score)
 
     cb = CallbackProfile(counted, profile.nobs())
-    old = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
-    old_first = rounds[0]
-    rounds.clear()
-    monkeypatch.setattr(inference_module, "SUBSAMPLE_FROM", 1000)
     new = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
-    # both ends and both tests of the two columns, and no lambda of the curvature's own
-    # (four a column before: Richardson's central differences at h and h/2)
-    assert (old_first, rounds[0]) == (16, 8)
+    new_first = rounds[0]
     in_memory = standard_inference(profile, fit.lmbda, fit.nll, slope=slope)
-    with mpmath.workdps(30):  # the first column (mpmath takes a few seconds a column)
-        lam, h = mpmath.mpf(float(fit.lmbda[0])), mpmath.mpf(10) ** -12
-        c = (exact_score(x[:, 0], lam + h, family, dps=30)
-             - exact_score(x[:, 0], lam - h, family, dps=30)) / (2 * h)
-        want = float(1 / mpmath.sqrt(c))
-    for got in (new, in_memory, old):
-        assert got["bse"][0] == pytest.approx(want, rel=1e-8)
-    # the second column against the central differences' (test_solve.py tests those)
-    np.testing.assert_allclose(new["bse"], old["bse"], rtol=1e-8)
-    np.testing.assert_allclose(in_memory["bse"], old["bse"], rtol=1e-8)
+    rounds.clear()
+    monkeypatch.setattr(inference_module, "SUBSAMPLE_FROM", 10**12)  # as before: no pair
+    old = standard_inference(cb, fit.lmbda, fit.nll, slope=slope)
+    # both ends and both tests of the two columns, and no lambda of the curvature's own
+    # (two a column before: one central difference)
+    assert (rounds[0], new_first) == (12, 8)
+    for j in range(2):
+        # the column as its 400 distinct values with their counts (frequency weights)
+        vals, counts = np.unique(x[:, j], return_counts=True)
+        w = counts.astype(np.float64)
+        with mpmath.workdps(30):
+            lam, h = mpmath.mpf(float(fit.lmbda[j])), mpmath.mpf(10) ** -12
+            c = (exact_score(vals, lam + h, family, w, dps=30)
+                 - exact_score(vals, lam - h, family, w, dps=30)) / (2 * h)
+            want = float(1 / mpmath.sqrt(c))
+        for got in (new, in_memory, old):
+            assert got["bse"][j] == pytest.approx(want, rel=1e-8)
+        assert curvature(profile, fit.lmbda)[j] == pytest.approx(float(c), rel=1e-8)
     # the interval and tests do not depend on where the curvature came from
     for key in ("lower", "upper", "lr0", "lr1"):
         np.testing.assert_allclose(new[key], old[key], rtol=1e-11)

@@ -144,9 +144,12 @@ def bananas(n=600, s=1.0, seed=0):
     return np.vstack([a, b]), np.repeat([0, 1], m)
 
 
-# breast: read by a path relative to this file (CI has no R; see vignettes/data/README.md)
-BREAST_CSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                          "breast_biopsy.csv")
+# breast: read by a path relative to this file (CI has no R; see vignettes/data/README.md);
+# the documentation gallery runs a copy from docs/_vignettes, two levels below the root
+HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+BREAST_CSV = next((p for p in (os.path.join(d, "data", "breast_biopsy.csv") for d in
+                               (HERE, os.path.join(HERE, "..", "..", "vignettes")))
+                   if os.path.exists(p)), os.path.join(HERE, "data", "breast_biopsy.csv"))
 
 
 def load_xy(name):
@@ -156,6 +159,9 @@ def load_xy(name):
     if name == "bananas":
         return bananas()
     if name == "breast":
+        if not os.path.exists(BREAST_CSV):
+            raise FileNotFoundError(f"{BREAST_CSV} not found: it is committed beside this "
+                                    "vignette (vignettes/data/breast_biopsy.csv)")
         df = pd.read_csv(BREAST_CSV)
         if df.shape != (683, 10):
             raise ValueError(f"{BREAST_CSV}: expected 683 rows x 10 columns, got {df.shape}; "

@@ -42,6 +42,29 @@ def test_bicego_quick(tmp_path):
     assert (tmp_path / "bicego_deformation.png").stat().st_size > 1000
 
 
+def test_bicego_breast_csv_is_the_documented_file():
+    """vignettes/data/breast_biopsy.csv (written by breast_biopsy.R from MASS's biopsy) is
+    the file its README describes: the md5 stated there, 683 rows of nine features scored
+    1-10 and the class. UCI's description of the original Wisconsin data gives 699 rows, 458
+    benign and 241 malignant, 16 of them without bare nuclei (in MASS's biopsy 14 benign
+    and 2 malignant, which the R script checks)."""
+    import hashlib
+
+    import pandas as pd
+
+    data = VIGNETTES / "data"
+    stated = re.search(r"md5 `([0-9a-f]{32})`", (data / "README.md").read_text()).group(1)
+    raw = (data / "breast_biopsy.csv").read_bytes()
+    assert hashlib.md5(raw).hexdigest() == stated
+    df = pd.read_csv(data / "breast_biopsy.csv")
+    assert list(df.columns) == [f"V{j}" for j in range(1, 10)] + ["class"]
+    assert df.shape == (683, 10) and not df.isna().any().any()
+    assert df["class"].value_counts().to_dict() == {"benign": 458 - 14, "malignant": 241 - 2}
+    features = df.drop(columns="class")
+    assert (features.dtypes == "int64").all()
+    assert features.min().min() == 1 and features.max().max() == 10
+
+
 def _ours_and_paper(text, title):
     """Rows 'Base accuracy' and 'Basic' of a printed Blum table: (ours, paper) pairs."""
     block = text.split(title)[1].split("\n\n")[0]
@@ -82,20 +105,21 @@ def _table_row(text, title, name):
 
 @pytest.fixture(scope="module")
 def bicego_curves(tmp_path_factory):
-    """Tables 3-5 on wine, liver and diabetes, the paper's protocol in full: 30 half splits,
-    lambda from -5 to 5 in steps of 0.1, seven classifiers (about 6 minutes of CPU)."""
+    """Tables 3-5 on wine, liver, diabetes and breast, the paper's protocol in full: 30 half
+    splits, lambda from -5 to 5 in steps of 0.1, seven classifiers (about 7 minutes of
+    CPU, breast 63 s of it)."""
     return _bicego(tmp_path_factory.mktemp("bicego_curves"), BCS_BICEGO_PARTS="curves",
-                   BCS_DATASETS="wine,liver,diabetes")
+                   BCS_DATASETS="wine,liver,diabetes,breast")
 
 
 @pytest.mark.slow
 def test_bicego_table3_matches_the_paper(bicego_curves):
     """Table 3: the relative improvement of the best spherical lambda over lambda = 1,
-    averaged over classifiers, is the paper's on wine, liver and diabetes."""
-    for name in ("wine", "liver", "diabetes"):
+    averaged over classifiers, is the paper's on wine, liver, diabetes and breast."""
+    for name in ("wine", "liver", "diabetes", "breast"):
         row = _table_row(bicego_curves, "Table 3:", name)
         ours, se, paper8, paper7 = map(float, row[-4:])
-        assert paper8 == {"wine": 1.89, "liver": 11.07, "diabetes": 2.11}[name]
+        assert paper8 == {"wine": 1.89, "liver": 11.07, "diabetes": 2.11, "breast": 1.25}[name]
         # the paper's average is over eight PRTools classifiers, ours over seven stand-ins
         # (no Parzen), so ours is compared with the paper's mean of the same seven; three
         # standard errors of our average: the 30 random half splits are not theirs
@@ -144,14 +168,24 @@ def test_bicego_table5_matches_the_paper(bicego_curves):
         assert row[1::2] == paper
         for got, want in zip(row[::2], paper, strict=True):
             assert got == pytest.approx(want, abs=0.04)
+    # breast (the 683 x 9 original Wisconsin data, vignettes/data/breast_biopsy.csv): all
+    # three distances within 0.01 of the paper's, ours 0.279, 0.312 and 0.267 against
+    # 0.277, 0.316 and 0.263 on this machine (within 0.004). 0.01, not the 0.04 above: the
+    # claim is this closer agreement; the splits are seeded, so only other library versions
+    # of the stand-in classifiers (SVC, logistic regression) could move our numbers
+    row = tuple(map(float, _table_row(bicego_curves, "Table 5:", "breast")))
+    assert row[1::2] == (0.277, 0.316, 0.263)
+    for got, want in zip(row[::2], row[1::2], strict=True):
+        assert got == pytest.approx(want, abs=0.01)
 
 
 @pytest.fixture(scope="module")
 def bicego_auto(tmp_path_factory):
-    """Tables 6-8 on wine and liver: the eight (criterion, mode) pairs optimised by
-    Nelder-Mead on each of the 30 training halves (about 2.5 minutes of CPU)."""
+    """Tables 6-8 on wine, liver and breast: the eight (criterion, mode) pairs optimised by
+    Nelder-Mead on each of the 30 training halves (about 4.5 minutes of CPU, breast 108 s
+    of it)."""
     return _bicego(tmp_path_factory.mktemp("bicego_auto"), BCS_BICEGO_PARTS="auto",
-                   BCS_DATASETS="wine,liver")
+                   BCS_DATASETS="wine,liver,breast")
 
 
 @pytest.mark.slow
@@ -174,6 +208,14 @@ def test_bicego_table6_matches_the_paper(bicego_auto):
     # favourite itself is not claimed: on wine five pairs lie within 0.16 of each other,
     # about 1.5 standard errors
     assert abs(ours_at_paper - paper) <= 3 * se
+    row = _table_row(bicego_auto, "Table 6:", "breast")
+    assert row[4:6] == ["ML", "Diag"]
+    se, paper, ours_at_paper = float(row[3]), float(row[6]), float(row[7])
+    assert paper == 0.78
+    # three standard errors, as on wine (ours 0.634, se 0.096); our favourite is the
+    # paper's here too, but not claimed: ML Spher gains 0.599, a third of a standard error
+    # less
+    assert abs(ours_at_paper - paper) <= 3 * se
 
 
 @pytest.mark.slow
@@ -193,8 +235,15 @@ def test_bicego_table8_matches_the_paper(bicego_auto):
     # diagonal: ours 14.87 against 12.10 (4 standard errors) is not claimed; as in the
     # paper, the diagonal transform gains more than the spherical one
     assert d > s and d_paper > s_paper
+    # breast: both columns within three standard errors (ours 0.775 and 0.958, se 0.079
+    # and 0.076, against 0.922 and 1.000)
+    s, s_se, s_paper, d, d_se, d_paper = map(float, _table_row(bicego_auto, "Table 8(a)",
+                                                                "breast"))
+    assert (s_paper, d_paper) == (0.922, 1.0)
+    assert abs(s - s_paper) <= 3 * s_se and abs(d - d_paper) <= 3 * d_se
     # Table 8(b): "now the diagonal criteria are in most of the cases better than the
-    # spherical ones" (their section 4); over wine and liver, ours for 6 of 7 classifiers
+    # spherical ones" (their section 4); over wine, liver and breast, ours for 7 of 7
+    # classifiers (6 of 7 over wine and liver)
     block = bicego_auto.split("Table 8(b)")[1].split("\n\n")[0].splitlines()[2:]
     wins = [float(v[3]) > float(v[1]) for v in (line.split() for line in block)]
     assert len(wins) == 7 and sum(wins) >= 4

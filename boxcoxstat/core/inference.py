@@ -293,7 +293,8 @@ def standard_inference(
     # points (curvature_from_pair), the others from their own central differences, in the
     # same evaluation
     big = np.broadcast_to(profile.nobs() > SUBSAMPLE_FROM, (p,))
-    by_pair = ends[big[ends]]
+    pair_at = np.flatnonzero(big[ends])  # their places among the ends
+    by_pair = ends[pair_at]
     rest = np.setdiff1d(cols, by_pair)
     # the callback profile's round (Dask graph, federated round) also computes the NLL at 0
     # and 1; in memory a pass costs its arithmetic, and the tests need no score
@@ -310,7 +311,7 @@ def standard_inference(
         lr = lr_statistic(profile, nll_hat, null)
     val, sc = val[:m], sc[:m]
     if by_pair.size:
-        at = np.r_[np.searchsorted(ends, by_pair), ends.size + np.searchsorted(ends, by_pair)]
+        at = np.r_[pair_at, ends.size + pair_at]  # upper ends first, then lower
         c_pair, trusted = curvature_from_pair(t0[by_pair], nll_hat[by_pair], val[at], sc[at])
         info[by_pair] = c_pair
         again = by_pair[~trusted]

@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .._special import dexprel, exprel
+from .column_profiles import ColumnProfiles
 from .joint_solve import hessian as numerical_hessian
 from .likelihood import llf_constant
 from .profile import evaluate_pairs
@@ -154,8 +155,6 @@ class BoxTidwellProfile:
         return numerical_hessian(self, np.asarray(lmbda, dtype=np.float64))
 
     def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike) -> Any:
-        from .joint import ColumnProfiles
-
         if self.single is not None:
             return self.single
         return ColumnProfiles(self, np.asarray(lmbda, dtype=np.float64).copy(),

@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import exprel
 from ..families import bcnpower_log_base
+from .column_profiles import ColumnProfiles
 from .curvature import richardson_slope
 from .design import Design
 from .joint import JointProfile
@@ -441,8 +442,6 @@ class JointShiftedProfile:
 
     def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike):
         """Each power's profile (the others and every gamma maximised out)."""
-        from .joint import ColumnProfiles
-
         if self.single is not None:
             return self.single
         return ColumnProfiles(self, np.asarray(lmbda, dtype=np.float64).copy(),

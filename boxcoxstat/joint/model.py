@@ -107,9 +107,9 @@ def fit_joint(
     per-column MLEs (``bcs.fit`` of each column), so the estimate is exact to about 1e-10.
     Standard errors come from the observed information (that Hessian). ``conf_int()`` is the
     profile-likelihood interval of each power with the other powers maximised out (the core's
-    ``inference.profile_interval`` on ``core.joint.ColumnProfiles``); ``interval="wald"`` and
-    the summary give car's Wald bounds too. With one column every number is the one
-    ``bcs.fit`` (``~ 1``) or ``bcs.lm`` (another design) gives. See
+    ``inference.profile_interval`` on ``core.column_profiles.ColumnProfiles``);
+    ``interval="wald"`` and the summary give car's Wald bounds too. With one column every
+    number is the one ``bcs.fit`` (``~ 1``) or ``bcs.lm`` (another design) gives. See
     :mod:`boxcoxstat.core.joint`.
 
     References

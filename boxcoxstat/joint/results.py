@@ -7,7 +7,7 @@ base (:class:`~boxcoxstat.base.transform.ColumnTransforms`: ``transform``,
 ``inverse_transform``, ``lmbda``, ``params``, JSON), a sibling of
 :class:`~boxcoxstat.PowerTransformResult`; inference goes through the core's one inference
 module on the joint likelihood profiled to one power at a time
-(:class:`~boxcoxstat.core.joint.ColumnProfiles`).
+(:class:`~boxcoxstat.core.column_profiles.ColumnProfiles`).
 """
 
 from __future__ import annotations

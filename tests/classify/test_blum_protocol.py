@@ -14,9 +14,18 @@ from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
+from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
 import boxcoxstat as bcs
 from boxcoxstat.classify import BoxCoxTunedClassifier, tune
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One BLAS / OpenMP thread, as the vignette runs: the searches make thousands of tiny
+    fits, where threads only add overhead, and a slow test should take one core of CI."""
+    with threadpool_limits(1):
+        yield
 
 
 def _sonar(columns=None):

@@ -39,23 +39,19 @@ for computing sample variances. COMPSTAT 1982, 30-41.
 
 from __future__ import annotations
 
-import math
-import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import (
-    _D1_REV,
     A2_SERIES_RADIUS,
     SHIFT_THRESHOLD,
-    _horner,
-    a2_dexprel,
     log_dexprel,
     log_exprel,
 )
 from .._validation import BoxCoxError, normalize_family
+from .blocks import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
 
@@ -116,8 +112,6 @@ def choose_shift(side: Side, kappa: NDArray[np.float64],
     return np.where(far, np.where(kappa > 0, vmax, vmin), 0.0)
 
 
-BLOCK_ELEMENTS = 1 << 16  # rows x columns per block: the temporaries stay in cache
-ZERO_K = 1e-280  # |kappa| below this: phi = d and chi = d^2/2 to rounding (|kappa d| < 1e-276)
 _ARRAYS = ("W", "wv", "d_sum", "mean_phi", "m2", "mean_chi", "c2", "log_ref", "shift",
            "kappa")
 
@@ -233,159 +227,6 @@ def _full(a: NDArray, width: int) -> NDArray[np.float64]:
     a = np.asarray(a, dtype=np.float64)
     return a if a.shape == (width,) else np.full(width, a.reshape(-1)[0]) if a.size == 1 \
         else np.array(np.broadcast_to(a, (width,)))
-
-
-class _Work:
-    """Scratch arrays for the blocks of a pass: every block of a long column is evaluated
-    into the same memory. A fresh 512 KB temporary per operation and block costs page
-    faults whenever the allocator hands back memory it had returned to the system (up to
-    two thirds of a pass, depending on what ran before), so each thread keeps one set of
-    five block-sized arrays (2.5 MB) for all its passes (:func:`_work`)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.flat = [np.empty(size) for _ in range(5)]
-
-    def get(self, i: int, shape: tuple[int, ...]) -> NDArray[np.float64]:
-        """Buffer ``i`` as a C-contiguous array of ``shape``."""
-        return self.flat[i][: math.prod(shape)].reshape(shape)
-
-
-_LOCAL = threading.local()  # one workspace per thread (Dask's threads evaluate in parallel)
-
-
-def _work() -> _Work:
-    """This thread's workspace of ``BLOCK_ELEMENTS`` values per array."""
-    work = getattr(_LOCAL, "work", None)
-    if work is None or work.size < BLOCK_ELEMENTS:
-        work = _LOCAL.work = _Work(BLOCK_ELEMENTS)
-    return work
-
-
-def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | None = None):
-    """The block's ``m`` and ``N`` (see :func:`_moments`; ``N`` is None without the score),
-    tier 2 in ``work``'s buffers 0-3 when given."""
-    if tier == 0:
-        shape = np.broadcast_shapes(d.shape, k.shape)
-        return np.broadcast_to(d, shape), (0.5 * d * d + np.zeros(shape)) if score else None
-    with np.errstate(over="ignore", invalid="ignore"):
-        if tier == 2 and work is not None:
-            shape = np.broadcast_shapes(d.shape, k.shape)
-            a = np.multiply(d, k, out=work.get(0, shape))
-            m = np.expm1(a, out=work.get(1, shape))
-            if not score:
-                return m, None
-            return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
-        a = d * k
-        m = np.expm1(a)
-        if tier == 2:
-            return m, (a2_dexprel(a, m) if score else None)
-        e = np.divide(m, a, out=np.ones_like(m), where=a != 0)
-        e *= d
-        return e, ((d * d) * _horner(_D1_REV, a) if score else None)
-
-
-def phi_chi(d: NDArray, kappa: NDArray, span: NDArray, score: bool = True):
-    """``phi = expm1(kappa d)/kappa`` and ``chi = d phi/d kappa`` as vectors (``d`` of shape
-    (n, L) or (n, 1), one ``kappa`` per column), by the same regimes as :func:`side_moments`
-    (``span`` is each column's largest ``|d|``); ``chi`` is None unless ``score``."""
-    k = np.atleast_1d(np.asarray(kappa, dtype=np.float64))
-    span = np.broadcast_to(span, k.shape)
-    tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
-    shape = np.broadcast_shapes(d.shape, (d.shape[0], k.size))
-    groups: list[tuple[slice | NDArray[np.intp], int]] = (
-        [(slice(None), int(tier[0]))] if np.all(tier == tier[0])
-        else [(np.flatnonzero(tier == t), int(t)) for t in np.unique(tier)])
-    phi = np.empty(shape)
-    chi = np.empty(shape) if score else None
-    for idx, t in groups:
-        dd = d if d.shape[1] == 1 else d[:, idx]
-        kk = k[idx]
-        m, N = _block_values(dd, kk, t, score)
-        if t == 2:
-            with np.errstate(over="ignore", invalid="ignore"):
-                m = m / kk
-                N = None if N is None else N / (kk * kk)
-        phi[:, idx] = m
-        if chi is not None:
-            chi[:, idx] = N
-    return phi, chi
-
-
-WIDE = 16  # at least this many columns: blocks are (rows, columns); fewer: (columns, rows)
-_DOT_RUN = 8192  # dot products along rows in runs of this length (see _row_dots)
-
-
-def _row_dots(x: NDArray, y: NDArray, sub: str) -> NDArray:
-    """``einsum(sub, x, y)``; rows of a (columns, rows) block whose length is a multiple of
-    ``_DOT_RUN`` as sums of dot products over runs of that length (``np.vecdot``: BLAS
-    kernels, twice as fast as einsum's loop, and below OpenBLAS's threading threshold of
-    10,000 values, whose thread hand-offs can cost milliseconds on a busy machine)."""
-    rows = x.shape[1]
-    if sub[-1] != "i" or rows % _DOT_RUN or x.shape != y.shape:
-        return np.einsum(sub, x, y)
-    shape = (x.shape[0], rows // _DOT_RUN, _DOT_RUN)
-    return np.vecdot(x.reshape(shape), y.reshape(shape)).sum(axis=1)
-
-
-def _block_moments(
-    side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
-    cols: NDArray[np.intp] | None = None, work: _Work | None = None,
-) -> tuple[NDArray, ...]:
-    """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
-    mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted.
-
-    Sums run along the contiguous axis: a block of few columns (one column at several
-    lambdas, above all) is laid out one row per column. ``work`` (tier 2) holds the
-    block's temporaries.
-    """
-    v = side.v[rows]
-    w = None if side.w is None else side.w[rows]
-    if cols is not None:
-        v = np.take(v, cols, axis=1)
-        w = None if w is None else np.take(w, cols, axis=1)
-    width = max(v.shape[1], k.shape[0])
-    if width < WIDE:  # (columns, rows): every reduction runs along contiguous memory
-        v = np.ascontiguousarray(v.T)
-        w = None if w is None else np.ascontiguousarray(w.T)
-        k, s = k[:, None], s[:, None]
-        ax, sub = 1, "ij,ij->i"
-    else:
-        ax, sub = 0, "ij,ij->j"
-    if not shifted:
-        d = v
-    elif work is None:
-        d = v - s
-    else:
-        d = np.subtract(v, s, out=work.get(4, np.broadcast_shapes(v.shape, s.shape)))
-    m, N = _block_values(d, k, tier, score, work)
-    zeros = np.zeros(width)
-    nrow = v.shape[ax]
-    if w is None:
-        W = np.full(width, float(nrow))
-        mean = m.sum(axis=ax) / W
-        mc = np.subtract(m, mean[:, None] if ax else mean,
-                         out=None if work is None else work.get(3, m.shape))
-        M2 = _row_dots(mc, mc, sub)
-        dsum = np.broadcast_to(d.sum(axis=ax), (width,)) if shifted else zeros
-        if N is None:
-            return W, mean, M2, zeros, zeros, dsum
-        meanN = N.sum(axis=ax) / W
-        C2 = _row_dots(mc, N, sub) - meanN * mc.sum(axis=ax)
-        return W, mean, M2, meanN, C2, dsum
-    W = np.broadcast_to(w.sum(axis=ax), (width,)).astype(np.float64)
-    Ws = np.where(W > 0, W, 1.0)
-    wb = np.broadcast_to(w, m.shape)
-    mean = np.einsum(sub, wb, m) / Ws
-    mc = m - (mean[:, None] if ax else mean)
-    wmc = wb * mc
-    M2 = np.einsum(sub, wmc, mc)
-    dsum = np.broadcast_to((w * d).sum(axis=ax), (width,)) if shifted else zeros
-    if N is None:
-        return W, mean, M2, zeros, zeros, dsum
-    meanN = np.einsum(sub, wb, N) / Ws
-    C2 = np.einsum(sub, wmc, N) - meanN * wmc.sum(axis=ax)
-    return W, mean, M2, meanN, C2, dsum
 
 
 def _log_affine(log_b: NDArray, a: NDArray, alpha: NDArray) -> NDArray:

@@ -33,9 +33,8 @@ from numpy.typing import NDArray
 
 from .. import families as fam
 from .._special import exprel
+from ..core.blocks import BLOCK_ELEMENTS, WIDE
 from ..core.likelihood import (
-    BLOCK_ELEMENTS,
-    WIDE,
     SideMoments,
     choose_shift,
     merge_moments,

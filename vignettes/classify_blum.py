@@ -30,7 +30,8 @@
 # Every table prints the paper's number beside ours. Environment variables choose what runs
 # (`BCS_BLUM_PARTS`: any of `table2,table4,table5,table6,table7`), which classifiers
 # (`BCS_CLASSIFIERS`), which settings (`BCS_SETTINGS`; `none` prints the base accuracies
-# only) and how many repetitions
+# only), which feature pairs of Tables 5 and 7 (`BCS_PAIRS`, e.g. `11-45,12-36`; default
+# all) and how many repetitions
 # (`BCS_REPEATS`, default 5); `BCS_VIGNETTE_QUICK=1` runs a small version for the test
 # suite. The README's section "Tuning lambda for a classifier" lists the configurations
 # run and their numbers.
@@ -102,6 +103,7 @@ SETTINGS = {
 ONLY_SETTINGS = os.environ.get("BCS_SETTINGS", "Basic" if QUICK else "")
 if ONLY_SETTINGS:
     SETTINGS = {k: v for k, v in SETTINGS.items() if k in ONLY_SETTINGS.split(",")}
+PAIRS = [p for p in os.environ.get("BCS_PAIRS", "").split(",") if p]
 FOLDS = RepeatedStratifiedKFold(n_splits=3 if QUICK else 10, n_repeats=REPEATS,
                                 random_state=42)
 
@@ -242,9 +244,12 @@ for part, name, paper in (("table5", "sonar", PAPER5), ("table7", "wdbc", PAPER7
         continue
     X, y = load_xy(name)
     for pair, values in list(paper.items())[: 1 if QUICK else None]:
+        if PAIRS and f"{pair[0]}-{pair[1]}" not in PAIRS:
+            continue
         t = time.time()
         cols = [pair[0] - 1, pair[1] - 1]
-        ours = improvement_table(X[:, cols], y, ["Gridsearch"] + list(SETTINGS))
+        grid = [] if ONLY_SETTINGS == "none" else ["Gridsearch"]  # none: base accuracy only
+        ours = improvement_table(X[:, cols], y, grid + list(SETTINGS))
         print_table(f"Table {part[-1]} ({name}, features {pair[0]} and {pair[1]}, "
                     f"{FOLDS.cvargs['n_splits']}-fold x {REPEATS}; {time.time() - t:.0f} s)",
                     ours,

@@ -62,9 +62,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel
 from .._validation import BoxCoxError
-from .blocks import BLOCK_ELEMENTS, phi_chi
 from .column_profiles import ColumnProfiles
 from .design import Design, qr_design, r_factor, vector_norm
+from .kernel import BLOCK_ELEMENTS, phi_chi
 from .likelihood import choose_shift, llf_constant
 from .profile import Profile, SampleProfile
 from .response import ResponseProfile, _span, response_profile, spans_constant_only

@@ -51,7 +51,7 @@ from .._special import (
     log_exprel,
 )
 from .._validation import BoxCoxError, normalize_family
-from .blocks import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
+from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
 

@@ -44,8 +44,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
 from .._validation import BoxCoxError, normalize_family
-from .blocks import phi_chi
 from .design import Design, qr_design
+from .kernel import phi_chi
 from .likelihood import choose_shift, llf_constant
 from .profile import Profile, RescaledProfile, SampleProfile, as_pairs, reach_of
 from .sample import Sample, length_unit

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.blocks import phi_chi
+from ..core.kernel import phi_chi
 from .messages import MomentsReply, Request, SetupReport, SideStats, finite, numbers
 from .protocol import SideFrame
 

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from .. import families as fam
 from .._special import exprel
-from ..core.blocks import BLOCK_ELEMENTS, WIDE
+from ..core.kernel import BLOCK_ELEMENTS, WIDE
 from ..core.likelihood import (
     SideMoments,
     choose_shift,

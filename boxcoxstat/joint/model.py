@@ -137,60 +137,8 @@ def fit_joint(
         raise BoxCoxError("gamma= applies to family='bcnpower' in fit_joint")
     check_option("missing", missing, ("drop", "raise"))
     text = _design_text(design)
-    data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
-    if isinstance(data, pd.DataFrame):
-        frame = data
-    else:
-        if design is not None:
-            raise BoxCoxError("a design formula needs a DataFrame with named columns")
-        values, names, _, _ = to_matrix(data)
-        frame = pd.DataFrame(values, columns=names)
-    labels = frame.index
-    frame = frame.copy(deep=False).reset_index(drop=True)
-    frame.columns = [str(c) for c in frame.columns]
-    if columns is None:
-        used = design_variables(text, frame)
-        cols = [c for c in frame.columns if c not in used]
-    else:
-        if isinstance(columns, str):
-            columns = [columns]
-        cols = [str(c) for c in columns]
-        absent = [c for c in cols if c not in frame.columns]
-        if absent:
-            raise BoxCoxError(
-                f"no column(s) {absent} in the data; the columns are {list(frame.columns)}"
-            )
-        if len(set(cols)) != len(cols):
-            raise BoxCoxError(f"columns {cols} lists a column twice")
-    if not cols:
-        raise BoxCoxError("no columns to transform")
-    y_all, _, _, _ = to_matrix(frame[cols])
-    y_missing = np.isnan(y_all).any(axis=1)
-    if missing == "raise" and y_missing.any():
-        bad = [c for j, c in enumerate(cols) if np.isnan(y_all[:, j]).any()]
-        raise BoxCoxError(f"missing values in column(s) {bad}; drop them or use missing='drop'")
-    xdf = one_sided_design(text, frame, missing)
-    rows = xdf.index.to_numpy()  # positions: the frame's index was reset above
-    keep = np.zeros(len(frame), dtype=bool)
-    keep[rows] = True
-    rows_x = np.zeros(len(frame), dtype=np.intp)
-    rows_x[rows] = np.arange(len(rows))
-    keep &= ~y_missing
-    complete = bool(keep.all())  # then no copies (y is never written: read-only below)
-    y = y_all if complete else y_all[keep]
-    x = xdf.to_numpy(dtype=np.float64)
-    x = x if complete and len(rows) == len(frame) else x[rows_x[keep]]
+    cols, y, x, n_missing = _complete_rows(data, columns, design, text, missing, fam)
     n, p = y.shape
-    n_missing = int(len(frame) - n)
-    # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
-    as_columns(pd.DataFrame(y, columns=cols, index=labels if complete else labels[keep]),
-               family="yeojohnson" if fam == "bcnpower" else fam, missing="raise",
-               tiny_scale=fam == "yeojohnson")  # solved in lambda * unit (JointInUnits)
-    if fam == "yeojohnson":
-        for j, c in enumerate(cols):
-            check_response_scale(y[:, j], f"column {c!r}", "the joint model's")
-    if n == 0:
-        raise BoxCoxError("no complete rows: every row has a missing value")
     factored = design_with_intercept(x)
     rank = factored.rank
     if n <= p + rank:
@@ -207,6 +155,88 @@ def fit_joint(
     else:
         problem = JointProfile.build(y, factored, fam)
         sol = fit_joint_lambda(problem)
+    cov = _checked_covariance(sol, cols, fam)
+    return JointTransformResult(
+        names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
+        design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
+        design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
+        **shifted,
+    )
+
+
+def _chosen_columns(frame: pd.DataFrame, columns: Sequence[str] | None, text: str,
+                    ) -> list[str]:
+    """The columns to transform: ``columns``, checked, or every column the design does not
+    use."""
+    if columns is None:
+        used = design_variables(text, frame)
+        cols = [c for c in frame.columns if c not in used]
+    else:
+        if isinstance(columns, str):
+            columns = [columns]
+        cols = [str(c) for c in columns]
+        absent = [c for c in cols if c not in frame.columns]
+        if absent:
+            raise BoxCoxError(
+                f"no column(s) {absent} in the data; the columns are {list(frame.columns)}"
+            )
+        if len(set(cols)) != len(cols):
+            raise BoxCoxError(f"columns {cols} lists a column twice")
+    if not cols:
+        raise BoxCoxError("no columns to transform")
+    return cols
+
+
+def _complete_rows(data: Any, columns: Sequence[str] | None, design: str | None,
+                   text: str, missing: str, fam: str,
+                   ) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+    """The columns' names, their complete rows ``y`` (n, p), the design variables' values on
+    those rows and the number of rows dropped; every column checked for the family, by
+    name."""
+    data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
+    if isinstance(data, pd.DataFrame):
+        frame = data
+    else:
+        if design is not None:
+            raise BoxCoxError("a design formula needs a DataFrame with named columns")
+        values, names, _, _ = to_matrix(data)
+        frame = pd.DataFrame(values, columns=names)
+    labels = frame.index
+    frame = frame.copy(deep=False).reset_index(drop=True)
+    frame.columns = [str(c) for c in frame.columns]
+    cols = _chosen_columns(frame, columns, text)
+    y_all, _, _, _ = to_matrix(frame[cols])
+    y_missing = np.isnan(y_all).any(axis=1)
+    if missing == "raise" and y_missing.any():
+        bad = [c for j, c in enumerate(cols) if np.isnan(y_all[:, j]).any()]
+        raise BoxCoxError(f"missing values in column(s) {bad}; drop them or use missing='drop'")
+    xdf = one_sided_design(text, frame, missing)
+    rows = xdf.index.to_numpy()  # positions: the frame's index was reset above
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[rows] = True
+    rows_x = np.zeros(len(frame), dtype=np.intp)
+    rows_x[rows] = np.arange(len(rows))
+    keep &= ~y_missing
+    complete = bool(keep.all())  # then no copies (y is never written: read-only later)
+    y = y_all if complete else y_all[keep]
+    x = xdf.to_numpy(dtype=np.float64)
+    x = x if complete and len(rows) == len(frame) else x[rows_x[keep]]
+    # per-column checks (numeric, finite, spread, Box-Cox positivity) name the column
+    as_columns(pd.DataFrame(y, columns=cols, index=labels if complete else labels[keep]),
+               family="yeojohnson" if fam == "bcnpower" else fam, missing="raise",
+               tiny_scale=fam == "yeojohnson")  # solved in lambda * unit (JointInUnits)
+    if fam == "yeojohnson":
+        for j, c in enumerate(cols):
+            check_response_scale(y[:, j], f"column {c!r}", "the joint model's")
+    if y.shape[0] == 0:
+        raise BoxCoxError("no complete rows: every row has a missing value")
+    return cols, y, x, int(len(frame) - y.shape[0])
+
+
+def _checked_covariance(sol: Any, cols: list[str], fam: str) -> np.ndarray:
+    """The joint estimate's covariance (inverse observed information), refused where the
+    information is singular or the solver did not converge (bcnPower: a warning)."""
+    p = len(cols)
     try:
         with np.errstate(all="ignore"):
             cov = sol.covariance()
@@ -229,13 +259,8 @@ def fit_joint(
     if not sol.converged:
         warnings.warn("the joint lambda did not converge (the likelihood may be flat or "
                       "unbounded); treat the estimates with caution", RuntimeWarning,
-                      stacklevel=2)
-    return JointTransformResult(
-        names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
-        design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
-        design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
-        **shifted,
-    )
+                      stacklevel=3)  # fit_joint's caller
+    return cov
 
 
 _DEPENDENT_TOL = 1e-9  # relative residual norm: about 7 digits above float64's resolution

@@ -134,15 +134,7 @@ def lm(
     env = caller_environment(1)
     data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
     frame, w = model_frame(formula, data, weights=weights, missing=missing, eval_env=env)
-    fam = frame.response_family
-    if family is not None:
-        chosen = normalize_family(family, allow_auto=False, allow_shifted=True)
-        if fam is not None and chosen != fam:
-            raise BoxCoxError(
-                f"family={family!r} contradicts the response {formula.split('~')[0].strip()!r}"
-            )
-        fam = chosen
-    fam = fam or "boxcox"
+    fam = _response_family(frame.response_family, family, formula)
     with_shift = fam == "bcnpower" or gamma is not None
     check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
                  family="yeojohnson" if with_shift else fam, missing="raise", min_n=3,
@@ -179,22 +171,7 @@ def lm(
     if fixed is not None:
         power = power.at(fixed)
     else:
-        sol = solve(likelihood)
-        if not sol.converged[0]:
-            warnings.warn(f"the response power did not converge for {formula!r}",
-                          RuntimeWarning, stacklevel=2)
-        lam, nll = sol.lmbda.copy(), sol.nll.copy()
-        shifted: dict[str, Any] = {}
-        if isinstance(likelihood, ShiftedProfile):
-            gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
-                                             likelihood.gamma_at(sol.lmbda))
-            shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
-                       "gamma_min": float(gamma_min)}
-        elif gamma is not None:
-            shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
-        power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=nll,
-                        llf_values=likelihood.llf_offset() - nll,
-                        converged_values=sol.converged, **shifted)
+        power = _estimated(power, likelihood, formula, gamma, gamma_min)
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(power.lmbda):
         raise BoxCoxError(
             f"the model fits the transformed response exactly at lambda = {power.lmbda:.6g}; "
@@ -207,6 +184,40 @@ def lm(
         column_names=tuple(frame.column_names), aliased=aliased, missing=missing,
         design_info=frame.design_info, index=frame.index, y=frame.y, x=frame.x, weights=w,
     )
+
+
+def _response_family(in_formula: str | None, family: str | None, formula: str) -> str:
+    """The response's family: the formula's (``bc(y)``, ``yj(y)``, ...), ``family=``, which
+    must agree with it, or Box-Cox."""
+    if family is None:
+        return in_formula or "boxcox"
+    chosen = normalize_family(family, allow_auto=False, allow_shifted=True)
+    if in_formula is not None and chosen != in_formula:
+        raise BoxCoxError(
+            f"family={family!r} contradicts the response {formula.split('~')[0].strip()!r}"
+        )
+    return chosen
+
+
+def _estimated(power: PowerTransformResult, likelihood: Profile, formula: str,
+               gamma: float | None, gamma_min: float) -> PowerTransformResult:
+    """``power`` at the response power's MLE (with bcnPower's shift, or the fixed one)."""
+    sol = solve(likelihood)
+    if not sol.converged[0]:
+        warnings.warn(f"the response power did not converge for {formula!r}",
+                      RuntimeWarning, stacklevel=3)  # lm's caller
+    lam, nll = sol.lmbda.copy(), sol.nll.copy()
+    shifted: dict[str, Any] = {}
+    if isinstance(likelihood, ShiftedProfile):
+        gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
+                                         likelihood.gamma_at(sol.lmbda))
+        shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+                   "gamma_min": float(gamma_min)}
+    elif gamma is not None:
+        shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
+    return replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=nll,
+                   llf_values=likelihood.llf_offset() - nll,
+                   converged_values=sol.converged, **shifted)
 
 
 def _fixed_power(lmbda: Any, in_formula: float | None) -> float | None:

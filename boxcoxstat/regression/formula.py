@@ -411,33 +411,49 @@ def model_frame(
     if len(rows) < len(df):
         ydf, xdf = build(df.iloc[rows])
     if w is not None:
-        w = w[rows]
-        if not np.all(np.isfinite(w)) or np.any(w <= 0):
-            raise BoxCoxError("weights must be finite and positive; drop rows with weight 0")
-        if np.log(w.max()) - np.log(w.min()) > np.log(WEIGHT_RATIO):
-            lo, hi = int(np.argmin(w)), int(np.argmax(w))
-            raise BoxCoxError(
-                f"the weights span {w[lo]:.3g} (row {data.index[rows[lo]]!r}) to {w[hi]:.3g} "
-                f"(row {data.index[rows[hi]]!r}), more than a factor {WEIGHT_RATIO:g}: rows "
-                "that light add nothing float64 can hold to the weighted sums of squares; "
-                "drop them, or rescale the weights")
-    if ydf.shape[1] != 1:
-        raise BoxCoxError(f"the response {response!r} must be one numeric column")
-    y = ydf.to_numpy(dtype=np.float64)[:, 0]
-    if not np.all(np.isfinite(y)) or not np.all(np.isfinite(xdf.to_numpy(dtype=np.float64))):
-        raise BoxCoxError("the response and the design must be finite (infinite values found)")
-    size = np.abs(xdf.to_numpy(dtype=np.float64)).max(axis=0, initial=0.0)
-    if np.any(size > _DESIGN_LIMIT):
-        name = str(xdf.columns[int(np.argmax(size > _DESIGN_LIMIT))])
-        raise BoxCoxError(f"the design column {name!r} has values up to {size.max():.3g}, whose "
-                          "squares overflow float64 in least squares; rescale that predictor")
+        w = _checked_weights(w[rows], data.index[rows])
+    y, x = _checked_values(ydf, xdf, response)
     frame = ModelFrame(
-        y=y, x=xdf.to_numpy(dtype=np.float64), response=response,
+        y=y, x=x, response=response,
         column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,
         index=data.index[rows], n_dropped=len(df) - len(rows), response_family=fam,
         response_lmbda=fixed,
     )
     return frame, w
+
+
+def _checked_weights(w: NDArray[np.float64], labels: pd.Index) -> NDArray[np.float64]:
+    """The complete rows' weights, refused unless finite, positive and within
+    ``WEIGHT_RATIO`` of each other (``labels`` name those rows in the caller's index)."""
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise BoxCoxError("weights must be finite and positive; drop rows with weight 0")
+    if np.log(w.max()) - np.log(w.min()) > np.log(WEIGHT_RATIO):
+        lo, hi = int(np.argmin(w)), int(np.argmax(w))
+        raise BoxCoxError(
+            f"the weights span {w[lo]:.3g} (row {labels[lo]!r}) to {w[hi]:.3g} "
+            f"(row {labels[hi]!r}), more than a factor {WEIGHT_RATIO:g}: rows "
+            "that light add nothing float64 can hold to the weighted sums of squares; "
+            "drop them, or rescale the weights")
+    return w
+
+
+def _checked_values(
+    ydf: pd.DataFrame, xdf: pd.DataFrame, response: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The response and design as float arrays, refused unless the response is one column,
+    every value is finite and no design column's squares overflow."""
+    if ydf.shape[1] != 1:
+        raise BoxCoxError(f"the response {response!r} must be one numeric column")
+    y = ydf.to_numpy(dtype=np.float64)[:, 0]
+    x = xdf.to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(y)) or not np.all(np.isfinite(x)):
+        raise BoxCoxError("the response and the design must be finite (infinite values found)")
+    size = np.abs(x).max(axis=0, initial=0.0)
+    if np.any(size > _DESIGN_LIMIT):
+        name = str(xdf.columns[int(np.argmax(size > _DESIGN_LIMIT))])
+        raise BoxCoxError(f"the design column {name!r} has values up to {size.max():.3g}, whose "
+                          "squares overflow float64 in least squares; rescale that predictor")
+    return y, x
 
 
 def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:

@@ -233,7 +233,32 @@ class RobustSolution:
 def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[str, Any],
                 names: list[str]) -> dict[str, Any]:
     """One estimator with cellWise's interval expansion, on sorted complete columns."""
-    n, p = xs.shape
+    xt, loc, scale = _prestandardized(xs, family, opt, names)
+    res, lo, hi, converged = _expanded(xt, family, method, opt, names)
+    lam = res["lmbda"]
+    with np.errstate(over="ignore"):
+        y = fam.forward_unchecked(xt, lam, family)
+    # a far outlier's transformed value may overflow: at float64's end it counts as far
+    objective = robust_criterion(_at_most_max(y), opt["c"], opt["subsample"])
+    w = res["weights"]
+    with np.errstate(all="ignore"):
+        m = w.sum(axis=0)
+        muhat = np.where(w > 0, y, 0.0).sum(axis=0) / m
+        sigmahat = np.sqrt(np.where(w > 0, (y - muhat) ** 2, 0.0).sum(axis=0) / (m - 1))
+    return {
+        "lmbda": lam, "lmbda0": res["lmbda0"], "objective": objective, "weights": w,
+        "location": res["location"], "scale": res["scale"], "muhat": muhat,
+        "sigmahat": sigmahat, "locx": loc, "scalex": scale,
+        "lmbda_range": np.column_stack([lo, hi]), "converged": converged,
+    }
+
+
+def _prestandardized(
+    xs: NDArray[np.float64], family: str, opt: Mapping[str, Any], names: list[str],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """The columns prestandardized as ``opt["prestandardize"]`` asks, with the location and
+    scale used; refuses a column without spread or one that leaves float64's range."""
+    p = xs.shape[1]
     if opt["prestandardize"] != "none" or family == "yeojohnson":
         loc, scale = prestandardize(xs, family, opt["prestandardize"])
     else:
@@ -257,6 +282,18 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
             f"({opt['prestandardize']!r}) its values leave float64's range; use "
             "prestandardize='paper' (the log scale), or rescale the column"
         )
+    return xt, loc, scale
+
+
+def _expanded(
+    xt: NDArray[np.float64], family: str, method: str, opt: Mapping[str, Any], names: list[str],
+) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.float64], NDArray[np.float64],
+           NDArray[np.bool_]]:
+    """The estimator on every column, re-run where an estimate lies within 5% of the
+    interval's width from an end, with that end moved twice as far from 1 (cellWise's
+    expansion, at most ``opt["max_expand"]`` times). Returns the estimator's outputs, the
+    final ends and which columns' estimates ended clear of the ends (``converged``)."""
+    n, p = xt.shape
     lo = np.full(p, float(opt["lmbda_range"][0]))
     hi = np.full(p, float(opt["lmbda_range"][1]))
     res: dict[str, Any] = {}
@@ -293,22 +330,7 @@ def _fit_sorted(xs: NDArray[np.float64], family: str, method: str, opt: Mapping[
         lo[sel] = np.where(dlo[redo] == dmin[redo], 1 + 2 * (lo[sel] - 1), lo[sel])
         hi[sel] = np.where(dhi[redo] == dmin[redo], 1 + 2 * (hi[sel] - 1), hi[sel])
         todo = sel
-    lam = res["lmbda"]
-    with np.errstate(over="ignore"):
-        y = fam.forward_unchecked(xt, lam, family)
-    # a far outlier's transformed value may overflow: at float64's end it counts as far
-    objective = robust_criterion(_at_most_max(y), opt["c"], opt["subsample"])
-    w = res["weights"]
-    with np.errstate(all="ignore"):
-        m = w.sum(axis=0)
-        muhat = np.where(w > 0, y, 0.0).sum(axis=0) / m
-        sigmahat = np.sqrt(np.where(w > 0, (y - muhat) ** 2, 0.0).sum(axis=0) / (m - 1))
-    return {
-        "lmbda": lam, "lmbda0": res["lmbda0"], "objective": objective, "weights": w,
-        "location": res["location"], "scale": res["scale"], "muhat": muhat,
-        "sigmahat": sigmahat, "locx": loc, "scalex": scale,
-        "lmbda_range": np.column_stack([lo, hi]), "converged": converged,
-    }
+    return res, lo, hi, converged
 
 
 def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:

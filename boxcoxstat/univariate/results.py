@@ -427,6 +427,16 @@ class PowerTransformResult(ColumnTransforms):
         if self.model is not None:
             notes.append(f"The response of the linear model {self.model}: lambda maximises "
                          "the profile likelihood given the predictors (as MASS::boxcox).")
+        notes += self._fit_notes()
+        title = f"{fams} power transformation, maximum likelihood"
+        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
+        fmts["status"] = str
+        return Summary(title, tables, notes, fmts)
+
+    def _fit_notes(self) -> list[str]:
+        """Notes on how the fit went: an active ``ymax`` bound, a solver that did not
+        converge, and a federated fit's cost and the clients it left out."""
+        notes = []
         for j, n in enumerate(self.names):
             if self.lmbda_used[j] != self.lmbda_mle[j]:
                 notes.append(
@@ -443,10 +453,7 @@ class PowerTransformResult(ColumnTransforms):
             notes.append(f"Fitted without pooling the data: {cost}.")
             if fed.get("dropped"):
                 notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
-        title = f"{fams} power transformation, maximum likelihood"
-        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
-        fmts["status"] = str
-        return Summary(title, tables, notes, fmts)
+        return notes
 
     def _gamma_table(self, alpha: float) -> pd.DataFrame:
         gam = self.gamma_values

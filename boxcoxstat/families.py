@@ -300,7 +300,8 @@ def bcnpower_unbase(b: ArrayLike, gamma: float) -> NDArray[np.float64]:
     ``(b - gamma/2)(b + gamma/2)/b`` so values near 0 keep their digits."""
     b = np.asarray(b, dtype=np.float64)
     h = 0.5 * float(gamma)
-    return (b - h) * ((b + h) / b)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float64: inf, the caller's
+        return (b - h) * ((b + h) / b)
 
 
 def bcnpower(x: ArrayLike, lmbda: float, gamma: float) -> NDArray[np.float64]:

@@ -271,7 +271,11 @@ class Mapping_(Codec):  # noqa: N801 - ``Mapping`` is taken by collections.abc
 
 @dataclass(frozen=True)
 class Frame(Codec):
-    """A DataFrame of numbers (``split`` layout: columns, index, data)."""
+    """A DataFrame of numbers (``split`` layout: columns, index, data); ``columns`` and
+    ``rows``, where given, are the labels it must have (a table the result reads by label)."""
+
+    columns: tuple[str, ...] | None = None
+    rows: tuple[str, ...] | None = None
 
     def encode(self, value: Any) -> Any:
         frame = pd.DataFrame(value)
@@ -296,14 +300,24 @@ class Frame(Codec):
         if not isinstance(names, list) or not all(n is None or isinstance(n, str)
                                                   for n in names):
             raise _Bad("index_names must be a list of strings or nulls")
+        def label(v: Any) -> bool:
+            return v is None or isinstance(v, (str, bool, int, float))
+
         if len(names) > 1:
-            if not all(isinstance(i, list) and len(i) == len(names) for i in value["index"]):
+            if not all(isinstance(i, list) and len(i) == len(names) and all(map(label, i))
+                       for i in value["index"]):
                 raise _Bad(f"every index entry must be a list of {len(names)} labels (one per "
                            "index name)")
             index: pd.Index = pd.MultiIndex.from_tuples([tuple(i) for i in value["index"]],
                                                          names=names)
         else:
+            if not all(map(label, value["index"])):
+                raise _Bad("index labels must be strings, numbers, booleans or nulls")
             index = pd.Index(value["index"], name=names[0] if names else None)
+        if self.columns is not None and list(cols) != list(self.columns):
+            raise _Bad(f"must have the columns {list(self.columns)}")
+        if self.rows is not None and sorted(map(str, index)) != sorted(self.rows):
+            raise _Bad(f"must have the rows {list(self.rows)}")
         return pd.DataFrame(data.reshape(len(index), len(cols)), index=index, columns=cols)
 
 

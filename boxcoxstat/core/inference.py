@@ -59,7 +59,8 @@ def wald_interval(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``lmbda -+ z_{1-alpha/2} bse``."""
     z = stats.norm.isf(alpha / 2.0)
-    return lmbda - z * bse, lmbda + z * bse
+    with np.errstate(over="ignore"):  # a standard error near float64's end: infinite ends
+        return lmbda - z * bse, lmbda + z * bse
 
 
 INTERVAL_RTOL = 1e-13  # relative accuracy of the distance from the estimate to an endpoint
@@ -236,13 +237,15 @@ def rounded_power(
     cand = np.array(CONVENIENT_POWERS)
     preference = {1.0: 0, 0.0: 1, -1.0: 2, 0.5: 3, 1 / 3: 4, -0.5: 5, -1 / 3: 6, 2.0: 7, -2.0: 8}
     rank = np.array([preference[c] for c in CONVENIENT_POWERS])
-    out = np.round(lmbda, 2)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond 1e15, 2 decimals are moot
+        out = np.where(np.abs(lmbda) < 1e15, np.round(lmbda, 2), lmbda)
     for j in range(lmbda.shape[0]):
         inside = (cand >= lower[j]) & (cand <= upper[j])
         if inside.any():
             c, r = cand[inside], rank[inside]
-            dist = np.abs(c - lmbda[j])
-            best = np.lexsort((r, np.round(dist, 12)))[0]
+            with np.errstate(over="ignore", invalid="ignore"):
+                dist = np.abs(c - lmbda[j])
+                best = np.lexsort((r, np.where(dist < 1e15, np.round(dist, 12), dist)))[0]
             out[j] = c[best]
     return out
 

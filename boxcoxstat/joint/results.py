@@ -93,9 +93,12 @@ class JointTransformResult(ColumnTransforms):
             raise jsonio._Bad("field 'layout' must be 'frame' for a joint fit")
         if len(set(values["families"])) != 1:
             raise jsonio._Bad("field 'families' must hold one family for every column")
-        if np.shape(values["cov_values"]) != (p, p):
+        cov = values["cov_values"]
+        if np.shape(cov) != (p, p):
             raise jsonio._Bad(f"field 'cov_values' must be {p} x {p} (one row and column per "
                               "name)")
+        if np.any(np.diag(cov) < 0):  # a covariance has no negative variance
+            raise jsonio._Bad("field 'cov_values' has a negative variance on its diagonal")
         stored = values.get("stored")
         if stored is not None and (list(stored.columns) != ["lower", "upper"]
                                    or list(stored.index) != names):

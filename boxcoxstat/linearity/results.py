@@ -71,9 +71,15 @@ class BoxTidwellResult(ResultBase):
     nobs: int = saved(jsonio.Int(minimum=1))
     n_dropped: int = saved(jsonio.Int(minimum=0))
     converged: bool = saved(jsonio.Bool())
-    stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None,
-                                        compare=False)
+    stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True, columns=(
+        "lower", "upper", "lr1")), default=None, compare=False)
     problem: Any = field(default=None, repr=False, compare=False)
+
+    @staticmethod
+    def _check_loaded(values: dict[str, Any]) -> None:
+        stored = values.get("stored")
+        if stored is not None and list(map(str, stored.index)) != list(values["names"]):
+            raise jsonio._Bad("field 'stored' must have one row per name in 'names'")
 
     # ------------------------------------------------------------------ estimates
     def _series(self, values: Any, name: str) -> pd.Series:
@@ -224,10 +230,10 @@ class InverseResponseResult(ResultBase):
     bse_value: float = saved(jsonio.Float())
     nll_hat: float = saved(jsonio.Float())
     nobs: int = saved(jsonio.Int(minimum=3))
-    rss_table: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None,
-                                           compare=False)
-    stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None,
-                                        compare=False)
+    rss_table: pd.DataFrame | None = saved(jsonio.Frame(optional=True, columns=(
+        "lmbda", "RSS")), default=None, compare=False)
+    stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True, columns=(
+        "lower", "upper"), rows=("profile", "car")), default=None, compare=False)
     profile_: Any = field(default=None, repr=False, compare=False)
     y: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
     yhat: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)

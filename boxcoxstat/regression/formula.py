@@ -38,6 +38,8 @@ from ..core.solve import solve
 __all__ = [
     "bc",
     "yj",
+    "poly",
+    "FUNCTIONS",
     "term_lambdas",
     "term_inference",
     "ModelFrame",
@@ -172,6 +174,99 @@ lmbda : float, optional
 """
 
 
+class _PolyTerm:
+    """State of one ``poly(x, degree)`` term: R's orthogonal polynomials, learned once.
+
+    Fitting follows R's ``stats::poly``: the monic polynomials orthogonal over the training
+    values (Stieltjes' three-term recurrence, Forsythe 1957), kept as R keeps them, ``alpha``
+    (the recurrence's centres, on the data's scale) and ``norm2`` (``1, n`` and the squared
+    norms, R's ``attr(, "coefs")``), so that new data get the same basis as
+    ``predict(poly(x, degree), newx)`` in R: each column scaled to unit norm on the training
+    values.
+    """
+
+    def __init__(self) -> None:
+        self._chunks: list[NDArray[np.float64]] = []
+        self.degree = 0
+        self.alpha: NDArray[np.float64] | None = None
+        self.norm2: NDArray[np.float64] | None = None
+
+    def memorize_chunk(self, x: Any, degree: int = 1) -> None:
+        if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or \
+                not 1 <= degree <= 20:
+            raise BoxCoxError(f"poly(): degree must be a whole number from 1 to 20, got "
+                              f"{degree!r}")
+        self.degree = int(degree)
+        self._chunks.append(np.asarray(x, dtype=np.float64).reshape(-1))
+
+    def memorize_finish(self) -> None:
+        x = np.concatenate(self._chunks) if self._chunks else np.empty(0)
+        self._chunks = []
+        self._learn(x[~np.isnan(x)])
+
+    def _learn(self, x: NDArray[np.float64]) -> None:
+        degree = self.degree
+        if not np.all(np.isfinite(x)):
+            raise BoxCoxError("poly(): the variable has infinite values")
+        if degree >= np.unique(x).size:
+            raise BoxCoxError(f"poly(): degree {degree} needs more than {degree} distinct "
+                              f"values of the variable; it has {np.unique(x).size}")
+        centre = x.mean()
+        xc = x - centre
+        alpha = np.empty(degree)
+        norm2 = np.empty(degree + 2)
+        norm2[0], norm2[1] = 1.0, float(x.size)
+        prev, cur = np.zeros_like(xc), np.ones_like(xc)
+        for j in range(degree):
+            alpha[j] = float(np.dot(xc, cur * cur) / norm2[j + 1])
+            nxt = (xc - alpha[j]) * cur - (norm2[j + 1] / norm2[j]) * prev * (j > 0)
+            prev, cur = cur, nxt
+            norm2[j + 2] = float(np.dot(cur, cur))
+        self.degree, self.alpha, self.norm2 = degree, alpha + centre, norm2
+
+    def transform(self, x: Any, degree: int = 1) -> Any:
+        if self.alpha is None or self.norm2 is None:
+            raise BoxCoxError("the basis of this poly() term has not been learned yet")
+        if degree != self.degree:
+            raise BoxCoxError(f"poly(): the term was fitted with degree {self.degree}")
+        values = np.asarray(x, dtype=np.float64).reshape(-1)
+        out = np.empty((values.size, self.degree))
+        prev, cur = np.zeros_like(values), np.ones_like(values)
+        for j in range(self.degree):
+            nxt = (values - self.alpha[j]) * cur - (
+                self.norm2[j + 1] / self.norm2[j]) * prev * (j > 0)
+            prev, cur = cur, nxt
+            out[:, j] = cur / np.sqrt(self.norm2[j + 2])
+        if isinstance(x, pd.Series):
+            return pd.DataFrame(out, index=x.index)
+        return out
+
+
+poly = patsy.stateful_transform(_PolyTerm)
+poly.__doc__ = """R's orthogonal polynomials of a predictor inside a formula, learned once.
+
+``poly(x, 2)`` gives the two columns of R's ``poly(x, 2)``: polynomials of degree 1 and 2 in
+``x``, orthogonal to each other and to the intercept over the data the model is fitted on,
+each of unit length. New data (``predict``) reuse the training basis, as R's
+``predict(poly(x, 2), newx)`` does.
+
+Parameters
+----------
+x : array_like
+    A numeric variable with more distinct values than ``degree``.
+degree : int
+    1 to 20.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd, boxcoxstat as bcs
+>>> trees = bcs.datasets.load("trees")
+>>> m = bcs.lm("Volume ~ poly(Girth, 2)", trees)
+>>> m.column_names
+('Intercept', 'poly(Girth, 2)[0]', 'poly(Girth, 2)[1]')
+"""
+
+
 def _design_info(obj: Any) -> Any:
     """The patsy ``DesignInfo`` of a design, a statsmodels model or a fitted result."""
     if hasattr(obj, "factor_infos"):
@@ -247,9 +342,59 @@ class ModelFrame:
     response_lmbda: float | None = None
 
 
+# what a formula finds without an import: R's names for the elementwise functions, numpy as
+# ``np``, and the package's stateful terms (the caller's own names come first)
+FUNCTIONS: dict[str, Any] = {
+    "bc": bc, "yj": yj, "poly": poly, "np": np, "log": np.log, "exp": np.exp,
+    "sqrt": np.sqrt, "log10": np.log10, "log2": np.log2, "log1p": np.log1p,
+}
+
+
+COLUMNS_KEY = "boxcoxstat_columns"  # a factor's state: the data columns it read when fitted
+
+
+def _factor_names(code: str) -> set[str]:
+    """The names a factor's code reads: plain names and ``Q("...")``'s strings."""
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {c.args[0].value for c in ast.walk(tree) if isinstance(c, ast.Call)
+              and isinstance(c.func, ast.Name) and c.func.id == "Q" and len(c.args) == 1
+              and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str)}
+    return names
+
+
+def _record_columns(design_info: Any, columns: Any) -> None:
+    """Note in each factor's state which data columns it read (a saved model then knows a
+    column from a same-named variable of the caller's session)."""
+    have = {str(c) for c in columns}
+    for f, info in design_info.factor_infos.items():
+        if isinstance(info.state, dict):
+            info.state[COLUMNS_KEY] = tuple(sorted(_factor_names(f.name()) & have))
+
+
+def _refuse_random_effects(desc: Any, formula: str) -> None:
+    """R's ``(1 | g)`` is a random effect; Python would read it as a bitwise or."""
+    for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
+        for f in term.factors:
+            try:
+                tree = ast.parse(f.name().strip(), mode="eval")
+                bar = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr)
+                          for n in ast.walk(tree))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                bar = "|" in f.name()  # lme4's (x || g) is not even Python
+            if bar:
+                raise BoxCoxError(
+                    f"the formula {formula!r} has the term ({f.name()}): '|' is R's syntax "
+                    "for random effects of a mixed model (lme4), which lm does not fit; "
+                    "for a fixed effect per group write C(g) instead")
+
+
 def _environment(eval_env: Any) -> Any:
     env = eval_env if eval_env is not None else patsy.EvalEnvironment([{}])
-    return env.with_outer_namespace({"bc": bc, "yj": yj, "np": np})
+    return env.with_outer_namespace(FUNCTIONS)
 
 
 def _split(formula: str) -> tuple[Any, str, str | None, float | None]:
@@ -259,6 +404,7 @@ def _split(formula: str) -> tuple[Any, str, str | None, float | None]:
         desc = patsy.ModelDesc.from_formula(formula)
     except patsy.PatsyError as err:
         raise BoxCoxError(f"cannot parse the formula {formula!r}: {err}") from None
+    _refuse_random_effects(desc, formula)
     if len(desc.lhs_termlist) != 1 or len(desc.lhs_termlist[0].factors) != 1:
         raise BoxCoxError(f"the formula {formula!r} needs exactly one response on the left")
     code = desc.lhs_termlist[0].factors[0].name()
@@ -413,6 +559,7 @@ def model_frame(
     if w is not None:
         w = _checked_weights(w[rows], data.index[rows])
     y, x = _checked_values(ydf, xdf, response)
+    _record_columns(xdf.design_info, df.columns)
     frame = ModelFrame(
         y=y, x=x, response=response,
         column_names=tuple(xdf.columns), design_info=xdf.design_info, rows=rows,
@@ -518,9 +665,9 @@ def one_sided_design(design: str, frame: pd.DataFrame, missing: str) -> pd.DataF
     """The design matrix of a one-sided formula such as ``"~ group"`` on ``frame``.
 
     Rows with missing values are dropped (``missing="drop"``) or refused; numpy is
-    available in the formula as ``np``.
+    available in the formula as ``np``, with R's ``log``, ``exp``, ``sqrt`` and ``poly``.
     """
-    env = patsy.EvalEnvironment([{"np": np}])
+    env = patsy.EvalEnvironment([FUNCTIONS])
     try:
         return patsy.dmatrix(design, frame, eval_env=env, return_type="dataframe",
                              NA_action="drop" if missing == "drop" else "raise")

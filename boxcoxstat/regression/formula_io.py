@@ -1,23 +1,25 @@
 """A formula's design, with everything it learned from the data, as JSON (and for pickle).
 
-Layer 4. patsy's ``DesignInfo`` holds what a formula learned when the model was fitted: the
+patsy's ``DesignInfo`` holds what a formula learned when the model was fitted: the
 levels of each categorical, the powers of ``bc()`` / ``yj()`` terms, the means of
-``center()``, the knots of ``bs()``. Predicting for new data needs exactly that, but patsy
-refuses to pickle it and has no JSON. :func:`design_document` writes it as plain JSON (the
-terms, each factor's code, kind, levels, contrasts and the state of its stateful transforms)
-and :func:`design_from_document` rebuilds an equivalent ``DesignInfo``, so a saved
-:class:`~boxcoxstat.LmResult` predicts in a fresh process exactly as the original.
+``center()``, the bases of ``poly()`` and the knots of ``bs()``. Predicting for new data needs
+exactly that, but patsy refuses to pickle it and has no JSON. :func:`design_document` writes it
+as plain JSON (the terms, each factor's text, kind, levels, contrasts and the learned state of
+its stateful transforms, field by field) and :func:`design_from_document` rebuilds an
+equivalent ``DesignInfo``, so a saved :class:`~boxcoxstat.LmResult` predicts in a fresh process
+exactly as the original.
 
-Names the formula uses are saved by reference, never as code: modules and functions of
-numpy, math, scipy, patsy and boxcoxstat (``np.log``, ``C``, ``bc``), and plain numbers or
-strings from the caller's scope. A function of the user's own cannot be saved, and the error
-says so. Stateful transforms are rebuilt only from patsy's and boxcoxstat's own classes.
+A saved document is safe to load from anyone: each factor's text is checked against the
+grammar of :mod:`~boxcoxstat.regression.formula_grammar` (column names, numbers, arithmetic and
+a closed list of functions) and evaluated by that module's own interpreter; nothing in a
+document is given to ``eval`` or names an object to import. Names the formula read from the
+caller's Python session are saved as their plain values (numbers, strings); a function of the
+user's own cannot be saved, and the error says so.
 """
 
 from __future__ import annotations
 
-import importlib
-import types
+import re
 from collections import OrderedDict
 from typing import Any
 
@@ -25,106 +27,80 @@ import numpy as np
 import patsy
 from patsy.contrasts import ContrastMatrix
 from patsy.design_info import FactorInfo, SubtermInfo
-from patsy.eval import ast_names
 
 from .._validation import BoxCoxError
 from ..base import jsonio
+from .formula import COLUMNS_KEY
+from .formula_grammar import (
+    SavedFactor,
+    check_term,
+    number_table,
+    restore_transform,
+    transform_state,
+)
 
-__all__ = ["design_document", "design_from_document", "DesignCodec"]
+__all__ = ["design_document", "design_from_document", "DesignCodec", "COLUMNS_KEY"]
 
-# top-level packages whose modules, functions and stateful-transform classes may be named in
-# a saved design (a saved document never names anything else, so loading runs no other code)
-_TRUSTED = ("numpy", "math", "scipy", "patsy", "boxcoxstat")
-_TRANSFORM_HOMES = ("patsy", "boxcoxstat")
-_NAMED_IN = ("boxcoxstat", "patsy.builtins")
-
-
-def _trusted(module: str, homes: tuple[str, ...] = _TRUSTED) -> bool:
-    return module.split(".")[0] in homes
-
-
-def _name_ref(name: str, value: Any, code: str) -> dict[str, Any]:
-    """How the formula's name ``name`` is saved: a module, a trusted object, or a value."""
-    if isinstance(value, types.ModuleType) and _trusted(value.__name__):
-        return {"module": value.__name__}
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return {"value": value}
-    for home in _NAMED_IN:  # patsy's and boxcoxstat's stateful transforms are closures
-        mod = importlib.import_module(home)
-        for attr in getattr(mod, "__all__", ()):
-            if getattr(mod, attr, None) is value:
-                return {"object": f"{home}:{attr}"}
-    module = getattr(value, "__module__", None)
-    qual = getattr(value, "__qualname__", getattr(value, "__name__", None))
-    if isinstance(module, str) and isinstance(qual, str) and _trusted(module):
-        try:
-            if _resolve(module, qual) is value:
-                return {"object": f"{module}:{qual}"}
-        except BoxCoxError:
-            pass
-    raise BoxCoxError(
-        f"the formula term {code!r} uses {name!r} from the Python session, which a saved "
-        "model cannot hold (only numpy, math, scipy, patsy and boxcoxstat functions and plain "
-        f"numbers can be saved); add its values to the data as a column and use that instead"
-    )
+_STOBJ = re.compile(r"^_patsy_stobj(\d+)__(\w+?)__$")
 
 
-def _resolve(module: str, qual: str) -> Any:
-    if not _trusted(module):
-        raise BoxCoxError(f"the saved design names {module!r}, which is not a trusted package")
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in qual.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as err:
-        raise BoxCoxError(f"the saved design names {module}:{qual}, which cannot be found "
-                          f"({err})") from None
-    return obj
+def _plain_value(v: Any) -> bool:
+    """A number a saved design may hold for a name from the caller's session (finite)."""
+    return isinstance(v, (bool, int, float, np.number)) and bool(np.isfinite(v))
 
 
-def _encode_value(v: Any) -> Any:
-    """A transform's state value as JSON: numbers, strings, lists, dicts and arrays."""
-    if isinstance(v, np.ndarray):
-        if v.dtype == np.longdouble and np.dtype(np.longdouble) != np.dtype(np.float64):
-            data: list[Any] = [np.format_float_scientific(x, unique=True) for x in v.ravel()]
-        elif v.dtype.kind in "biuf":
-            data = [_encode_value(x) for x in v.ravel().tolist()]
-        else:
-            raise BoxCoxError(f"cannot save an array of dtype {v.dtype} in a formula's state")
-        return {"array": v.dtype.str, "shape": list(v.shape), "data": data}
-    if isinstance(v, np.generic):
-        return _encode_value(np.asarray(v)) if v.dtype == np.longdouble else \
-            _encode_value(v.item())
-    if isinstance(v, float):
-        return {"float": jsonio.Float().encode(v)} if not np.isfinite(v) else v
-    if isinstance(v, (bool, int, str)) or v is None:
-        return v
-    if isinstance(v, (list, tuple)):
-        return {"list" if isinstance(v, list) else "tuple": [_encode_value(x) for x in v]}
-    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-        return {"dict": {k: _encode_value(x) for k, x in v.items()}}
-    raise BoxCoxError(f"cannot save a value of type {type(v).__name__} in a formula's state")
+def _values(term: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """The names of ``term`` that the formula read from the caller's session, as plain
+    values; every other name is a data column (a column always wins, as in patsy)."""
+    columns = state.get(COLUMNS_KEY)
+    env = state["eval_env"].namespace
+    out = {}
+    for name in term.names:
+        if columns is not None and name in columns:
+            continue
+        if name in env and _plain_value(env[name]):
+            v = env[name]
+            out[name] = v.item() if isinstance(v, np.generic) else v
+        elif columns is not None and name in env:
+            raise BoxCoxError(
+                f"the formula term {term.code!r} uses {name!r} from the Python session, which "
+                "a saved model cannot hold (only data columns, plain numbers and the functions "
+                "of the formula grammar can be saved); add its values to the data as a column "
+                "and use that instead")
+    return out
 
 
-def _decode_value(v: Any) -> Any:
-    if not isinstance(v, dict):
-        return v
-    if "array" in v:
-        dtype = np.dtype(v["array"])
-        if dtype == np.longdouble:
-            flat = np.array([np.longdouble(x) for x in v["data"]], dtype=dtype)
-        else:
-            flat = np.array([_decode_value(x) for x in v["data"]], dtype=dtype)
-        return flat.reshape(v["shape"])
-    if "float" in v:
-        return jsonio.Float().decode(v["float"])
-    if "list" in v:
-        return [_decode_value(x) for x in v["list"]]
-    if "tuple" in v:
-        return tuple(_decode_value(x) for x in v["tuple"])
-    if "dict" in v:
-        return {k: _decode_value(x) for k, x in v["dict"].items()}
-    raise jsonio._Bad(f"unknown value {v!r:.80} in a formula's state")
+def _transforms(term: Any, state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The learned states of ``term``'s stateful calls, in the order patsy numbered them."""
+    found = []
+    for key, obj in state["transforms"].items():
+        m = _STOBJ.match(key)
+        if m is None:
+            raise BoxCoxError(f"cannot save the term {term.code!r}: unexpected transform {key!r}")
+        found.append((int(m.group(1)), m.group(2), obj))
+    found.sort(key=lambda t: t[0])
+    if [f for _, f, _ in found] != list(term.stateful):
+        raise BoxCoxError(f"cannot save the term {term.code!r}: its stateful calls "
+                          f"{[f for _, f, _ in found]} do not match {list(term.stateful)}")
+    return [{"function": f, "state": transform_state(f, obj)} for _, f, obj in found]
+
+
+def _index(k: Any, n: int, where: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < n:
+        raise jsonio._Bad(f"{where} must be a factor's position, 0 to {n - 1}")
+    return k
+
+
+def _contrast(entry: Any, factors: list[Any], where: str) -> tuple[Any, ContrastMatrix]:
+    """One saved contrast: ``[factor position, matrix (list of rows), column suffixes]``."""
+    if not isinstance(entry, list) or len(entry) != 3:
+        raise jsonio._Bad(f"{where} must be [factor, matrix, suffixes]")
+    k, matrix, suffixes = entry
+    table = number_table(matrix, f"field '{where}' matrix")
+    if table.ndim != 2 or not isinstance(suffixes, list) or len(suffixes) != table.shape[1] \
+            or not all(isinstance(x, str) and len(x) < 1000 for x in suffixes):
+        raise jsonio._Bad(f"{where} must hold a table and one suffix per column")
+    return factors[_index(k, len(factors), where)], ContrastMatrix(table, suffixes)
 
 
 def _category(v: Any) -> Any:
@@ -142,100 +118,108 @@ def design_document(design_info: Any) -> dict[str, Any]:
     out_factors = []
     for f in factors:
         info = design_info.factor_infos[f]
-        if not isinstance(f, patsy.EvalFactor):
+        if not isinstance(f, (patsy.EvalFactor, SavedFactor)):
             raise BoxCoxError(f"cannot save the factor {f!r}: only formula terms can be saved")
-        state = info.state
-        env = state["eval_env"].namespace
-        transforms = {}
-        for key, obj in state["transforms"].items():
-            cls = type(obj)
-            if not _trusted(cls.__module__, _TRANSFORM_HOMES):
-                raise BoxCoxError(f"the stateful transform {cls.__name__} in {f.code!r} is not "
-                                  "patsy's or boxcoxstat's, so it cannot be saved")
-            transforms[key] = {"class": f"{cls.__module__}:{cls.__qualname__}",
-                               "state": {k: _encode_value(v) for k, v in vars(obj).items()}}
+        if isinstance(f, SavedFactor):  # a loaded design, saved again as it was read
+            term, values = f.term, dict(f.values)
+            transforms = [{"function": fn, "state": transform_state(fn, obj)}
+                          for fn, obj in zip(term.stateful, info.state["transforms"].values(),
+                                             strict=True)]
+        else:
+            term = check_term(f.code, f"the formula term {f.code!r}, which is to be saved,")
+            values = _values(term, info.state)
+            transforms = _transforms(term, info.state)
         out_factors.append({
-            "code": f.code, "type": info.type, "num_columns": info.num_columns,
+            "code": term.code, "type": info.type, "num_columns": info.num_columns,
             "categories": None if info.categories is None else
             [_category(c) for c in info.categories],
-            "names": {name: _name_ref(name, env[name], f.code) for name in ast_names(f.code)
-                      if name in env},
-            "eval_code": state["eval_code"], "memorize_code": dict(state["memorize_code"]),
-            "pass_bins": [sorted(b) for b in state["pass_bins"]], "transforms": transforms,
+            "values": values, "transforms": transforms,
         })
     terms = []
-    for term, subterms in design_info.term_codings.items():
+    for term_, subterms in design_info.term_codings.items():
         terms.append({
-            "factors": [position[f] for f in term.factors],
+            "factors": [position[f] for f in term_.factors],
             "subterms": [{
                 "factors": [position[f] for f in s.factors],
-                "contrasts": [[position[f], _encode_value(np.asarray(c.matrix)),
+                "contrasts": [[position[f], np.asarray(c.matrix, dtype=np.float64).tolist(),
                                list(c.column_suffixes)]
                               for f, c in s.contrast_matrices.items()],
                 "num_columns": s.num_columns,
             } for s in subterms],
         })
-    return {"engine": "patsy", "column_names": list(design_info.column_names),
+    return {"engine": "patsy", "grammar": 1, "column_names": list(design_info.column_names),
             "factors": out_factors, "terms": terms}
 
 
-def _namespace(names: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for name, ref in names.items():
-        if "module" in ref:
-            if not _trusted(ref["module"]):
-                raise BoxCoxError(f"the saved design names the module {ref['module']!r}, which "
-                                  "is not a trusted package")
-            out[name] = importlib.import_module(ref["module"])
-        elif "object" in ref:
-            out[name] = _resolve(*ref["object"].split(":", 1))
-        else:
-            out[name] = ref["value"]
-    return out
-
-
-def _transform(spec: dict[str, Any]) -> Any:
-    module, qual = spec["class"].split(":", 1)
-    if not _trusted(module, _TRANSFORM_HOMES):
-        raise BoxCoxError(f"the saved design names the transform {spec['class']!r}, which is "
-                          "not patsy's or boxcoxstat's")
-    cls = _resolve(module, qual)
-    if not isinstance(cls, type):
-        raise BoxCoxError(f"{spec['class']!r} is not a class")
-    obj: Any = object.__new__(cls)  # patsy's and boxcoxstat's transforms are plain classes
-    obj.__dict__.update({k: _decode_value(v) for k, v in spec["state"].items()})
-    return obj
+def _factor(spec: Any, k: int) -> tuple[SavedFactor, dict[str, Any]]:
+    """Factor ``k`` of a saved design, checked: its text against the grammar, its saved
+    values plain, its transforms the ones its text calls, each state field by field."""
+    where = f"design_info.factors[{k}]"
+    if not isinstance(spec, dict) or set(spec) != {"code", "type", "num_columns",
+                                                   "categories", "values", "transforms"}:
+        if isinstance(spec, dict) and "eval_code" in spec:
+            raise BoxCoxError(
+                "this model was saved by boxcoxstat 0.1, whose format stored its formula as "
+                "code to run; it is not loaded, for safety: fit the model again and save it")
+        raise jsonio._Bad(f"{where} must have the fields code, type, num_columns, "
+                          "categories, values and transforms")
+    term = check_term(spec["code"], f"{where}.code")
+    values = spec["values"]
+    if not isinstance(values, dict) or not all(
+            k in term.names and _plain_value(v) for k, v in values.items()):
+        raise BoxCoxError(f"field '{where}.values' must map names of the term to plain "
+                          "numbers")
+    found = spec["transforms"]
+    if not isinstance(found, list) or [t.get("function") if isinstance(t, dict) else None
+                                       for t in found] != list(term.stateful):
+        raise BoxCoxError(f"field '{where}.transforms' must hold the states of "
+                          f"{list(term.stateful)}, in that order")
+    objs = {f"_patsy_stobj{n}__{t['function']}__":
+            restore_transform(t["function"], t.get("state"), f"field '{where}.transforms[{n}]'")
+            for n, t in enumerate(found)}
+    if spec["type"] not in ("numerical", "categorical"):
+        raise jsonio._Bad(f"{where}.type must be 'numerical' or 'categorical'")
+    return SavedFactor(term, dict(values)), {"transforms": objs}
 
 
 def design_from_document(doc: dict[str, Any]) -> Any:
     """The patsy ``DesignInfo`` that :func:`design_document` wrote (an equivalent object:
-    new data give the same design matrix)."""
-    if doc.get("engine") != "patsy":
-        raise jsonio._Bad(f"unknown formula engine {doc.get('engine')!r}")
+    new data give the same design matrix), every part checked before use."""
+    if not isinstance(doc, dict) or doc.get("engine") != "patsy":
+        engine = doc.get("engine") if isinstance(doc, dict) else doc
+        raise jsonio._Bad(f"unknown formula engine {engine!r:.40}")
     factors = []
     infos: OrderedDict[Any, Any] = OrderedDict()
-    for spec in doc["factors"]:
-        f = patsy.EvalFactor(spec["code"])
-        state = {
-            "eval_env": patsy.EvalEnvironment([_namespace(spec["names"])]),
-            "eval_code": spec["eval_code"], "memorize_code": dict(spec["memorize_code"]),
-            "pass_bins": [set(b) for b in spec["pass_bins"]],
-            "transforms": {k: _transform(t) for k, t in spec["transforms"].items()},
-        }
-        infos[f] = FactorInfo(f, spec["type"], state, spec["num_columns"],
-                              spec["categories"])
+    for k, spec in enumerate(doc["factors"]):
+        f, state = _factor(spec, k)
+        if f in infos:
+            raise jsonio._Bad(f"design_info.factors[{k}] repeats the term {f.code!r}")
+        num = spec["num_columns"]
+        if spec["type"] == "numerical" and (isinstance(num, bool) or not isinstance(num, int)
+                                             or not 1 <= num <= 10_000):
+            raise jsonio._Bad(f"design_info.factors[{k}].num_columns must be 1 to 10000")
+        cats = spec["categories"]
+        if cats is not None and (not isinstance(cats, list) or len(cats) > 100_000 or not all(
+                _plain_value(c) or c is None or isinstance(c, str) for c in cats)):
+            raise jsonio._Bad(f"design_info.factors[{k}].categories must be a list of levels")
+        infos[f] = FactorInfo(f, spec["type"], state, num,
+                              None if cats is None else tuple(cats))
         factors.append(f)
     codings: OrderedDict[Any, list[Any]] = OrderedDict()  # patsy requires the ordered kind
-    for t in doc["terms"]:
-        term = patsy.Term([factors[k] for k in t["factors"]])
+    n = len(factors)
+    for i, t in enumerate(doc["terms"]):
+        where = f"design_info.terms[{i}]"
+        term = patsy.Term([factors[_index(k, n, where)] for k in t["factors"]])
         codings[term] = [
-            SubtermInfo([factors[k] for k in s["factors"]],
-                        {factors[k]: ContrastMatrix(_decode_value(m), list(suffixes))
-                         for k, m, suffixes in s["contrasts"]},
+            SubtermInfo([factors[_index(k, n, where)] for k in s["factors"]],
+                        dict(_contrast(c, factors, f"{where}.contrasts") for c in s["contrasts"]),
                         s["num_columns"])
             for s in t["subterms"]
         ]
-    return patsy.DesignInfo(list(doc["column_names"]), infos, codings)
+    names = doc["column_names"]
+    if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
+        raise jsonio._Bad("design_info.column_names must be a list of strings")
+    return patsy.DesignInfo(list(names), infos, codings)
 
 
 class DesignCodec(jsonio.Codec):

@@ -185,7 +185,7 @@ def predict_frame(
     lam, family = fit.lmbda, fit.family
     eta = x0 @ fit.params
     missing = np.isnan(eta)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         h = np.einsum("ij,jk,ik->i", x0, fit.cov, x0) / fit.scale  # x0' (X'WX)^-1 x0
     cols: dict[str, NDArray[np.float64]] = {}
     if scale == "transformed":

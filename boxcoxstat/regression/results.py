@@ -35,6 +35,7 @@ from ..base.summary import Summary, format_number
 from ..families import transform
 from ..univariate.results import PowerTransformResult
 from . import prediction as pr
+from .formula_grammar import check_formula, check_term
 from .formula_io import DesignCodec
 
 __all__ = ["LmResult"]
@@ -206,11 +207,23 @@ class LmResult(ResultBase):
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
+        # the formula is text to show, but a document's text is read by the grammar only
+        check_formula(values.get("formula"), "formula")
+        check_term(values.get("response"), "response")
         table, st = values.get("coefficients"), values.get("fit_stats")
         if table is not None and list(table.columns) != list(_COEF):
             raise jsonio._Bad(f"field 'coefficients' must have columns {list(_COEF)}")
         if st is not None and sorted(st) != sorted(_STATS):
             raise jsonio._Bad(f"field 'fit_stats' must have the keys {sorted(_STATS)}")
+        if st is not None:
+            counts = [st[k] for k in ("nobs", "df_resid", "rank")]
+            if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**53
+                       for v in counts) or not isinstance(st["weighted"], bool) or not all(
+                    isinstance(st[k], (int, float)) and not isinstance(st[k], bool)
+                    and -1e300 < st[k] < 1e300
+                    for k in ("rsquared", "rsquared_adj", "scale")):
+                raise jsonio._Bad("field 'fit_stats' must hold whole counts (nobs, df_resid, "
+                                  "rank), finite numbers and a true/false 'weighted'")
         cov, mix = values.get("covariance"), values.get("mixture")
         k = None if table is None else len(table)
         if cov is not None and (cov.shape != (k, k) or list(cov.columns) != list(cov.index)):

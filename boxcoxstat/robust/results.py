@@ -274,8 +274,8 @@ class RobustTransformResult(ColumnTransforms):
         lo, hi = np.empty(p), np.empty(p)
         for j in range(p):
             f, lam = self.families[j], self.lmbda_used[j]
-            ends = centre[j] + np.array([-1.0, 1.0]) * float(width) * spread[j]
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                ends = centre[j] + np.array([-1.0, 1.0]) * float(width) * spread[j]
                 u = fam.inverse_unchecked(ends, lam, f)
                 x = rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j],
                                                f, self.prestandardize)

@@ -78,6 +78,15 @@ class SimulationResult(ResultBase):
             if list(frame.index.names) != index or list(frame.columns) != columns:
                 raise jsonio._Bad(f"field {name!r} must be indexed by {index} with columns "
                                   f"{columns}")
+            for level in SETTING + index[len(SETTING) + 1:]:  # the settings are numbers
+                if not all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                           and -1e300 < v < 1e300
+                           for v in frame.index.get_level_values(level)):
+                    raise jsonio._Bad(f"field {name!r}: the index level {level!r} must hold "
+                                      "finite numbers")
+            if not all(isinstance(v, str) for v in frame.index.get_level_values("estimator")):
+                raise jsonio._Bad(f"field {name!r}: the index level 'estimator' must hold "
+                                  "names")
         labels = list(dict.fromkeys(values["table"].index.get_level_values("estimator")))
         check_specs(values["estimators"], labels)
 

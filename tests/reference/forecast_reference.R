@@ -65,7 +65,13 @@ cases <- list(
                                   "AirPassengers from May 1949 (140 months; 8 dropped)"),
   # the criterion falls towards the lower end: the minimum is at the bound -2
   usaccdeaths = series_case(USAccDeaths, "USAccDeaths (monthly; minimum at the lower bound)",
-                            lower = -2, upper = 3)
+                            lower = -2, upper = 3),
+  # frequency 1 (subseries of length 2): one of the 50 pairs holds two equal values, so its
+  # sd and ratio are 0; guer.cv keeps it (forecast returns 0.99889)
+  nile = series_case(Nile, "Nile (annual, frequency 1: pairs, one with two equal values)"),
+  # a seasonal series with one constant year (its ratio is 0 at every lambda, and kept)
+  ukgas_flat_year = series_case(local({x <- UKgas; x[5:8] <- 120.4; x}),
+                                "UKgas with its second year set to 120.4 (a constant subseries)")
 )
 
 # InvBoxCox with forecast's bias adjustment (fvar: the forecast variance on the transformed

@@ -7,6 +7,7 @@ regression's profile likelihood (``core.response``, solved by the one solver) gi
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -16,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import families
 from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
+from ..base.transform import rows_text
 from ..core.design import qr_design
 from ..core.guerrero import guerrero_lambda, subseries
 from ..core.response import response_profile
@@ -231,11 +233,20 @@ def inv_boxcox(
     fvar : array_like, optional
         The forecast variance on the transformed scale (needed for ``kind="mean"``).
 
+    Returns
+    -------
+    ndarray
+        The back-transformed values. Where ``1 + lmbda y <= 0`` no positive value transforms
+        to ``y``: that value is NaN, with one ``UserWarning`` naming its positions, and the
+        others are returned (the package's one rule for inverses, as ``LmResult.predict``
+        and every result's ``inverse_transform``). forecast returns NA there for lambda < 0
+        and ``-|1 + lmbda y|^(1/lmbda)`` for lambda > 0.
+
     Raises
     ------
     BoxCoxError
-        Where ``1 + lmbda y <= 0`` (no value transforms to ``y``; forecast returns NA), for a
-        negative ``fvar``, or ``kind="mean"`` without ``fvar``.
+        For infinite ``y``, a negative ``fvar``, or ``kind="mean"`` without ``fvar``;
+        ``TransformOverflowError`` where the back-transform exceeds float64.
 
     Examples
     --------
@@ -251,7 +262,16 @@ def inv_boxcox(
         values = np.array(y, dtype=np.float64)
     except (TypeError, ValueError):
         raise BoxCoxError("y must be numbers (forecasts on the Box-Cox scale)") from None
-    out = families.boxcox_inverse(values, float(lmbda))
+    if np.any(np.isinf(values)):
+        raise BoxCoxError("y has infinite values; remove them or mark them missing (NaN)")
+    with np.errstate(invalid="ignore", over="ignore"):
+        outside = float(lmbda) * values <= -1.0  # NaN (missing) compares False
+    out = np.full(values.shape, np.nan)
+    out[~outside] = families.boxcox_inverse(values[~outside], float(lmbda))
+    if outside.any():
+        warnings.warn(f"inv_boxcox: {rows_text(outside)} lie outside the range of the Box-Cox "
+                      f"transform at lambda = {float(lmbda):.6g} (1 + lmbda*y <= 0), so they "
+                      "have no inverse; they are NaN in the output", UserWarning, stacklevel=2)
     if kind == "median":
         return out
     if fvar is None:

@@ -86,7 +86,15 @@ inv <- list(
                      mean = InvBoxCox(z, 0.5, biasadj = TRUE, fvar = fvar)),
   lambda_neg = list(lambda = -0.3, z = c(1.2, 2.0, 3.0),
                     median = InvBoxCox(c(1.2, 2.0, 3.0), -0.3),
-                    mean = InvBoxCox(c(1.2, 2.0, 3.0), -0.3, biasadj = TRUE, fvar = fvar))
+                    mean = InvBoxCox(c(1.2, 2.0, 3.0), -0.3, biasadj = TRUE, fvar = fvar)),
+  # a value beyond -1/lambda = 3.33 has no inverse: InvBoxCox gives NA there (the JSON keeps
+  # the other values and the NA positions, 0-based)
+  lambda_neg_outside = local({
+    zo <- c(1.2, 4.0, 3.0)
+    med <- InvBoxCox(zo, -0.3)
+    list(lambda = -0.3, z = zo, median_finite = med[!is.na(med)],
+         na_positions = as.integer(which(is.na(med)) - 1L))
+  })
 )
 
 out <- list(

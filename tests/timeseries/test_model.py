@@ -92,8 +92,8 @@ def test_bad_series_get_clear_errors():
         bcs.guerrero(np.array([1.0, 1, 3, 3, 5, 6, 7, 7]), 2)  # CV the same at every lambda
     with pytest.raises(bcs.BoxCoxError, match="needs fvar"):
         bcs.inv_boxcox([1.0], 0.5, kind="mean")
-    with pytest.raises(bcs.BoxCoxError, match="no inverse"):
-        bcs.inv_boxcox([-5.0], 0.5)
+    with pytest.warns(UserWarning, match="no inverse"):
+        assert np.isnan(bcs.inv_boxcox([-5.0], 0.5)).all()
 
 
 def test_a_constant_subseries_counts_with_ratio_zero_as_in_forecast():
@@ -128,3 +128,14 @@ def test_period_from_the_time_index_or_refused():
         bcs.guerrero(frame)
     with pytest.raises(bcs.BoxCoxError, match="missing value.*fill or interpolate"):
         bcs.guerrero(np.r_[x[:5], np.nan, x[6:]], 12)
+
+
+def test_inv_boxcox_gives_nan_where_forecast_gives_na_and_keeps_the_batch():
+    # issue 27: one value out of range refused the whole batch, while predict gives NaN for
+    # that row with a warning; InvBoxCox gives NA there and the other values
+    e = REF["inv_boxcox"]["lambda_neg_outside"]
+    na = np.atleast_1d(e["na_positions"])
+    with pytest.warns(UserWarning, match=r"1 value\(s\) \(rows 1\).*no inverse.*NaN"):
+        out = bcs.inv_boxcox(e["z"], e["lambda"])
+    assert np.flatnonzero(np.isnan(out)).tolist() == na.tolist()
+    np.testing.assert_allclose(out[~np.isnan(out)], e["median_finite"], rtol=1e-12)

@@ -346,14 +346,17 @@ def _at(row: Any) -> str:
 def check_column(report: ColumnReport, name: str, *, family: str, missing: str = "drop",
                  min_n: int = 3, spread: bool = True, noun: str = "column",
                  remedy: str = "use family='yeojohnson' or shift the data",
-                 tiny_scale: bool = False) -> None:
+                 tiny_scale: bool = False,
+                 missing_remedy: str = "use missing='drop' to leave them out") -> None:
     """THE gate for one column: the package's errors, named by column (and row where known).
 
     Refuses infinite values, missing values under ``missing="raise"``, fewer than ``min_n``
     finite values, Box-Cox values <= 0, and (``spread=True``) constant columns or columns
     float64 cannot resolve (:func:`check_spread`). ``noun`` says what ``name`` names (a
     column, a federated client); ``remedy`` what to do about Box-Cox values <= 0, in the
-    caller's option names; ``tiny_scale`` as in :func:`check_spread`.
+    caller's option names; ``tiny_scale`` as in :func:`check_spread`; ``missing_remedy``
+    what to do about missing values under ``missing="raise"`` (for callers without a
+    ``missing=`` option, advice they can follow).
     """
     if report.n_inf:
         raise BoxCoxError(
@@ -363,7 +366,7 @@ def check_column(report: ColumnReport, name: str, *, family: str, missing: str =
     if report.n_missing and missing == "raise":
         raise BoxCoxError(
             f"{noun} {name!r} has {report.n_missing} missing value(s)"
-            f"{_at(report.first_missing)}; use missing='drop' to leave them out"
+            f"{_at(report.first_missing)}; {missing_remedy}"
         )
     if report.n_finite < min_n:
         raise BoxCoxError(

@@ -9,6 +9,7 @@ neither raises from a method the other defines.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,7 +31,7 @@ from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
 
-__all__ = ["ColumnTransforms", "LAYOUTS"]
+__all__ = ["ColumnTransforms", "LAYOUTS", "rows_text"]
 
 LAYOUTS = ("series", "frame", "array1d", "array2d")
 FAMILIES = ("boxcox", "yeojohnson", "bcnpower")
@@ -269,16 +270,25 @@ class ColumnTransforms(ResultBase):
                 out[ok, j] = self._unprepare(out[ok, j], j)
         return out, bad
 
-    def _inverse_problem(self, bad: NDArray[np.bool_], out: NDArray[np.float64]) -> str:
-        """What is wrong with the first column that has values without an inverse."""
-        j = int(np.flatnonzero(bad.any(axis=0))[0])
-        kind = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}[self._power_family(j)]
-        lead = f"column {self.names[j]!r}: "
-        if np.isnan(out[bad[:, j], j]).any():
-            return (f"{lead}some values lie outside the range of the {kind} transform at lambda "
-                    f"= {float(self.lmbda_used[j]):.6g}, so they have no inverse")
-        return (f"{lead}the inverse {kind} transform overflows float64 at lambda = "
-                f"{float(self.lmbda_used[j]):.6g}")
+    def _inverse_problem(self, bad: NDArray[np.bool_], out: NDArray[np.float64],
+                         labels: Any = None) -> str:
+        """Which values of which columns have no inverse (NaN in ``out``: outside the
+        transform's range) or one beyond float64 (infinite), naming the rows by ``labels``
+        (positions when ``None``)."""
+        parts = []
+        for j in map(int, np.flatnonzero(bad.any(axis=0))):
+            kind = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}[self._power_family(j)]
+            lam = f"{float(self.lmbda_used[j]):.6g}"
+            nan = bad[:, j] & np.isnan(out[:, j])
+            if nan.any():
+                parts.append(f"column {self.names[j]!r}: {rows_text(nan, labels)} lie outside "
+                             f"the range of the {kind} transform at lambda = {lam}, so they "
+                             "have no inverse")
+            if (bad[:, j] & ~nan).any():
+                parts.append(f"column {self.names[j]!r}: the inverse {kind} transform of "
+                             f"{rows_text(bad[:, j] & ~nan, labels)} overflows float64 at "
+                             f"lambda = {lam}")
+        return "; ".join(parts)
 
     def transform(self, data: Any) -> Any:
         """Transform data with the fitted powers (same layout in as out; NaN stays NaN).
@@ -297,17 +307,42 @@ class ColumnTransforms(ResultBase):
     def inverse_transform(self, data: Any) -> Any:
         """Map transformed values back to the original scale (NaN stays NaN).
 
+        A value outside the transform's range at the fitted power has no inverse: it is NaN
+        in the output, with one ``UserWarning`` naming the column(s) and rows; the other
+        values are returned (the package's one rule for inverses, as ``predict`` and
+        :func:`boxcoxstat.inv_boxcox`).
+
         Raises
         ------
-        BoxCoxError
-            For values outside the transform's range at the fitted power (they have no
-            inverse) and values whose inverse exceeds float64 (the column is named).
+        TransformOverflowError
+            For values whose inverse exceeds float64 (the column and rows are named), as
+            :meth:`transform` refuses them.
         """
         y = new_columns(data, self.names, None)
         out, bad = self._inverse_matrix(y)
         if bad.any():
-            problem = self._inverse_problem(bad, out)
-            if "overflows" in problem:
-                raise TransformOverflowError(problem)
-            raise BoxCoxError(problem)
+            labels = data.index if isinstance(data, (pd.Series, pd.DataFrame)) else None
+            over = bad & ~np.isnan(out)
+            if over.any():
+                raise TransformOverflowError(self._inverse_problem(over, out, labels))
+            warnings.warn(self._inverse_problem(bad, out, labels) + "; they are NaN in the "
+                          "output", UserWarning, stacklevel=2)
         return self._wrap(out, data)
+
+
+def rows_text(mask: NDArray[np.bool_], labels: Any = None, most: int = 10) -> str:
+    """``"2 value(s) (rows 3, 7)"`` for the rows where ``mask`` holds, named by ``labels``
+    (an index) or by position, at most ``most`` of them shown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.base.transform import rows_text
+    >>> rows_text(np.array([False, True, True]))
+    '2 value(s) (rows 1, 2)'
+    """
+    where = np.flatnonzero(np.asarray(mask, dtype=bool).reshape(-1))
+    names = [labels[i] if labels is not None else i for i in where[:most]]
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in names)
+    more = f" and {where.size - most} more" if where.size > most else ""
+    return f"{where.size} value(s) (rows {shown}{more})"

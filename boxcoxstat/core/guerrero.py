@@ -8,7 +8,8 @@ deviation (divisor ``len - 1``) of subseries k, the power that stabilises the va
 
 .. math:: \\mathrm{CV}(\\lambda) = \\mathrm{sd}(r) / \\mathrm{mean}(r),
 
-``sd`` with divisor ``K - 1``. It is scale-free in ``r``, so it is evaluated on ``w_k =
+``sd`` with divisor ``K - 1`` (a subseries of equal values has ``r_k = 0`` at every lambda
+and is kept, as forecast keeps it). It is scale-free in ``r``, so it is evaluated on ``w_k =
 r_k / max r`` from ``log r_k = log s_k + (lambda - 1) log m_k`` (no power is formed), and its
 derivative ``d log CV / d lambda = Cov(w, w a)/Var(w) - sum(w a)/sum(w)`` (``a = log m``) is
 exact, so the minimiser is the root of that derivative, bracketed on a grid and closed by the
@@ -50,7 +51,10 @@ class Subseries:
 def subseries(x: ArrayLike, period: int) -> Subseries:
     """forecast's cut: subseries of ``max(2, period)`` values ending at the last observation.
 
-    The series must be positive and hold at least two subseries (callers check).
+    The series must be positive and hold at least two subseries (callers check). A subseries
+    of equal values has standard deviation 0 (``log_sd = -inf``): its ratio ``r_k`` is 0 at
+    every lambda and still counts in the criterion's mean and standard deviation, as in
+    forecast's ``guer.cv``.
     """
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     length = int(round(max(2, period)))
@@ -60,7 +64,8 @@ def subseries(x: ArrayLike, period: int) -> Subseries:
     dev = used - mean[:, None]
     dev -= dev.mean(axis=1)[:, None]
     sd = np.sqrt(np.sum(dev * dev, axis=1) / (length - 1))
-    with np.errstate(divide="ignore"):
+    sd[used.min(axis=1) == used.max(axis=1)] = 0.0  # exactly, as R's two-pass sd gives
+    with np.errstate(divide="ignore"):  # log 0 = -inf: that ratio is 0 at every lambda
         return Subseries(np.log(mean), np.log(sd), length, k * length, x.size - k * length)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "lr_statistic",
     "chi2_pvalue",
     "rounded_power",
+    "car_rounded_power",
     "standard_inference",
 ]
 
@@ -247,6 +248,36 @@ def rounded_power(
                 dist = np.abs(c - lmbda[j])
                 best = np.lexsort((r, np.where(dist < 1e15, np.round(dist, 12), dist)))[0]
             out[j] = c[best]
+    return out
+
+
+# car's candidates in car's order of preference (estimateTransform.default, car 3.1-1); its
+# thirds are 0.33 and -0.33, not 1/3
+CAR_ROUNDING = (1.0, 0.0, -1.0, 0.5, 0.33, -0.5, -0.33, 2.0, -2.0)
+ROUNDING_RULES = ("profile", "car")
+
+
+def car_rounded_power(lmbda: NDArray[np.float64], bse: NDArray[np.float64]
+                      ) -> NDArray[np.float64]:
+    """car's "Rounded Pwr": the first of 1, 0, -1, 0.5, 0.33, -0.5, -0.33, 2, -2 (in that
+    order) inside the Wald interval ``lmbda -+ 1.96 bse``, else the estimate, to two decimals
+    as car's ``summary.powerTransform`` prints it (Fox & Weisberg 2019; car 3.1-1's
+    ``estimateTransform.default``). The first candidate wins, not the nearest: on R's
+    ``trees`` Girth's -0.20 becomes 0 here, -1/3 under :func:`rounded_power`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.core.inference import car_rounded_power
+    >>> car_rounded_power(np.array([0.45, -0.73, 4.113]), np.array([0.3, 0.3, 0.1]))
+    array([ 1.  , -1.  ,  4.11])
+    """
+    lmbda = np.asarray(lmbda, dtype=np.float64)
+    bse = np.asarray(bse, dtype=np.float64)
+    lo, hi = lmbda - 1.96 * bse, lmbda + 1.96 * bse
+    out = np.round(lmbda, 2)
+    for v in reversed(CAR_ROUNDING):  # the first candidate inside is set last
+        out = np.where((lo <= v) & (v <= hi), v, out)
     return out
 
 

@@ -7,7 +7,7 @@ suggested power. Drawing is ``plotting``'s.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -15,20 +15,30 @@ from numpy.typing import NDArray
 
 from .. import families
 from .._input import to_matrix
-from .._validation import BoxCoxError, ColumnReport, check_column
+from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..base.diagnostics import fivenum
 from .results import SpreadLevelResult
 
 __all__ = ["symbox_frame", "spread_level"]
 
 
-def _column(x: Any, what: str) -> tuple[NDArray[np.float64], str, Any]:
+def _column(x: Any, what: str, missing: str = "raise"
+            ) -> tuple[NDArray[np.float64], str, Any, NDArray[np.bool_]]:
+    """One column's values, name and row labels, missing values left out under
+    ``missing="drop"`` (the labels are those of the kept rows: their positions when ``x`` has
+    none), and which rows were kept."""
+    check_option("missing", missing, ("drop", "raise"))
     values, names, index, _ = to_matrix(x)
     if values.shape[1] != 1:
         raise BoxCoxError(f"{what} takes one column, got {values.shape[1]}")
-    check_column(ColumnReport.of(values[:, 0]), names[0], family="yeojohnson",
-                 missing="raise")
-    return values[:, 0], names[0], index
+    v = values[:, 0]
+    check_column(ColumnReport.of(v, None if index is None else (lambda i: index[i])), names[0],
+                 family="yeojohnson", missing=missing)
+    kept = ~np.isnan(v)
+    if kept.all():
+        return v, names[0], index, kept
+    labels = np.flatnonzero(kept) if index is None else index[kept]
+    return v[kept], names[0], labels, kept
 
 
 def _check_size(v: np.ndarray, name: str) -> None:
@@ -39,12 +49,14 @@ def _check_size(v: np.ndarray, name: str) -> None:
 
 
 def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
-                 start: float | None = None) -> pd.DataFrame:
+                 start: float | None = None,
+                 missing: Literal["drop", "raise"] = "raise") -> pd.DataFrame:
     """The column Box-Cox transformed at each power and standardised (car's ``symbox``).
 
     ``start`` is added first; by default 0 for positive data, else car's ``|min| + 0.01
     range``. Columns are named by power (``"log"`` for 0); each is centred and divided by its
-    standard deviation, so the boxplots compare shapes only.
+    standard deviation, so the boxplots compare shapes only. Missing values (NaN) are refused,
+    or left out with ``missing="drop"`` (as car's boxplots leave out NA).
 
     Examples
     --------
@@ -52,7 +64,7 @@ def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
     >>> symbox_frame([1.0, 2.0, 4.0, 8.0], powers=(0.0, 1.0))["log"].round(3).tolist()
     [-1.162, -0.387, 0.387, 1.162]
     """
-    v, name, _ = _column(x, "symbox")
+    v, name, _, _ = _column(x, "symbox", missing)
     _check_size(v, name)
     if start is None:
         start = 0.0 if v.min() > 0 else float(abs(v.min()) + 0.01 * np.ptp(v))
@@ -71,7 +83,8 @@ def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
     return pd.DataFrame(out)
 
 
-def spread_level(x: Any, by: Any = None, *, robust: bool = False) -> SpreadLevelResult:
+def spread_level(x: Any, by: Any = None, *, robust: bool = False,
+                 missing: Literal["drop", "raise"] = "raise") -> SpreadLevelResult:
     """The power that stabilises spread (car's ``spreadLevelPlot``): ``1 - slope`` of log
     spread on log level.
 
@@ -86,6 +99,9 @@ def spread_level(x: Any, by: Any = None, *, robust: bool = False) -> SpreadLevel
     robust : bool, default=False
         Fit the line by Huber's M-estimator (statsmodels ``RLM``), as car does by default with
         ``MASS::rlm``; the default is least squares.
+    missing : {"raise", "drop"}, default="raise"
+        A missing value (NaN) in ``x``, or a missing group label, is refused, or its row is
+        left out (``"drop"``, as car's ``spreadLevelPlot`` leaves out NA).
 
     Returns
     -------
@@ -111,11 +127,18 @@ def spread_level(x: Any, by: Any = None, *, robust: bool = False) -> SpreadLevel
     else:
         if by is None:
             raise BoxCoxError("pass group labels by=, or a fitted statsmodels model as x")
-        v, name, _ = _column(x, "spread_level")
-        _check_size(v, name)
+        v, name, _, kept = _column(x, "spread_level", missing)
         labels = np.asarray(by)
-        if labels.shape[0] != v.shape[0]:
-            raise BoxCoxError(f"by has {labels.shape[0]} labels for {v.shape[0]} values")
+        if labels.ndim != 1 or labels.shape[0] != kept.shape[0]:
+            raise BoxCoxError(f"by has {labels.shape[0] if labels.ndim else 1} labels for "
+                              f"{kept.shape[0]} values")
+        no_label = np.asarray(pd.isna(labels), dtype=bool)
+        if no_label.any() and missing == "raise":
+            raise BoxCoxError(f"by has {int(no_label.sum())} missing label(s), first at "
+                              f"position {int(np.flatnonzero(no_label)[0])}; use "
+                              "missing='drop' to leave those rows out")
+        v, labels = v[~no_label[kept]], labels[kept & ~no_label]
+        _check_size(v, name)
         stats_frame = None
         kind = "groups"
     start = 0.0

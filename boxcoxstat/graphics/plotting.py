@@ -27,9 +27,14 @@ def _axes(ax: Any) -> tuple[Any, bool]:
 
 
 def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
-           start: float | None = None, ax: Any = None) -> Any:
+           start: float | None = None, missing: Literal["drop", "raise"] = "raise",
+           ax: Any = None) -> Any:
     """Boxplots of the standardised column at each power of a ladder (car's ``symbox``): the
     most symmetric box suggests the power.
+
+    Missing values (NaN) are refused, or left out with ``missing="drop"`` (car's boxplots
+    leave out NA); ``start`` and ``powers`` as in
+    :func:`~boxcoxstat.graphics.model.symbox_frame`.
 
     Examples
     --------
@@ -40,7 +45,7 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['-1', '-0.5', 'log', '0.5', '1']
     """
-    frame = symbox_frame(x, powers, start=start)
+    frame = symbox_frame(x, powers, start=start, missing=missing)
     ax, own = _axes(ax)
     ax.boxplot([frame[c].to_numpy() for c in frame.columns], tick_labels=list(frame.columns))
     ax.set_xlabel("powers")
@@ -53,12 +58,15 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
 
 def qqplot(x: Any, *, alpha: float = 0.05,
            interval: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
-           reps: int = 1000, random_state: Any = None, ax: Any = None) -> Any:
+           reps: int = 1000, random_state: Any = None,
+           missing: Literal["drop", "raise"] = "raise", ax: Any = None) -> Any:
     """Normal QQ plot with car's quartile line, a ``1 - alpha`` envelope and the ``n_label``
     points farthest from the mean labelled by their index (car's ``qqPlot``).
 
     ``interval="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
-    quantiles of ``reps`` simulated normal samples (``random_state`` seeds them).
+    quantiles of ``reps`` simulated normal samples (``random_state`` seeds them). Missing
+    values (NaN) are refused, or left out with ``missing="drop"`` (as car's ``qqPlot``); the
+    labels stay those of the caller's rows (positions for an array).
 
     Examples
     --------
@@ -73,7 +81,7 @@ def qqplot(x: Any, *, alpha: float = 0.05,
     """
     check_option("interval", interval, ("pointwise", "simulated"))
     alpha = check_alpha(alpha)
-    v, name, index = _column(x, "qqplot")
+    v, name, index, _ = _column(x, "qqplot", missing)
     _check_size(v, name)
     env = qq_envelope(v, alpha, interval, reps, random_state)
     ax, own = _axes(ax)

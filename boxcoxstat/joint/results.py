@@ -183,11 +183,36 @@ class JointTransformResult(ColumnTransforms):
         the one among -2, -1, -1/2, -1/3, 0, 1/3, 1/2, 1, 2 inside the column's 95% profile
         interval nearest the estimate, else the estimate to two decimals
         (:func:`boxcoxstat.core.inference.rounded_power`). car instead takes the first power
-        inside its Wald interval in the order 1, 0, -1, 1/2, 1/3, ..."""
+        inside its Wald interval in the order 1, 0, -1, 0.5, 0.33, ...: see
+        :meth:`rounded_power`."""
         frame = self._inference[0]
         out = inf.rounded_power(self.lmbda_used, frame["lower"].to_numpy(),
                                 frame["upper"].to_numpy())
         return self._series(out, "rounded")
+
+    def rounded_power(self, rule: Literal["profile", "car"] = "profile") -> pd.Series:
+        """Convenient powers by a named rule, by column.
+
+        Parameters
+        ----------
+        rule : {"profile", "car"}, default="profile"
+            ``"profile"``: :attr:`rounded`. ``"car"``: car's "Rounded Pwr" (``summary`` of
+            ``powerTransform``): the first of 1, 0, -1, 0.5, 0.33, -0.5, -0.33, 2, -2 inside
+            the column's Wald interval ``lambda -+ 1.96 se``, else the estimate to two
+            decimals (:func:`boxcoxstat.core.inference.car_rounded_power`).
+
+        Examples
+        --------
+        >>> import boxcoxstat as bcs
+        >>> r = bcs.fit_joint(bcs.datasets.load("trees"), ["Volume", "Girth", "Height"])
+        >>> r.rounded_power().round(3).tolist(), r.rounded_power(rule="car").tolist()
+        ([0.0, -0.333, 1.0], [0.0, 0.0, 1.0])
+        """
+        check_option("rule", rule, inf.ROUNDING_RULES)
+        if rule == "profile":
+            return self.rounded
+        return self._series(inf.car_rounded_power(self.lmbda_used, self._bse_values()),
+                            "rounded (car)")
 
     # ----------------------------------------------------------------- inference
     def conf_int(self, alpha: float = 0.05,
@@ -302,7 +327,8 @@ class JointTransformResult(ColumnTransforms):
             {
                 "Est Power": lam,
                 "Std Err": bse,
-                "Rounded Pwr": self.rounded.to_numpy(),
+                "Rounded Pwr": self.rounded_power(rule="car").to_numpy(),
+                "Rounded (profile)": self.rounded.to_numpy(),
                 "Wald Lwr Bnd": lam - z * bse,
                 "Wald Upr Bnd": lam + z * bse,
                 "Prof Lwr Bnd": prof["lower"].to_numpy(),
@@ -314,7 +340,8 @@ class JointTransformResult(ColumnTransforms):
         family = self.families[0]
         nulls = (np.zeros(p), np.ones(p), self.rounded.to_numpy())
         lr = self._inference[1]
-        labels = ["all 0 (log)" if family == "boxcox" else "all 0", "all 1 (none)", "rounded"]
+        labels = ["all 0 (log)" if family == "boxcox" else "all 0", "all 1 (none)",
+                  "rounded (profile)"]
         tests = pd.DataFrame(
             {
                 "lambda0": ["(" + ", ".join(format_power(v) for v in n) + ")" for n in nulls],
@@ -331,8 +358,10 @@ class JointTransformResult(ColumnTransforms):
             f"Log-likelihood {self.llf:.4f}.",
             f"SE from the observed information; {level} bounds: Wald lambda -+ {z:.4g} SE "
             "(car's), profile likelihood with the other powers maximised out.",
-            "Rounded: the convenient power nearest the estimate inside the 95% profile "
-            f"interval; LR tests chi-square with {p} df.",
+            "Rounded Pwr: car's rule (the first of 1, 0, -1, 0.5, 0.33, -0.5, -0.33, 2, -2 "
+            "inside the Wald interval lambda -+ 1.96 SE); Rounded (profile): the convenient "
+            "power nearest the estimate inside the 95% profile interval (.rounded, tested "
+            f"below); LR tests chi-square with {p} df.",
         ]
         if not self.converged:
             notes.append("The optimiser did not converge; treat the estimates with caution.")
@@ -350,7 +379,8 @@ class JointTransformResult(ColumnTransforms):
         title = (f"{_FAMILY_NAMES[family]} transformations to multinormality "
                  "(joint maximum likelihood)")
         fmts: dict[str, Callable[[Any], str]] = {
-            "p-value": format_pvalue, "Rounded Pwr": format_power, "lambda0": str,
+            "p-value": format_pvalue, "Rounded Pwr": format_power,
+            "Rounded (profile)": format_power, "lambda0": str,
             "status": str}
         return Summary(title, tables, notes, fmts)
 

@@ -196,9 +196,11 @@ def inverse_response(model_or_fitted: Any, y: Any = None, *,
         yy, name = values[:, 0], names[0]
     if fitted.shape != yy.shape:
         raise BoxCoxError(f"the fitted values have {fitted.size} entries but y {yy.size}")
-    check_column(ColumnReport.of(yy), name, family=fam, missing="raise")
+    drop = ("leave those rows out of both the fitted values and y (inverse_response has no "
+            "missing= option)")
+    check_column(ColumnReport.of(yy), name, family=fam, missing="raise", missing_remedy=drop)
     check_column(ColumnReport.of(fitted), "fitted values", family="yeojohnson",
-                 missing="raise")
+                 missing="raise", missing_remedy=drop)
     prof = InverseResponseProfile.build(yy, fitted, fam)
     sol = solve(prof)
     if not sol.converged[0]:

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import BoxCoxError
 from ..families import inverse_transform
 
-__all__ = ["median", "mean_smearing", "mean_normal"]
+__all__ = ["median", "mean_exists", "mean_smearing", "mean_normal"]
 
 GL_NODES = 128
 Z_MAX = 12.0
@@ -77,6 +77,28 @@ def median(eta: ArrayLike, lmbda: float, family: str, *,
     if truncate:
         return _inverse(eta, lmbda, family, "median")
     return inverse_transform(eta, lmbda, family)
+
+
+def mean_exists(eta: ArrayLike, d_low: float, d_high: float, lmbda: float,
+                family: str) -> NDArray[np.bool_]:
+    """Whether ``g^{-1}(eta + d)`` stays finite for every ``d`` in ``[d_low, d_high]``: the
+    errors do not reach a pole of the inverse (Box-Cox and Yeo-Johnson above ``-1/lmbda``
+    for lambda < 0; Yeo-Johnson below ``1/(2 - lmbda)`` for lambda > 2). Below the Box-Cox
+    range (lambda > 0) the inverse has the finite limit 0, which the means use.
+
+    Examples
+    --------
+    >>> from boxcoxstat.regression.backtransform import mean_exists
+    >>> mean_exists([0.0, 1.9], -0.2, 0.2, -0.5, "boxcox")   # the pole is at 2
+    array([ True, False])
+    """
+    eta = np.asarray(eta, dtype=np.float64)
+    ok = np.ones(eta.shape, dtype=bool)
+    if lmbda < 0:
+        ok &= eta + d_high < -1.0 / lmbda
+    if family == "yeojohnson" and lmbda > 2:
+        ok &= eta + d_low > 1.0 / (2.0 - lmbda)
+    return ok
 
 
 def mean_smearing(

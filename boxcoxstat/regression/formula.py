@@ -52,11 +52,13 @@ __all__ = [
 ]
 
 
-def warn_rows(what: str, labels: list[Any]) -> None:
-    """One warning for the rows of new data that get NaN, naming them (at most 10 shown)."""
+def warn_rows(what: str, labels: list[Any], stacklevel: int = 4) -> None:
+    """One warning for the rows of new data that get NaN, naming them (at most 10 shown);
+    ``stacklevel`` counts from this function to the user's call."""
     shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in labels[:10])
     more = f" and {len(labels) - 10} more" if len(labels) > 10 else ""
-    warnings.warn(f"{len(labels)} row(s) ({shown}{more}): {what}", UserWarning, stacklevel=4)
+    warnings.warn(f"{len(labels)} row(s) ({shown}{more}): {what}", UserWarning,
+                  stacklevel=stacklevel)
 
 
 class _PowerTerm:

@@ -234,17 +234,17 @@ def predict_frame(
 def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean: str,
           residuals: NDArray[np.float64] | None, index: pd.Index) -> NDArray[np.float64]:
     """Duan's smearing or the normal-theory mean; NaN, with one warning naming the rows, where
-    the errors reach a pole of the inverse transform (there the mean does not exist)."""
+    the mean does not exist: where the fitted model's normal errors (to ``bt.Z_MAX`` sigma)
+    or, for smearing, the residuals reach a pole of the inverse transform. Whether the mean
+    exists is one question with one answer for both estimators: smearing's finite average
+    over bounded residuals is not reported where the model says the mean is infinite."""
+    sigma = float(np.sqrt(fit.scale))
+    d_low, d_high = -bt.Z_MAX * sigma, bt.Z_MAX * sigma
     if mean == "smearing":
         assert residuals is not None
-        d_low, d_high = float(np.min(residuals)), float(np.max(residuals))
-    else:
-        sigma = float(np.sqrt(fit.scale))
-        d_low, d_high = -bt.Z_MAX * sigma, bt.Z_MAX * sigma
-    low, high = _range(np.array([fit.lmbda]), fit.family)
-    diverges = eta + d_high >= high[0]
-    if fit.family == "yeojohnson":  # below the range YJ's inverse diverges too (lambda > 2)
-        diverges |= eta + d_low <= low[0]
+        d_low = min(d_low, float(np.min(residuals)))
+        d_high = max(d_high, float(np.max(residuals)))
+    diverges = ~bt.mean_exists(eta, d_low, d_high, fit.lmbda, fit.family)
     out = np.full(eta.shape, np.nan)
     rows = np.flatnonzero(ok & ~diverges)
     if mean == "smearing":
@@ -255,8 +255,9 @@ def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean:
     bad = ok & diverges
     if bad.any():
         warn_rows(f"the mean on the response scale does not exist at lambda = {fit.lmbda:.6g} "
-                  "(the error distribution reaches where the inverse transform diverges); "
-                  "the prediction is NaN; use kind='median'", list(index[bad]))
+                  f"(the model's normal errors, within {bt.Z_MAX:g} sigma, reach where the "
+                  "inverse transform diverges); the prediction is NaN with either mean= "
+                  "estimator; use kind='median'", list(index[bad]), stacklevel=5)
     return out
 
 

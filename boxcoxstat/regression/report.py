@@ -63,7 +63,9 @@ def lm_summary(m: Any, alpha: float = 0.05) -> Summary:
                  "(given, not estimated: no standard error, interval or test).")
     else:
         first = (f"Response: {fam} power of {m.response} by profile likelihood "
-                 f"(interval: {100 * (1 - alpha):g}%; tests: likelihood ratio, 1 df).")
+                 f"(interval: {100 * (1 - alpha):g}%; tests: likelihood ratio, 1 df; "
+                 "rounded: the convenient power nearest lambda inside the 95% profile "
+                 "interval, m.power.rounded_power(rule='car') for car's).")
     counted = "lambda and the error variance" if not m.power.fixed else "the error variance"
     notes = [
         first,

@@ -27,6 +27,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from .._input import as_pandas_frame, like_native, native_frame
 from .._validation import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
@@ -400,7 +401,7 @@ class LmResult(ResultBase):
     # ------------------------------------------------------------------ prediction
     def predict(
         self,
-        newdata: pd.DataFrame | None = None,
+        newdata: Any = None,
         *,
         interval: Literal["confidence", "prediction"] | None = None,
         alpha: float = 0.05,
@@ -408,12 +409,13 @@ class LmResult(ResultBase):
         mean: Literal["smearing", "normal"] = "smearing",
         scale: Literal["response", "transformed"] = "response",
         include_lambda_uncertainty: bool = False,
-    ) -> pd.DataFrame:
+    ) -> Any:
         """Predictions for new data (the fitted rows by default), with intervals.
 
         Parameters
         ----------
         newdata : DataFrame, optional
+            pandas, or another library's DataFrame (polars, pyarrow...), as ``bcs.lm`` takes.
             Columns are found by name (their order does not matter); predictor transforms
             reuse what was learned at fitting time. A row with a missing predictor gives NaN
             in place (refused if the model was fitted with ``missing="raise"``).
@@ -442,7 +444,9 @@ class LmResult(ResultBase):
         Returns
         -------
         DataFrame
-            Indexed as ``newdata``: ``fit``, and ``lower``, ``upper`` with an interval.
+            Indexed as ``newdata``: ``fit``, and ``lower``, ``upper`` with an interval. Of
+            ``newdata``'s library: a polars DataFrame for polars new data (rows in its
+            order), pandas otherwise.
 
         Warns
         -----
@@ -478,7 +482,8 @@ class LmResult(ResultBase):
                 "for a shifted response (bcnPower or gamma=) only the median and its fixed-power "
                 "intervals are implemented (the mean and the mixture over lambda need the "
                 "shift inside the integral); use kind='median'")
-        x0, index = self._new_rows(newdata)
+        native = newdata is not None and native_frame(newdata) is not None
+        x0, index = self._new_rows(as_pandas_frame(newdata) if native else newdata)
         mixture = self._mixture if include_lambda_uncertainty and interval else None
         out = pr.predict_frame(x0, index, self._fit, interval=interval, alpha=alpha,
                                kind=kind, mean=mean, scale=scale,
@@ -490,6 +495,8 @@ class LmResult(ResultBase):
                 ok = np.isfinite(v)
                 v[ok] = self.power._unprepare(v[ok], 0)
                 out[col] = v
+        if native:  # polars in, polars out
+            return like_native(out.to_numpy(dtype=np.float64), list(out.columns), newdata)
         return out
 
     def _new_rows(self, newdata: pd.DataFrame | None) -> tuple[NDArray[np.float64], pd.Index]:

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import families as fam
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
+from ..base.transform import rows_text
 from ..core.design import qr_design
 from ..core.response import ResponseProfile, response_profile
 from ..core.solve import solve
@@ -177,13 +178,42 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Predictions on the response's scale: the conditional median or (``kind="mean"``)
-        the smearing mean."""
+        the smearing mean.
+
+        A row without one is NaN, with one ``UserWarning`` naming the rows (the package's
+        rule for inverses, as ``LmResult.predict``): for the median, a prediction outside
+        the transform's range at the power (no response transforms to it); for the mean, a
+        prediction whose errors reach a pole of the inverse (the mean is infinite there):
+        the residuals, or the normal errors of the linear model the power was chosen under
+        (``12 sigma``, sigma from the residuals with the linear model's degrees of freedom),
+        as ``LmResult.predict`` decides it.
+        """
         check_is_fitted(self)
         Xv = validate_data(self, X, dtype=np.float64, reset=False)
         eta = np.asarray(self.regressor_.predict(Xv), dtype=np.float64).reshape(-1)
-        if self.kind == "mean":
-            return bt.mean_smearing(eta, self.residuals_, self.lmbda_, self.family_)
-        return bt.median(eta, self.lmbda_, self.family_, truncate=True)
+        out = np.full(eta.shape, np.nan)
+        if self.kind == "mean":  # where the mean exists: as bcs.lm's predict decides it
+            e = self.residuals_
+            sigma = float(np.sqrt(e @ e / max(1, e.size - self.n_features_in_ - 1)))
+            reach = bt.Z_MAX * sigma  # the normal errors of the model lambda was chosen under
+            ok = bt.mean_exists(eta, min(float(np.min(e)), -reach), max(float(np.max(e)), reach),
+                                self.lmbda_, self.family_)
+            out[ok] = bt.mean_smearing(eta[ok], e, self.lmbda_, self.family_)
+            what = ("the mean does not exist (the errors reach where the inverse transform "
+                    "diverges); use kind='median'")
+        else:
+            with np.errstate(all="ignore"):
+                med = fam.inverse_unchecked(eta, self.lmbda_, self.family_)
+            ok = ~np.isnan(med)
+            if np.any(np.isinf(med)):
+                out[ok] = bt.median(eta[ok], self.lmbda_, self.family_)  # raises: overflow
+            out[ok] = med[ok]
+            what = ("the prediction lies outside the range of the transform, so it has no "
+                    "back-transform")
+        if not ok.all():
+            warnings.warn(f"{rows_text(~ok)} at lambda = {self.lmbda_:.6g}: {what}; they are "
+                          "NaN", UserWarning, stacklevel=2)
+        return out
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

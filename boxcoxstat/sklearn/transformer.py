@@ -19,6 +19,8 @@ boxcoxstat, is ``estimator=`` here.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -100,6 +102,19 @@ class PowerTransformerState:
                               "columns were fitted")
         if values["standardize"] and values["scaler_mean"] is None:
             raise jsonio._Bad("field 'scaler_mean' is needed with standardize=true")
+
+
+@contextmanager
+def _negative_values_named(report: ColumnReport, family: str) -> Iterator[None]:
+    """The gate's error for a Box-Cox feature with values < 0, led by scikit-learn's words
+    for it ("Negative values in data", what its positive-only estimators raise and its
+    ``check_positive_only_tag_during_fit`` looks for)."""
+    try:
+        yield
+    except BoxCoxError as err:
+        if family == "boxcox" and report.n_nonpositive and report.lo < 0:
+            raise BoxCoxError(f"Negative values in data: {err}") from None
+        raise
 
 
 class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -339,15 +354,17 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         report = ColumnReport.of(np.where(present, col, np.nan))
         fam_j = "boxcox" if family == "boxcox" else "yeojohnson"
         if family == "boxcox" and constant:
-            check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=False)
+            with _negative_values_named(report, fam_j):
+                check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=False)
             what = "one sample" if count == 1 else f"{count} equal values"
             raise BoxCoxError(f"feature {name!r} has {what} ({report.lo!r}); Box-Cox needs at "
                               "least 2 distinct values (method='yeo-johnson' leaves a "
                               "constant feature unchanged)")
         if family == "auto" and not constant and report.lo > 0:
             fam_j = "boxcox"
-        check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=not constant,
-                     tiny_scale=True)
+        with _negative_values_named(report, fam_j):
+            check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY,
+                         spread=not constant, tiny_scale=True)
 
     # ------------------------------------------------------------------ transforming
     def _columns(self) -> Any:
@@ -408,8 +425,10 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         x = np.asarray(Xv, dtype=np.float64)
         for j in np.flatnonzero(np.array(self.families_) == "boxcox"):
             if np.any(x[:, j] <= 0):
-                check_column(ColumnReport.of(x[:, j]), self.get_feature_names_out()[j],
-                             family="boxcox", min_n=0, spread=False, remedy=_REMEDY)
+                report = ColumnReport.of(x[:, j])
+                with _negative_values_named(report, "boxcox"):
+                    check_column(report, self.get_feature_names_out()[j], family="boxcox",
+                                 min_n=0, spread=False, remedy=_REMEDY)
         Z = self._forward(x)
         if self.standardize:
             Z = self._scaler.transform(Z)

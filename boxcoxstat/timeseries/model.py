@@ -7,6 +7,7 @@ regression's profile likelihood (``core.response``, solved by the one solver) gi
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -16,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from .. import families
 from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
+from ..base.transform import rows_text
 from ..core.design import qr_design
 from ..core.guerrero import guerrero_lambda, subseries
 from ..core.response import response_profile
@@ -30,10 +32,20 @@ _PERIODS = {"Y": 1, "A": 1, "Q": 4, "M": 12, "W": 52, "D": 7, "B": 5, "H": 24, "
 
 
 def period_of(series: Any) -> int:
-    """The seasonal period of a pandas series from its index frequency (1 when none).
+    """The seasonal period of a series from its time index.
 
-    Yearly 1, quarterly 4, monthly 12, weekly 52, daily 7, business-daily 5, hourly 24,
-    minutely and secondly 60.
+    A ``DatetimeIndex``, ``PeriodIndex`` or ``TimedeltaIndex`` gives it by its frequency
+    (set, or inferred by pandas from regular times): yearly 1, quarterly 4, monthly 12, weekly
+    52, daily 7, business-daily 5, hourly 24, minutely and secondly 60. A series without time
+    information (a NumPy array, a list, a polars Series, a pandas index of numbers such as
+    years) has period 1, as an R ``ts`` made without ``frequency``.
+
+    Raises
+    ------
+    BoxCoxError
+        A time index whose frequency cannot be told (irregular times), or an index of text or
+        other labels (dates as strings): pass ``period=`` or give the series a DatetimeIndex
+        or PeriodIndex.
 
     Examples
     --------
@@ -41,13 +53,31 @@ def period_of(series: Any) -> int:
     >>> from boxcoxstat.timeseries.model import period_of
     >>> period_of(pd.Series(range(30), index=pd.date_range("2000-01", periods=30, freq="MS")))
     12
+    >>> period_of(pd.Series(range(8), index=pd.period_range("2000Q1", periods=8, freq="Q")))
+    4
     """
     index = getattr(series, "index", None)
-    freq = getattr(index, "freqstr", None)
-    if freq is None and isinstance(index, pd.DatetimeIndex) and len(index) >= 3:
-        freq = pd.infer_freq(index)
-    if not freq:
+    if not isinstance(index, pd.Index) or (pd.api.types.is_numeric_dtype(index.dtype)
+                                           and not pd.api.types.is_bool_dtype(index.dtype)):
         return 1
+    if not isinstance(index, (pd.DatetimeIndex, pd.PeriodIndex, pd.TimedeltaIndex)):
+        first = repr(index[0]) if len(index) else ""
+        raise BoxCoxError(
+            f"the series' index holds {index.dtype} labels (such as {first:.40}), not times, so "
+            "its seasonal period cannot be told; pass period= (12 for monthly data, 4 for "
+            "quarterly, 1 for none) or give the series a DatetimeIndex or PeriodIndex "
+            "(pd.to_datetime on the labels)")
+    freq = index.freqstr
+    if freq is None and len(index) >= 3 and not isinstance(index, pd.PeriodIndex):
+        try:  # freq="infer" gives the string on pandas 2 and 3 alike (infer_freq warns)
+            freq = type(index)(index, freq="infer").freqstr
+        except (TypeError, ValueError):
+            freq = None
+    if not freq:
+        raise BoxCoxError(
+            "the series' time index has no regular frequency (pandas cannot infer one from "
+            "its times: a gap, a repeated or an unsorted time), so its seasonal period cannot "
+            "be told; pass period= (12 for monthly data, 4 for quarterly, 1 for none)")
     base = freq.split("-")[0].lstrip("0123456789")
     for key in sorted(_PERIODS, key=len, reverse=True):
         if base.startswith(key):
@@ -56,12 +86,21 @@ def period_of(series: Any) -> int:
 
 
 def _series(series: Any) -> tuple[NDArray[np.float64], str]:
+    columns = getattr(series, "columns", None)
+    if columns is not None and len(columns) != 1:
+        raise BoxCoxError(
+            f"a time series is one column, got a table of {len(columns)} "
+            f"({[str(c) for c in columns][:4]}); pass the values as a Series indexed by their "
+            "times, e.g. df.set_index(pd.to_datetime(df['month']))['value'], or the values "
+            "with period=")
     values, names, index, layout = to_matrix(series)
     if values.shape[1] != 1:
         raise BoxCoxError(f"a time series is one column, got {values.shape[1]}")
     name = names[0]
     report = ColumnReport.of(values[:, 0], (lambda i: index[i]) if index is not None else None)
-    check_column(report, name, family="boxcox", missing="raise", min_n=3, noun="series")
+    check_column(report, name, family="boxcox", missing="raise", min_n=3, noun="series",
+                 missing_remedy="fill or interpolate them first (a time series cannot skip "
+                 "a value: its subseries and seasons would shift)")
     return values[:, 0], name
 
 
@@ -89,8 +128,9 @@ def guerrero(
     series : pandas Series or array_like
         A positive series without missing values, oldest first.
     period : int, optional
-        The seasonal period (12 for monthly data). Default: from the index frequency of a
-        pandas series (:func:`period_of`), else 1.
+        The seasonal period (12 for monthly data). Default: from the frequency of a pandas
+        series' DatetimeIndex or PeriodIndex (:func:`period_of`); 1 for a series without times
+        (an array, or an index of numbers); refused for text labels or irregular times.
     method : {"guerrero", "loglik"}, default="guerrero"
         ``"guerrero"``: Guerrero's (1993) coefficient of variation of ``sd / mean^(1 -
         lambda)`` over subseries of ``max(2, period)`` observations, minimised (forecast's
@@ -109,7 +149,9 @@ def guerrero(
     ------
     BoxCoxError
         A series with values <= 0 or missing values, or not longer than two periods (forecast
-        returns 1 there without a word), or ``lower >= upper``.
+        returns 1 there without a word), ``lower >= upper``, no ``period=`` for a series
+        whose index is text or irregular times, or (``"guerrero"``) fewer than two subseries
+        that vary (a subseries of equal values is kept, with ratio 0, as forecast keeps it).
 
     References
     ----------
@@ -145,9 +187,13 @@ def guerrero(
     top = float(np.max(x))
     sub = subseries(np.ldexp(x, -int(np.frexp(top)[1])) if top > 1e300 else x, per)
     if method == "guerrero":
-        if np.any(~np.isfinite(sub.log_sd)):
-            raise BoxCoxError(f"series {name!r} has a constant subseries of {sub.period} "
-                              "values; Guerrero's criterion needs every subseries to vary")
+        varying = int(np.sum(np.isfinite(sub.log_sd)))
+        if varying < 2:  # the criterion is 0/0, or the same at every lambda
+            k = sub.log_sd.size
+            raise BoxCoxError(
+                f"series {name!r}: {k - varying} of its {k} subseries of {sub.period} values "
+                "are constant, so Guerrero's criterion does not depend on lambda (it needs at "
+                "least two subseries that vary); use method='loglik' or a shorter period=")
         lam, value = guerrero_lambda(sub, float(lower), float(upper))
         nll = np.nan
     else:
@@ -187,11 +233,20 @@ def inv_boxcox(
     fvar : array_like, optional
         The forecast variance on the transformed scale (needed for ``kind="mean"``).
 
+    Returns
+    -------
+    ndarray
+        The back-transformed values. Where ``1 + lmbda y <= 0`` no positive value transforms
+        to ``y``: that value is NaN, with one ``UserWarning`` naming its positions, and the
+        others are returned (the package's one rule for inverses, as ``LmResult.predict``
+        and every result's ``inverse_transform``). forecast returns NA there for lambda < 0
+        and ``-|1 + lmbda y|^(1/lmbda)`` for lambda > 0.
+
     Raises
     ------
     BoxCoxError
-        Where ``1 + lmbda y <= 0`` (no value transforms to ``y``; forecast returns NA), for a
-        negative ``fvar``, or ``kind="mean"`` without ``fvar``.
+        For infinite ``y``, a negative ``fvar``, or ``kind="mean"`` without ``fvar``;
+        ``TransformOverflowError`` where the back-transform exceeds float64.
 
     Examples
     --------
@@ -207,7 +262,16 @@ def inv_boxcox(
         values = np.array(y, dtype=np.float64)
     except (TypeError, ValueError):
         raise BoxCoxError("y must be numbers (forecasts on the Box-Cox scale)") from None
-    out = families.boxcox_inverse(values, float(lmbda))
+    if np.any(np.isinf(values)):
+        raise BoxCoxError("y has infinite values; remove them or mark them missing (NaN)")
+    with np.errstate(invalid="ignore", over="ignore"):
+        outside = float(lmbda) * values <= -1.0  # NaN (missing) compares False
+    out = np.full(values.shape, np.nan)
+    out[~outside] = families.boxcox_inverse(values[~outside], float(lmbda))
+    if outside.any():
+        warnings.warn(f"inv_boxcox: {rows_text(outside)} lie outside the range of the Box-Cox "
+                      f"transform at lambda = {float(lmbda):.6g} (1 + lmbda*y <= 0), so they "
+                      "have no inverse; they are NaN in the output", UserWarning, stacklevel=2)
     if kind == "median":
         return out
     if fvar is None:

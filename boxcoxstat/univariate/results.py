@@ -233,6 +233,31 @@ class PowerTransformResult(ColumnTransforms):
     def _rounded_values(self) -> NDArray[np.float64]:
         return inf.rounded_power(self.lmbda_mle, self._stored("lower"), self._stored("upper"))
 
+    def rounded_power(self, rule: Literal["profile", "car"] = "profile") -> Any:
+        """The convenient power by a named rule.
+
+        Parameters
+        ----------
+        rule : {"profile", "car"}, default="profile"
+            ``"profile"``: :attr:`rounded` (the convenient power nearest the estimate inside
+            the 95% profile-likelihood interval). ``"car"``: car's "Rounded Pwr" (the first
+            of 1, 0, -1, 0.5, 0.33, -0.5, -0.33, 2, -2 inside ``lambda -+ 1.96 se``, else
+            the estimate to two decimals; :func:`boxcoxstat.core.inference.car_rounded_power`).
+
+        Examples
+        --------
+        >>> import boxcoxstat as bcs
+        >>> r = bcs.fit(bcs.datasets.load("trees")["Girth"])
+        >>> r.rounded_power(), r.rounded_power(rule="car")  # car: 1 (powerTransform)
+        (-0.3333333333333333, 1.0)
+        """
+        check_option("rule", rule, inf.ROUNDING_RULES)
+        self._refuse_fixed("rounded_power")
+        if rule == "profile":
+            return self.rounded
+        return self._shape(inf.car_rounded_power(self.lmbda_mle, self._stored("bse")),
+                           "rounded")
+
     @property
     def converged(self) -> Any:
         """Whether the score's sign change was bracketed and closed."""
@@ -417,7 +442,9 @@ class PowerTransformResult(ColumnTransforms):
         )
         level = f"{100 * (1 - alpha):g}%"
         notes = [f"Interval: {level} profile likelihood; SE from the observed information;",
-                 "tests: likelihood ratio, chi-square with 1 df."]
+                 "tests: likelihood ratio, chi-square with 1 df.",
+                 "rounded: the convenient power nearest the estimate inside the 95% profile "
+                 "interval (rounded_power(rule='car') gives car's Rounded Pwr)."]
         tables = [("", est), ("", tests), ("", info)]
         if self.gamma_values is not None:
             tables.insert(1, ("Shift gamma", self._gamma_table(alpha)))

@@ -246,8 +246,14 @@ def test_values_without_an_inverse_and_overflow_are_named():
     r = bcs.fit(pd.DataFrame(X_LOG, columns=["a", "b"]))
     lam = float(r.lmbda["a"])
     bad = pd.DataFrame({"a": [-2.0 / lam if lam > 0 else 2.0 / -lam * 10], "b": [0.0]})
-    with pytest.raises(bcs.BoxCoxError, match="column 'a'.*no inverse"):
-        r.inverse_transform(bad)
+    # the package's one rule for inverses (issue 27): NaN for that value, a warning naming
+    # the column and row, the rest returned
+    bad = pd.DataFrame({"a": [0.0, bad["a"].iloc[0]], "b": [0.0, 0.0]}, index=["p", "q"])
+    with pytest.warns(UserWarning, match=r"column 'a': 1 value\(s\) \(rows 'q'\).*no inverse"):
+        back = r.inverse_transform(bad)
+    assert np.isnan(back.loc["q", "a"]) and np.isfinite(back.loc["p", "a"])
+    np.testing.assert_allclose(back["b"], r.inverse_transform(bad[["a", "b"]].iloc[:1])["b"]
+                               .iloc[0], rtol=1e-15)  # the same arithmetic
     big = bcs.fit(np.array([0.1, 0.1, 0.1, 0.101]))
     with pytest.raises(bcs.TransformOverflowError, match="column 'x'.*ymax="):
         big.transform([0.1, 0.2])

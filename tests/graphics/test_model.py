@@ -66,3 +66,23 @@ def test_bad_input():
         bcs.spread_level([1.0, 2, 3, 4, 5, 6], [0, 0, 0, 1, 1, 1])
     with pytest.raises(bcs.BoxCoxError, match="infinite"):
         bcs.symbox([1.0, np.inf, 2.0])
+
+
+def test_missing_drop_is_accepted_where_the_message_advises_it():
+    # issue 27: spread_level and symbox said "use missing='drop'", which they did not take
+    x = np.array(SL["x"], dtype=float)
+    by = np.array(SL["by"], dtype=object)
+    x[[0, 7]] = np.nan
+    by[11] = None
+    with pytest.raises(bcs.BoxCoxError, match="missing value.*use missing='drop'"):
+        bcs.spread_level(x, by)
+    dropped = bcs.spread_level(x, by, missing="drop")
+    keep = ~np.isnan(x) & (by != None)  # noqa: E711 (elementwise on an object array)
+    same = bcs.spread_level(x[keep], by[keep])  # the rows left out by hand
+    assert dropped.power == pytest.approx(same.power, rel=1e-15)  # the same arithmetic
+    pd.testing.assert_frame_equal(dropped.statistics, same.statistics)
+    with pytest.raises(bcs.BoxCoxError, match="missing label.*use missing='drop'"):
+        bcs.spread_level(np.array(SL["x"]), by)
+    with pytest.raises(bcs.BoxCoxError, match="use missing='drop'"):
+        symbox_frame(x)
+    pd.testing.assert_frame_equal(symbox_frame(x, missing="drop"), symbox_frame(x[~np.isnan(x)]))

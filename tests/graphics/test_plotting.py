@@ -51,3 +51,21 @@ def test_profile_plot_for_every_family():
         assert ax.get_xlabel() == "λ" and len(ax.get_lines()) >= 4
     ax = bcs.fit(x + 1.0, family="boxcox").plot_profile()
     assert "Box-Cox" in ax.get_title()
+
+
+def test_qqplot_with_missing_drop_labels_the_callers_rows():
+    # issue 27: the error advised missing='drop', which qqplot did not take
+    x = pd.Series(REF["qqplot"]["x"], index=np.arange(1, 103))
+    holed = x.copy()
+    holed[[5, 40]] = np.nan  # labels 5 and 40 (neither is one car labels)
+    try:
+        bcs.qqplot(holed)
+    except bcs.BoxCoxError as err:
+        assert "missing='drop'" in str(err)
+    else:
+        raise AssertionError("missing values were accepted without missing='drop'")
+    ax = bcs.qqplot(holed, n_label=3, missing="drop")
+    assert sorted(int(t.get_text()) for t in ax.texts) == sorted(REF["qqplot"]["labelled"])
+    ax = bcs.qqplot(holed.to_numpy(), n_label=1, missing="drop")
+    top = int(np.nanargmax(np.abs(holed.to_numpy() - np.nanmean(holed.to_numpy()))))
+    assert [t.get_text() for t in ax.texts] == [str(top)]  # a position in the caller's array

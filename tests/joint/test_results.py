@@ -171,8 +171,8 @@ def test_summary_shows_profile_bounds_and_stored_tests(fits):
     np.testing.assert_array_equal(est["Prof Lwr Bnd"], ci["lower"])
     np.testing.assert_array_equal(est["Prof Upr Bnd"], ci["upper"])
     np.testing.assert_array_equal(est["Wald Lwr Bnd"], r.lmbda - 1.96 * r.bse)  # car's 1.96
-    assert list(tests.index) == ["all 0", "all 1 (none)", "rounded"]
-    assert tests.loc["rounded", "LRT"] == r.test(r.rounded).statistic
+    assert list(tests.index) == ["all 0", "all 1 (none)", "rounded (profile)"]
+    assert tests.loc["rounded (profile)", "LRT"] == r.test(r.rounded).statistic
     est90 = r.summary(alpha=0.1).tables[0][1]
     np.testing.assert_array_equal(est90["Prof Lwr Bnd"], r.conf_int(0.1)["lower"])
     z = stats.norm.isf(0.05)
@@ -273,3 +273,39 @@ def test_transform_round_trip_and_numpy_in_numpy_out():
         r.transform(hw[["len", "adt", "trks"]].assign(adt=-1.0))
     with pytest.raises(bcs.BoxCoxError, match="lack column"):
         r.transform(hw[["len", "adt"]])
+
+
+ROUNDING = json.loads((Path(__file__).parents[1] / "reference" / "car_rounding_reference.json")
+                      .read_text())
+
+
+def test_rounded_pwr_column_is_cars_rule_with_cars_number():
+    # issue 27: the summary printed car's header "Rounded Pwr" over the profile rule
+    # (trees: Girth -1/3 here, 0 in car's powerTransform(cbind(Volume, Girth, Height) ~ 1))
+    trees = bcs.datasets.load("trees")
+    np.testing.assert_allclose(trees[["Girth", "Height", "Volume"]].sum(),
+                               ROUNDING["trees_colsums"], rtol=1e-14)  # R's trees
+    for key in ("joint3", "joint2"):
+        c = ROUNDING["cases"][key]
+        r = bcs.fit_joint(trees, c["columns"])
+        # car's rule picks among listed values, so the car column equals car's exactly
+        np.testing.assert_array_equal(r.rounded_power(rule="car"), c["rounded_pwr"])
+        est = r.summary().tables[0][1]
+        np.testing.assert_array_equal(est["Rounded Pwr"], c["rounded_pwr"])
+        np.testing.assert_array_equal(est["Rounded (profile)"], r.rounded)
+        assert "Rounded Pwr: car's rule" in str(r.summary())
+    assert bcs.fit_joint(trees, ROUNDING["cases"]["joint3"]["columns"]).rounded["Girth"] == \
+        pytest.approx(-1 / 3)  # the profile rule: the nearest convenient power inside
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_car_rule_gives_cars_rounded_pwr_on_highway(fits, case):
+    # car's own "Rounded Pwr" (car_multivariate_reference.json); our SEs agree with car's to
+    # ~1e-4, far from any candidate's edge in these cases
+    r = fits[case["name"]]
+    # where no candidate is inside, car prints its lambda to 2 decimals; car's lambda is up to
+    # 4e-5 from ours, so the two roundings may differ by one step of 0.01
+    np.testing.assert_allclose(r.rounded_power(rule="car"), case["car"]["rounded_pwr"],
+                               atol=0.01 + 1e-12)
+    with pytest.raises(bcs.BoxCoxError, match="rule='wald' is not valid"):
+        r.rounded_power(rule="wald")

@@ -114,3 +114,7 @@ def test_inverse_response_bad_input():
         bcs.inverse_response([1.0, 2, 3], [1.0, 2, 3, 4])
     with pytest.raises(bcs.BoxCoxError, match="statsmodels results"):
         bcs.inverse_response(object())
+    # issue 27's kind: the message advised missing='drop', which inverse_response does not take
+    with pytest.raises(bcs.BoxCoxError, match="missing value.*leave those rows out") as err:
+        bcs.inverse_response([1.0, 2, 3, 4], [1.0, np.nan, 3, 4])
+    assert "missing='drop'" not in str(err.value)

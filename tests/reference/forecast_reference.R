@@ -65,7 +65,13 @@ cases <- list(
                                   "AirPassengers from May 1949 (140 months; 8 dropped)"),
   # the criterion falls towards the lower end: the minimum is at the bound -2
   usaccdeaths = series_case(USAccDeaths, "USAccDeaths (monthly; minimum at the lower bound)",
-                            lower = -2, upper = 3)
+                            lower = -2, upper = 3),
+  # frequency 1 (subseries of length 2): one of the 50 pairs holds two equal values, so its
+  # sd and ratio are 0; guer.cv keeps it (forecast returns 0.99889)
+  nile = series_case(Nile, "Nile (annual, frequency 1: pairs, one with two equal values)"),
+  # a seasonal series with one constant year (its ratio is 0 at every lambda, and kept)
+  ukgas_flat_year = series_case(local({x <- UKgas; x[5:8] <- 120.4; x}),
+                                "UKgas with its second year set to 120.4 (a constant subseries)")
 )
 
 # InvBoxCox with forecast's bias adjustment (fvar: the forecast variance on the transformed
@@ -80,7 +86,15 @@ inv <- list(
                      mean = InvBoxCox(z, 0.5, biasadj = TRUE, fvar = fvar)),
   lambda_neg = list(lambda = -0.3, z = c(1.2, 2.0, 3.0),
                     median = InvBoxCox(c(1.2, 2.0, 3.0), -0.3),
-                    mean = InvBoxCox(c(1.2, 2.0, 3.0), -0.3, biasadj = TRUE, fvar = fvar))
+                    mean = InvBoxCox(c(1.2, 2.0, 3.0), -0.3, biasadj = TRUE, fvar = fvar)),
+  # a value beyond -1/lambda = 3.33 has no inverse: InvBoxCox gives NA there (the JSON keeps
+  # the other values and the NA positions, 0-based)
+  lambda_neg_outside = local({
+    zo <- c(1.2, 4.0, 3.0)
+    med <- InvBoxCox(zo, -0.3)
+    list(lambda = -0.3, z = zo, median_finite = med[!is.na(med)],
+         na_positions = as.integer(which(is.na(med)) - 1L))
+  })
 )
 
 out <- list(

@@ -170,6 +170,20 @@ def test_polars_data_give_the_pandas_model():
     f = "Volume ~ np.log(Height) + np.log(Girth)"
     assert bcs.lm(f, pl.from_pandas(trees)).lmbda == pytest.approx(bcs.lm(f, trees).lmbda,
                                                                    rel=1e-13)
+
+
+def test_predict_takes_polars_new_data_and_returns_polars():
+    # issue 27: lm fitted polars frames but predict refused them ("must be a pandas DataFrame")
+    import polars as pl
+    trees = bcs.datasets.load("trees")
+    m = bcs.lm("Volume ~ np.log(Height) + np.log(Girth)", pl.from_pandas(trees))
+    new = pd.DataFrame({"Height": [70.0, 80.0, np.nan], "Girth": [10.0, 15.0, 12.0]})
+    want = m.predict(new, interval="prediction")  # the row with a missing predictor: NaN
+    got = m.predict(pl.from_pandas(new, nan_to_null=True), interval="prediction")
+    assert isinstance(got, pl.DataFrame) and got.columns == ["fit", "lower", "upper"]
+    # the same rows through the same arithmetic (pandas predictions are checked against R's
+    # predict.lm in test_prediction.py)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-15)
 def test_fixed_response_power_is_a_setting_of_the_result():
     """lm(..., lmbda=0), bc(y, lmbda=0) on the left and m.at(0) are one model: statsmodels'
     OLS of log y, its llf plus the Jacobian -sum(log y), AIC counting the coefficients and

@@ -181,6 +181,30 @@ def test_mean_that_does_not_exist_is_nan_for_that_row_only():
     assert got.loc[0, "fit"] == m.predict(new.iloc[:1], kind="mean", mean="normal")["fit"][0]
 
 
+def test_whether_the_mean_exists_is_one_answer_for_both_estimators():
+    """issue 27: kind="mean" (smearing) returned a number where mean="normal" said the mean
+    does not exist. Under the fitted normal model (lambda = -1: the inverse has a pole at
+    eta = 1) the mean is infinite where the errors, within 12 sigma, reach the pole; both
+    estimators now say so for the same rows: those with eta + 12 sigma >= 1 by statsmodels'
+    OLS of the transformed response."""
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0, 1, 40)
+    eta = 0.2 + 0.7 * x + 0.05 * rng.standard_normal(40)
+    df = pd.DataFrame({"x": x, "y": inverse_transform(eta, -1.0)})
+    m = bcs.lm("y ~ x", df, lmbda=-1.0)
+    ols = smf.ols("I(1 - 1 / y) ~ x", df).fit()  # Box-Cox at -1: (y^-1 - 1) / -1
+    new = pd.DataFrame({"x": [0.0, 0.3, 0.6, 0.9]})
+    reaches = ols.predict(new).to_numpy() + 12 * np.sqrt(ols.scale) >= 1.0
+    assert reaches.any() and not reaches.all()
+    fits = {}
+    for mean in ("smearing", "normal"):
+        with pytest.warns(UserWarning, match="does not exist"):
+            fits[mean] = m.predict(new, kind="mean", mean=mean)["fit"].to_numpy()
+        assert np.isnan(fits[mean]).tolist() == reaches.tolist()
+    # where it exists, the two estimators of it agree closely (normal errors: 1e-2 relative)
+    np.testing.assert_allclose(fits["smearing"][~reaches], fits["normal"][~reaches], rtol=1e-2)
+
+
 def test_missing_raise_model_refuses_missing_new_rows():
     df = bcs.datasets.load("trees")
     m = bcs.lm(FORMULA, df, missing="raise")

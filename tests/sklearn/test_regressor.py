@@ -85,3 +85,18 @@ def test_bad_input_raises_the_package_error():
         BoxCoxRegressor(kind="average").fit(X, np.arange(1.0, 11.0))
     with pytest.raises(bcs.BoxCoxError, match="1 sample"):
         BoxCoxRegressor().fit([[1.0]], [2.0])
+
+
+def test_predictions_without_a_back_transform_are_nan_with_a_warning():
+    # issue 27's one rule for inverses: the row is NaN, named in one warning; the batch stays
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0, 1, 40)
+    eta = 0.2 + 0.7 * x + 0.05 * rng.standard_normal(40)
+    y = 1.0 / (1.0 - eta)  # Box-Cox at -1: the inverse has a pole at eta = 1
+    X_new = np.array([[0.1], [2.0]])  # eta about 0.27 and 1.6: beyond the pole
+    for kind in ("median", "mean"):
+        reg = BoxCoxRegressor(lmbda=-1.0, kind=kind).fit(x[:, None], y)
+        with pytest.warns(UserWarning, match=r"1 value\(s\) \(rows 1\) at lambda = -1"):
+            got = reg.predict(X_new)
+        assert np.isfinite(got[0]) and np.isnan(got[1])
+        assert got[0] == reg.predict(X_new[:1])[0]  # the same as without the bad row

@@ -88,9 +88,54 @@ def test_bad_series_get_clear_errors():
         bcs.guerrero(np.array([1.0, 2, 3, 0, 5, 6, 7, 8]), 2)
     with pytest.raises(bcs.BoxCoxError, match="missing"):
         bcs.guerrero(np.array([1.0, 2, np.nan, 4, 5, 6, 7, 8]), 2)
-    with pytest.raises(bcs.BoxCoxError, match="constant subseries"):
-        bcs.guerrero(np.array([1.0, 1, 3, 4, 5, 6, 7, 8]), 2)
+    with pytest.raises(bcs.BoxCoxError, match="3 of its 4 subseries of 2 values are const"):
+        bcs.guerrero(np.array([1.0, 1, 3, 3, 5, 6, 7, 7]), 2)  # CV the same at every lambda
     with pytest.raises(bcs.BoxCoxError, match="needs fvar"):
         bcs.inv_boxcox([1.0], 0.5, kind="mean")
-    with pytest.raises(bcs.BoxCoxError, match="no inverse"):
-        bcs.inv_boxcox([-5.0], 0.5)
+    with pytest.warns(UserWarning, match="no inverse"):
+        assert np.isnan(bcs.inv_boxcox([-5.0], 0.5)).all()
+
+
+def test_a_constant_subseries_counts_with_ratio_zero_as_in_forecast():
+    # issue 27: the Nile (pairs; 1913-1914 are both 813) was refused; forecast gives 0.99889
+    nile = REF["series"]["nile"]
+    r = bcs.guerrero(np.array(nile["x"]))  # no time index: period 1, subseries of 2
+    assert r.subseries_length == 2
+    assert r.lmbda == pytest.approx(nile["tight"]["guerrero"], abs=1e-6)  # R's optimize tol
+    assert r.lmbda == pytest.approx(nile["forecast"]["guerrero"], abs=1e-4)
+    flat = REF["series"]["ukgas_flat_year"]  # a whole year of equal values, period 4
+    assert bcs.guerrero(_series("ukgas_flat_year")).lmbda == pytest.approx(
+        flat["tight"]["guerrero"], abs=1e-6)
+
+
+def test_period_from_the_time_index_or_refused():
+    x = np.exp(np.sin(np.arange(48.0))) + 2.0
+    months = pd.date_range("2000-01", periods=48, freq="MS")
+    assert bcs.guerrero(pd.Series(x, index=months.to_period("M"))).period == 12
+    inferred = pd.DatetimeIndex(list(months))  # no freq set: pandas infers "MS"
+    assert bcs.guerrero(pd.Series(x, index=inferred)).period == 12
+    assert bcs.guerrero(pd.Series(x, index=np.arange(1900, 1948))).period == 1  # years: numbers
+    # dates as text: the period fell back to 1 without a word
+    text = pd.Series(x, index=months.strftime("%Y-%m"))
+    with pytest.raises(bcs.BoxCoxError, match="labels .*not times.*pass period="):
+        bcs.guerrero(text)
+    assert bcs.guerrero(text, 12).period == 12
+    gappy = pd.Series(x, index=months.delete(20).append(pd.DatetimeIndex(["2010-01-01"])))
+    with pytest.raises(bcs.BoxCoxError, match="no regular frequency.*pass period="):
+        bcs.guerrero(gappy)
+    frame = pd.DataFrame({"month": months.strftime("%Y-%m"), "value": x})
+    with pytest.raises(bcs.BoxCoxError, match="a Series indexed by their times"):
+        bcs.guerrero(frame)
+    with pytest.raises(bcs.BoxCoxError, match="missing value.*fill or interpolate"):
+        bcs.guerrero(np.r_[x[:5], np.nan, x[6:]], 12)
+
+
+def test_inv_boxcox_gives_nan_where_forecast_gives_na_and_keeps_the_batch():
+    # issue 27: one value out of range refused the whole batch, while predict gives NaN for
+    # that row with a warning; InvBoxCox gives NA there and the other values
+    e = REF["inv_boxcox"]["lambda_neg_outside"]
+    na = np.atleast_1d(e["na_positions"])
+    with pytest.warns(UserWarning, match=r"1 value\(s\) \(rows 1\).*no inverse.*NaN"):
+        out = bcs.inv_boxcox(e["z"], e["lambda"])
+    assert np.flatnonzero(np.isnan(out)).tolist() == na.tolist()
+    np.testing.assert_allclose(out[~np.isnan(out)], e["median_finite"], rtol=1e-12)

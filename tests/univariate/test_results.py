@@ -57,3 +57,20 @@ def test_unknown_column_and_wrong_shapes(frame):
         r.conf_int(interval="bootstrap")
     with pytest.raises(BoxCoxError, match="alpha"):
         r.conf_int(alpha=1.5)
+
+
+def test_rounded_power_by_rule_car_is_cars_rounded_pwr():
+    # issue 27: car's rule on offer; powerTransform(trees$Girth) prints Rounded Pwr 1, while
+    # the profile rule (rounded) gives -1/3 (car_rounding_reference.R)
+    import json
+    from pathlib import Path
+
+    ref = json.loads((Path(__file__).parents[1] / "reference" / "car_rounding_reference.json")
+                     .read_text())["cases"]["girth"]
+    r = bcs.fit(bcs.datasets.load("trees")["Girth"])
+    assert r.bse.iloc[0] == pytest.approx(ref["se"], rel=1e-3)  # car's numerical Hessian
+    assert r.rounded_power(rule="car") == ref["rounded_pwr"]
+    assert r.rounded_power() == r.rounded == pytest.approx(-1 / 3)
+    assert "rounded_power(rule='car')" in str(r.summary())
+    with pytest.raises(bcs.BoxCoxError, match="rule='nearest' is not valid"):
+        r.rounded_power(rule="nearest")

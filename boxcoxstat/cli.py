@@ -347,7 +347,8 @@ def _record_lines(text: str, sep: str, n: int) -> list[int] | None:
     starts, previous = [], 0
     try:
         for record in reader:
-            if record and not (len(record) == 1 and not record[0].strip()):
+            # pandas skips empty lines and lines of spaces, not a quoted empty field ("")
+            if record and not (len(record) == 1 and record[0] and not record[0].strip()):
                 starts.append(previous + 1)
             previous = reader.line_num
     except csv.Error:
@@ -423,6 +424,9 @@ def _numbers(data: pd.DataFrame, columns: list[str], where: str, decimal: str
     refused, named by column and line (and its count when there are more)."""
     out = {}
     for name in columns:
+        if pd.api.types.is_bool_dtype(data[name]):  # the fit's gate says why it refuses
+            out[name] = data[name]
+            continue
         values, bad = _as_numbers(data[name], decimal)
         if bad.any():
             first = bad.idxmax()

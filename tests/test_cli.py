@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -312,3 +313,29 @@ def test_overflow_advice_names_the_cli_option_gh27(tmp_path, capsys):
     assert main(["fit", str(path), "--output", str(out), "--ymax", "1e300"]) == 0
     written = pd.read_csv(out)["x"].abs()
     assert written.max() <= 1e300 * (1 + 1e-12)  # the bound, up to the CSV's 17 digits
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [('x\n1\n""\n2\n0\n', [2, 3, 4, 5]),           # a quoted empty field is a row
+     ("x,y\r\n1,2\r\n\r\n3,4\r\n", [2, 4]),         # Windows line ends, a blank line
+     ('x\n1\n  \n"a\nb"\n3\n', [2, 4, 6]),          # spaces only: skipped, as pandas does
+     ('x,y\n1,"2\n\n3"\n5,6\n', [2, 5]),            # a blank line inside a quoted field
+     ("x\n1\r2\r3\n", [2, 3, 4])],                  # old Mac line ends
+)
+def test_records_are_numbered_by_their_first_line(text, lines):
+    """Line numbers counted by hand in each text; pandas must find as many rows."""
+    from boxcoxstat.cli import _record_lines
+
+    assert len(pd.read_csv(io.StringIO(text), index_col=False)) == len(lines)
+    assert _record_lines(text, ",", len(lines)) == lines
+
+
+def test_rows_fall_back_to_data_row_numbers(tmp_path, monkeypatch, capsys):
+    """When the records cannot be matched to pandas' rows, messages count data rows."""
+    import boxcoxstat.cli as cli
+
+    monkeypatch.setattr(cli, "_record_lines", lambda text, sep, n: None)
+    path = _write(tmp_path, "x\n1\n2\n0\n3\n")
+    assert main(["fit", str(path)]) == 2
+    assert "first at data row 3 (0.0)" in _one_error_line(capsys)

@@ -340,6 +340,8 @@ class ColumnReport:
 
 
 def _at(row: Any) -> str:
+    if isinstance(row, np.generic):  # an int64 index label reads 12, not np.int64(12)
+        row = row.item()
     return "" if row is None else f", first at row {row!r}"
 
 

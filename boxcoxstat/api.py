@@ -148,8 +148,13 @@ def fit(
     if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
         from .federated.daskfit import fit_dask
 
-        if method != "mle" or options:
-            raise BoxCoxError(f"method={method!r} is not available for Dask input; use 'mle'")
+        if method != "mle":
+            raise BoxCoxError(f"method={method!r} is not available for Dask input, which is "
+                              "fitted by maximum likelihood (method='mle') only; to use "
+                              f"{method!r}, compute() the collection into memory first")
+        if options:
+            raise BoxCoxError(f"{_keywords(options)} not available for Dask input; Dask "
+                              "input takes family=, ymax= and missing= (method='mle')")
         if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
             raise BoxCoxError("family='bcnpower' and gamma= are not available for Dask input "
                               "yet; fit a pandas or NumPy column")
@@ -193,3 +198,9 @@ def fit(
     cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
                       tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
     return fit_columns(cols, fam, ymax)
+
+
+def _keywords(options: dict[str, Any]) -> str:
+    """``keyword 'h'= is`` or ``keywords 'h'=, 'c'= are``, for an error message."""
+    names = ", ".join(f"{k}=" for k in sorted(options))
+    return f"keyword {names} is" if len(options) == 1 else f"keywords {names} are"

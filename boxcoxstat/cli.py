@@ -4,6 +4,12 @@ Layer 7: the only module that prints or exits. Every failure becomes one line on
 ``boxcoxstat: error: ...``, and exit code 2 (1 for an internal error); set the environment
 variable ``BOXCOXSTAT_DEBUG=1`` to see the traceback instead. A reader that closes standard
 output early (``| head``) ends the command quietly with exit code 141.
+
+Messages speak the command line's language: the package's advice ``family='yeojohnson'``
+reads ``--family yeojohnson``, and rows are named by the line of the file they start on (the
+header is line 1; a quoted field that spans lines belongs to the line where its row starts).
+Only regular files are read (a named pipe, a device or a folder is refused at once rather
+than waited on); ``-`` reads standard input.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import csv
 import io
 import os
 import re
+import stat
 import sys
 import warnings
 from collections.abc import Sequence
@@ -22,7 +29,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from boxcoxstat._validation import BoxCoxError
+from boxcoxstat._validation import BoxCoxError, normalize_family
 
 __all__ = ["main"]
 
@@ -45,6 +52,16 @@ class _Parser(argparse.ArgumentParser):
 
 def _one_line(text: object) -> str:
     return " ".join(str(text).split())
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return value
 
 
 def _alpha(text: str) -> float:
@@ -78,7 +95,8 @@ def _build_parser() -> argparse.ArgumentParser:
 
     fit = sub.add_parser("fit", help="fit a power transform to columns of a CSV file")
     fit.add_argument("file", metavar="FILE.csv",
-                     help="delimited text file with a header row; '-' reads standard input")
+                     help="delimited text file with a header row ('-' reads standard input); "
+                          "rows are named by their line in it (the header is line 1)")
     fit.add_argument("--sep", type=_separator, metavar="SEP",
                      help="field separator, e.g. ',' ';' '\\t' (default: detected from the file)")
     fit.add_argument("--decimal", choices=[".", ","],
@@ -92,15 +110,22 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument(
         "--family",
-        choices=["boxcox", "yeojohnson", "auto"],
+        type=_family,
         default="boxcox",
-        help="transform family (default: boxcox)",
+        metavar="FAMILY",
+        help="transform family: boxcox (bc), yeojohnson (yj), bcnpower (Box-Cox with an "
+             "estimated shift, for data of any sign) or auto (default: boxcox)",
     )
     fit.add_argument(
         "--method",
         choices=list(_METHODS),
         default="mle",
         help="estimator: maximum likelihood or a robust one (default: mle)",
+    )
+    fit.add_argument(
+        "--ymax", type=_positive, metavar="Y",
+        help="bound the transformed values' magnitude by Y (lambda restricted accordingly; "
+             "--method mle only), e.g. 1e300 when --output would overflow",
     )
     fit.add_argument(
         "--alpha",
@@ -159,20 +184,31 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_fit(args: argparse.Namespace) -> int:
     where = "standard input" if args.file == "-" else args.file
+    if args.family == "bcnpower" and args.method != "mle":
+        raise _UsageError(f"--family bcnpower needs --method mle, got --method {args.method}; "
+                          "the robust methods fit --family boxcox or yeojohnson")
+    if args.ymax is not None and (args.method != "mle" or args.family == "bcnpower"):
+        raise _UsageError("--ymax applies to --method mle with --family boxcox, yeojohnson "
+                          "or auto")
     data, sep, decimal = _read_csv(args.file, args.sep, args.decimal)
-    columns = list(dict.fromkeys(args.columns or _numeric_columns(data, where)))
+    columns = list(dict.fromkeys(args.columns or _numeric_columns(data, where, decimal)))
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise _UsageError(
             f"column(s) {', '.join(repr(c) for c in missing)} not found in {where}; "
             f"its columns are: {_list_names(data.columns)}"
         )
-    result = _fit(data[columns], family=args.family, method=args.method)
+    numbers = _numbers(data, columns, where, decimal)
+    try:  # the data's row labels are the file's line numbers: say "line", not "row"
+        result = _fit(numbers, family=args.family, method=args.method, ymax=args.ymax)
+        transformed = result.transform(numbers) if args.output else None
+    except BoxCoxError as exc:
+        raise BoxCoxError(_rows_as_lines(str(exc), data.index.name)) from None
     # with --json, stdout carries the JSON document only; notes go to stderr
     note = sys.stderr if args.json else sys.stdout
     if args.output:
         table = data.copy()
-        table[columns] = result.transform(data[columns])
+        table[columns] = transformed
         table.to_csv(args.output, index=False, sep=sep, decimal=decimal)
         print(f"wrote the transformed data to {Path(args.output).resolve()}", file=note)
     if args.plot:
@@ -190,11 +226,13 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _fit(data: pd.DataFrame, *, family: str, method: str = "mle") -> Any:
+def _fit(data: pd.DataFrame, *, family: str, method: str = "mle",
+         ymax: float | None = None) -> Any:
     import boxcoxstat as bcs
 
     # argparse has already restricted family and method to their literal choices
-    return bcs.fit(data, family=cast(Any, family), method=cast(Any, method), missing="drop")
+    return bcs.fit(data, family=cast(Any, family), method=cast(Any, method), missing="drop",
+                   ymax=ymax)
 
 
 def _read_text(path: str) -> str:
@@ -207,17 +245,40 @@ def _read_text(path: str) -> str:
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
         where = "standard input"
     else:
-        file = Path(path)
-        if not file.exists():
-            raise _UsageError(f"file not found: {path}")
-        if file.is_dir():
-            raise _UsageError(f"{path} is a folder, not a CSV file")
-        raw = file.read_bytes()
+        raw = _read_regular_file(path)
         where = path
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise _UsageError(f"{where} is not UTF-8 text; save it as UTF-8 CSV") from None
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _read_regular_file(path: str) -> bytes:
+    """The bytes of the regular file ``path``; a folder, a named pipe, a device or a socket
+    is refused before it is read (reading a pipe without a writer would wait for ever). The
+    file is opened without blocking and checked again on the open descriptor."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise _UsageError(f"file not found: {path}") from None
+    _require_regular(path, mode)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as file:
+        _require_regular(path, os.fstat(file.fileno()).st_mode)  # replaced since os.stat?
+        return file.read()
+
+
+def _require_regular(path: str, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise _UsageError(f"{path} is a folder, not a CSV file")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise _UsageError(f"{path} is {kind}, not a regular file; to read a stream, pipe it "
+                          f"into standard input: cat {path} | {_PROG} fit -")
 
 
 def _sniff(text: str, sep: str | None, decimal: str | None) -> tuple[str, str]:
@@ -270,7 +331,43 @@ def _read_csv(path: str, sep: str | None = None, decimal: str | None = None
             )
     if data.shape[0] == 0:
         raise _UsageError(f"{where} has a header but no rows")
+    lines = _record_lines(text, sep, data.shape[0])
+    if lines is None:  # a layout whose records we cannot match to pandas' rows
+        data.index = pd.RangeIndex(1, data.shape[0] + 1, name="data row")
+    else:
+        data.index = pd.Index(lines, name="line")
     return data, sep, decimal
+
+
+def _record_lines(text: str, sep: str, n: int) -> list[int] | None:
+    """The line on which each of the ``n`` data records of ``text`` starts (the header is
+    line 1; a quoted field may span lines), or ``None`` when the records found here do not
+    match pandas' ``n`` rows. Blank lines are skipped, as pandas skips them."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"')
+    starts, previous = [], 0
+    try:
+        for record in reader:
+            # pandas skips empty lines and lines of spaces, not a quoted empty field ("")
+            if record and not (len(record) == 1 and record[0] and not record[0].strip()):
+                starts.append(previous + 1)
+            previous = reader.line_num
+    except csv.Error:
+        return None
+    return starts[1:] if len(starts) == n + 1 else None
+
+
+def _rows_as_lines(message: str, label: str | None) -> str:
+    """A message from the package with "row N" read as the CLI's row label (the line)."""
+    return re.sub(r"\brow (\d+)\b", lambda m: f"{label or 'row'} {m.group(1)}", message)
+
+
+def _family(text: str) -> str:
+    try:
+        return normalize_family(text, allow_shifted=True)
+    except BoxCoxError:
+        raise argparse.ArgumentTypeError(
+            f"unknown family {text!r}; use boxcox (bc), yeojohnson (yj), bcnpower or auto"
+        ) from None
 
 
 def _separator(text: str) -> str:
@@ -281,8 +378,11 @@ def _separator(text: str) -> str:
     return value
 
 
-def _numeric_columns(data: pd.DataFrame, path: str) -> list[str]:
-    numeric = [str(c) for c in data.select_dtypes(include="number").columns]
+def _numeric_columns(data: pd.DataFrame, path: str, decimal: str = ".") -> list[str]:
+    """Every numeric column, in order; a column of numbers with a few cells that are not
+    numbers (a corrupt cell, a stray NUL byte) is taken too, so :func:`_numbers` names the
+    cells rather than the column silently dropping out of the fit."""
+    numeric = [str(c) for c in data.columns if _mostly_numbers(data[c], decimal)]
     if not numeric:
         text = data.select_dtypes(exclude="number").astype(str)
         commas = text.apply(lambda c: c.str.fullmatch(r"-?\d+,\d+").any()).any()
@@ -291,6 +391,55 @@ def _numeric_columns(data: pd.DataFrame, path: str) -> list[str]:
             f"{path} has no numeric column; its columns are: {_list_names(data.columns)}{hint}"
         )
     return numeric
+
+
+def _as_numbers(column: pd.Series, decimal: str = ".") -> tuple[pd.Series, pd.Series]:
+    """A column as floats and the mask of its cells that are not numbers (cells pandas
+    read as missing, and blank ones, are missing, not bad)."""
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        values = column.astype(np.float64)
+        return values, pd.Series(False, index=column.index)
+    text = column.astype(object).where(column.notna(), None)
+    blank = text.map(lambda v: isinstance(v, str) and not v.strip())
+    text = text.where(~blank, None)
+    if decimal != ".":
+        text = text.map(lambda v: v.replace(decimal, ".") if isinstance(v, str) else v)
+    values = pd.to_numeric(text, errors="coerce").astype(np.float64)
+    return values, text.notna() & values.isna()
+
+
+def _mostly_numbers(column: pd.Series, decimal: str = ".") -> bool:
+    """True for a numeric column, or a text column most of whose cells are numbers."""
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    values, bad = _as_numbers(column, decimal)
+    return int(values.notna().sum()) > int(bad.sum())
+
+
+def _numbers(data: pd.DataFrame, columns: list[str], where: str, decimal: str
+             ) -> pd.DataFrame:
+    """The chosen columns as floats, labelled by line; a cell that is not a number is
+    refused, named by column and line (and its count when there are more)."""
+    out = {}
+    for name in columns:
+        if pd.api.types.is_bool_dtype(data[name]):  # the fit's gate says why it refuses
+            out[name] = data[name]
+            continue
+        values, bad = _as_numbers(data[name], decimal)
+        if bad.any():
+            first = bad.idxmax()
+            more = int(bad.sum()) - 1
+            others = f" (and {more} more cell(s) that are not numbers)" if more else ""
+            cell = data[name].loc[first]
+            raise _UsageError(
+                f"column {name!r} of {where} is not numeric: {data.index.name} {first} holds "
+                f"{cell!r:.60}{others}; fix the cell (an empty cell is read as missing), or "
+                "leave the column out with --columns"
+            )
+        out[name] = values
+    return pd.DataFrame(out, index=data.index)
 
 
 def _list_names(names: Sequence[object], limit: int = 40) -> str:
@@ -343,12 +492,20 @@ def _write_plots(
     return written
 
 
+def _cli_terms(message: str) -> str:
+    """The package's advice in command-line terms: ``family='yeojohnson'`` becomes
+    ``--family yeojohnson`` (likewise ``method=``), ``ymax=1e300`` ``--ymax 1e300``."""
+    message = re.sub(r"\b(family|method)=(['\"])([\w-]+)\2", r"--\1 \3", message)
+    return re.sub(r"\bymax=(\d[\w.+-]*)?", lambda m: "--ymax" + (f" {m[1]}" if m[1] else ""),
+                  message)
+
+
 def _warn_one_line(message: Warning | str, category: type[Warning], *_: object, **__: Any) -> None:
-    print(f"{_PROG}: warning: {_one_line(message)}", file=sys.stderr)
+    print(f"{_PROG}: warning: {_one_line(_cli_terms(str(message)))}", file=sys.stderr)
 
 
 def _fail(message: str) -> None:
-    print(f"{_PROG}: error: {_one_line(message)}", file=sys.stderr)
+    print(f"{_PROG}: error: {_one_line(_cli_terms(message))}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

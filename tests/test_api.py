@@ -164,3 +164,10 @@ def test_fixed_powers_by_column_and_refusals():
             bcs.fit(cars["MPG"], lmbda=0, **bad)
     with pytest.raises(bcs.BoxCoxError, match="strictly positive"):
         bcs.fit([1.0, -2.0, 3.0], lmbda=0)
+
+
+def test_an_integer_index_label_reads_as_a_number_gh27():
+    """A DataFrame with an int64 index named the first bad row 'np.int64(12)' on main."""
+    frame = pd.DataFrame({"z": [1.0, 2.0, 0.0, 3.0]}, index=pd.Index([10, 11, 12, 13]))
+    with pytest.raises(BoxCoxError, match=r"first at row 12 \(0\.0\)"):
+        bcs.fit(frame)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 import subprocess
 import sys
 import warnings
@@ -201,3 +203,139 @@ def test_python_dash_m(tmp_path):
     )  # fmt: skip
     assert failed.returncode == 2
     assert failed.stderr.strip() == "boxcoxstat: error: file not found: missing.csv"
+
+
+# ------------------------------------------------------------------ inputs that slipped (gh27)
+def _write(tmp_path, text, name="data.csv"):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+# line 1 header; 4 holds a NUL byte; 6 is blank; 7-8 one record with a quoted line break;
+# 10 holds y = 0
+_LINES = ('x,y,label\n1.5,2,a\n2.5,3,b\n3\x00.5,4,a\n4.5,5,b\n\n6,7,"multi\nline"\n'
+          ',8,c\n9,0,d\n')
+
+
+def test_a_corrupt_cell_is_named_by_line_gh27(tmp_path, capsys):
+    """main fitted only y (x, read as text, silently left out) and exited 0."""
+    path = _write(tmp_path, _LINES)
+    assert main(["fit", str(path)]) == 2
+    line = _one_error_line(capsys)
+    assert "column 'x'" in line and "line 4 holds '3\\x00.5'" in line
+    assert "--columns" in line
+
+
+def test_a_corrupt_cell_with_decimal_commas_is_named_gh27(tmp_path, capsys):
+    """The same with ';' and decimal commas (the other cells are '1,5' text then)."""
+    path = _write(tmp_path, "x;y\n1,5;2\n2,5;3\n3,5?;4\n4,5;5\n")
+    assert main(["fit", str(path), "--decimal", ","]) == 2
+    assert "column 'x'" in (line := _one_error_line(capsys)) and "line 4 holds '3,5?'" in line
+
+
+def test_a_blank_cell_is_missing_not_text_gh27(tmp_path, capsys):
+    """A cell of spaces is missing, as an empty one is (main dropped the column)."""
+    path = _write(tmp_path, "x,y\n1.5,2\n   ,3\n2.5,4\n3.5,5\n")
+    assert main(["fit", str(path), "--json"]) == 0
+    result = boxcoxstat.PowerTransformResult.from_json(capsys.readouterr().out)
+    assert list(result.names) == ["x", "y"] and list(result.n_missing) == [1, 0]
+
+
+def test_rows_are_named_by_file_line_and_advice_is_cli_gh27(tmp_path, capsys):
+    """y = 0 is on line 10 (a blank line and a two-line record before it); main said
+    "first at row 6 ... use family='yeojohnson'"."""
+    path = _write(tmp_path, _LINES)
+    assert main(["fit", str(path), "--columns", "y"]) == 2
+    line = _one_error_line(capsys)
+    assert "first at line 10 (0.0)" in line
+    assert "use --family yeojohnson or shift the data" in line and "family='" not in line
+
+
+@pytest.mark.parametrize(("given", "family"), [("yj", "yeojohnson"), ("bc", "boxcox"),
+                                                ("Yeo-Johnson", "yeojohnson"),
+                                                ("bcnpower", "bcnpower")])
+def test_family_names_as_the_api_takes_them_gh27(small_csv, capsys, given, family):
+    """main's --family took boxcox, yeojohnson and auto only."""
+    assert main(["fit", str(small_csv), "--columns", "y", "--family", given, "--json"]) == 0
+    result = boxcoxstat.PowerTransformResult.from_json(capsys.readouterr().out)
+    expected = boxcoxstat.fit(pd.read_csv(small_csv)[["y"]], family=family)
+    assert result.families == (family,)
+    # the API on the same CSV read by pandas: equal up to the JSON round trip of floats
+    assert result.lmbda["y"] == pytest.approx(expected.lmbda["y"], rel=1e-9)
+
+
+def test_bcnpower_with_a_robust_method_is_refused_in_cli_terms(small_csv, capsys):
+    assert main(["fit", str(small_csv), "--family", "bcnpower", "--method", "rewml"]) == 2
+    assert "--family bcnpower needs --method mle" in _one_error_line(capsys)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_not_waited_on_gh27(tmp_path):
+    """main blocked for ever opening a FIFO with no writer (the timeout fails it)."""
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "boxcoxstat", "fit", str(fifo)],
+        capture_output=True, text=True, timeout=60, env=_env_with_this_checkout(),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "is a named pipe (FIFO), not a regular file" in done.stderr
+    assert "| boxcoxstat fit -" in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev/null")
+def test_a_device_is_refused_gh27(capsys):
+    assert main(["fit", "/dev/null"]) == 2
+    assert "is a character device, not a regular file" in _one_error_line(capsys)
+
+
+def test_a_folder_is_refused(tmp_path, capsys):
+    assert main(["fit", str(tmp_path)]) == 2
+    assert "is a folder" in _one_error_line(capsys)
+
+
+def _env_with_this_checkout() -> dict[str, str]:
+    """The environment with this checkout first on the path (as the suite runs)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(boxcoxstat.__file__)))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def test_overflow_advice_names_the_cli_option_gh27(tmp_path, capsys):
+    """Table 1-like data (Xu & Cormode 2025): the MLE's transform overflows. main advised
+    "refit with ymax=" (no such option); the CLI now has --ymax and says so."""
+    path = _write(tmp_path, "x\n" + "0.1\n0.1\n0.1\n0.101\n" * 3)
+    out = tmp_path / "out.csv"
+    assert main(["fit", str(path), "--output", str(out)]) == 2
+    line = _one_error_line(capsys)
+    assert "refit with --ymax (for example --ymax 1e300)" in line and "ymax=" not in line
+    assert main(["fit", str(path), "--output", str(out), "--ymax", "1e300"]) == 0
+    written = pd.read_csv(out)["x"].abs()
+    assert written.max() <= 1e300 * (1 + 1e-12)  # the bound, up to the CSV's 17 digits
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [('x\n1\n""\n2\n0\n', [2, 3, 4, 5]),           # a quoted empty field is a row
+     ("x,y\r\n1,2\r\n\r\n3,4\r\n", [2, 4]),         # Windows line ends, a blank line
+     ('x\n1\n  \n"a\nb"\n3\n', [2, 4, 6]),          # spaces only: skipped, as pandas does
+     ('x,y\n1,"2\n\n3"\n5,6\n', [2, 5]),            # a blank line inside a quoted field
+     ("x\n1\r2\r3\n", [2, 3, 4])],                  # old Mac line ends
+)
+def test_records_are_numbered_by_their_first_line(text, lines):
+    """Line numbers counted by hand in each text; pandas must find as many rows."""
+    from boxcoxstat.cli import _record_lines
+
+    assert len(pd.read_csv(io.StringIO(text), index_col=False)) == len(lines)
+    assert _record_lines(text, ",", len(lines)) == lines
+
+
+def test_rows_fall_back_to_data_row_numbers(tmp_path, monkeypatch, capsys):
+    """When the records cannot be matched to pandas' rows, messages count data rows."""
+    import boxcoxstat.cli as cli
+
+    monkeypatch.setattr(cli, "_record_lines", lambda text, sep, n: None)
+    path = _write(tmp_path, "x\n1\n2\n0\n3\n")
+    assert main(["fit", str(path)]) == 2
+    assert "first at data row 3 (0.0)" in _one_error_line(capsys)

@@ -407,28 +407,54 @@ def dump(result: Any) -> str:
     return json.dumps(document(result), allow_nan=False)
 
 
+_BOM = "\ufeff"
+
+
+def _is_file(text: str) -> bool:
+    """True when ``text`` names an existing file (a name the OS refuses is not one)."""
+    if len(text) >= 4096 or "\n" in text or "\x00" in text:
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # too long for the OS, or otherwise not a usable name
+        return False
+
+
+def _read(path: Any, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")  # a BOM (Windows editors) dropped
+    except (OSError, UnicodeDecodeError) as err:
+        raise BoxCoxError(f"cannot read the {what} JSON file: {err}") from None
+
+
 def _parse(source: Any, what: str) -> dict[str, Any]:
+    """The JSON object in ``source``: a dict, JSON text (str or bytes; a leading byte-order
+    mark is dropped) or a path (``os.PathLike``, or a string that is not JSON and names an
+    existing file)."""
     if isinstance(source, Mapping):
         return dict(source)
     if isinstance(source, (bytes, bytearray)):
         source = source.decode("utf-8", errors="replace")
-    if isinstance(source, os.PathLike) or (
-        isinstance(source, str) and not source.lstrip().startswith(("{", "["))
-        and len(source) < 4096 and Path(source).is_file()
-    ):
-        try:
-            source = Path(source).read_text(encoding="utf-8")
-        except OSError as err:
-            raise BoxCoxError(f"cannot read the {what} JSON file: {err}") from None
+    if isinstance(source, os.PathLike):
+        return _loads(_read(source, what), what, None)
     if not isinstance(source, str):
         raise BoxCoxError(
             f"{what}.from_json takes a JSON string, a dict or a path, got "
             f"{type(source).__name__}"
         )
+    return _loads(source, what, source)
+
+
+def _loads(source: str, what: str, path: str | None) -> dict[str, Any]:
+    """``source`` parsed as JSON; when it is not JSON, the file ``path`` names (if any)."""
+    text = source.removeprefix(_BOM)
     try:
-        doc = json.loads(source)
+        doc = json.loads(text)
     except (ValueError, RecursionError) as err:
-        if not source.lstrip().startswith(("{", "[")) and len(source) < 4096:
+        looks_like_json = text.lstrip().startswith(("{", "["))
+        if path is not None and not looks_like_json and _is_file(path):
+            return _loads(_read(path, what), what, None)
+        if path is not None and not looks_like_json and len(text) < 4096:
             raise BoxCoxError(f"{what}.from_json: {source!r:.200} is neither JSON text nor the "
                               "path of an existing file") from None
         raise BoxCoxError(f"not a valid {what} JSON document ({err})") from None

@@ -8,6 +8,13 @@ computes its side moments at the requested lambda(s) and Dask's tree reduction
 Algorithm 1 with Dask's scheduler as the server. Works with the threaded scheduler and with
 ``dask.distributed`` (every function sent to the workers is a picklable module-level
 function with plain-data arguments).
+
+Partitions are checked in the passes that read them (no extra pass): the set-up pass counts
+the rows each partition delivers against what its chunk declares (a Dask array's chunk
+sizes; a DataFrame declares none, so there a partition must be a Series, not ``None``), and
+every later pass compares each partition with the count of the set-up pass. A partition that
+raises becomes :class:`~boxcoxstat.BoxCoxError` naming the partition and the original
+exception (found, on that error path only, by computing the partitions one at a time).
 """
 
 from __future__ import annotations
@@ -52,14 +59,55 @@ def _range(a: NDArray) -> tuple[float, float] | None:
     return (float(a.min()), float(a.max())) if a.size else None
 
 
-def _setup_chunk(block: NDArray, axis: Any = None, keepdims: bool = False) -> NDArray:
-    """A partition's column report (the validation gate's) and its per-side counts/ranges."""
-    x = np.asarray(block, dtype=np.float64).reshape(-1)
-    report = ColumnReport.of(x)
+def _where(name: str, index: int, count: int) -> str:
+    return f"partition {index} (of {count}) of column {name!r}"
+
+
+def _as_rows(block: Any, name: str, index: int, count: int) -> NDArray[np.float64]:
+    """A partition's values as a 1-D float array, or the package's error naming it."""
+    if block is None:
+        raise BoxCoxError(f"{_where(name, index, count)} returned None instead of its rows; "
+                          "fix the function that builds that partition")
+    try:
+        x = np.asarray(block, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise BoxCoxError(f"{_where(name, index, count)} returned {type(block).__name__} "
+                          f"that is not numbers ({type(err).__name__}: {err})") from None
+    if x.ndim != 1:
+        raise BoxCoxError(f"{_where(name, index, count)} returned an array of shape "
+                          f"{x.shape} where one column of rows was expected")
+    return x
+
+
+def _declared(info: dict) -> int | None:
+    """The number of rows block_info says the input chunk holds (None when unknown)."""
+    start, stop = info["array-location"][0]
+    size = stop - start
+    return None if size != size else int(size)  # NaN: a chunk of unknown size
+
+
+def _short_or_long(name: str, index: int, count: int, got: int, want: int, why: str) -> str:
+    return (f"{_where(name, index, count)} delivered {got} rows but {why} {want}; its rows "
+            "would be lost or counted twice, so the fit stops: rebuild the collection so each "
+            "partition returns what it declares")
+
+
+def _setup_chunk(block: NDArray, block_info: dict | None = None, *, column: str = "x",
+                 ) -> NDArray:
+    """A partition's column report (the validation gate's), its per-side counts/ranges and its
+    row count (checked against its chunk's declared size when that is known)."""
+    info = block_info[0] if block_info else None
+    index, count = (info["chunk-location"][0], info["num-chunks"][0]) if info else (0, 1)
+    x = _as_rows(block, column, index, count)
+    want = _declared(info) if info else None
+    if want is not None and x.size != want:
+        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
+                                         "its chunk declares"))
+    report, rows = ColumnReport.of(x), int(x.size)
     x = x[np.isfinite(x)]
     nonneg, neg = x[x >= 0], x[x < 0]
     return _box({"report": report, "n_pos": int(nonneg.size), "n_neg": int(neg.size),
-                 "pos": _range(nonneg), "neg": _range(neg)})
+                 "pos": _range(nonneg), "neg": _range(neg), "rows": {index: rows}})
 
 
 def _join(a: tuple[float, float] | None, b: tuple[float, float] | None):
@@ -77,11 +125,31 @@ def _setup_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDAr
             out[k] += p[k]
         out["pos"] = _join(out["pos"], p["pos"])
         out["neg"] = _join(out["neg"], p["neg"])
+        out["rows"] = {**out["rows"], **p["rows"]}
     return _box(out)
 
 
 def _setup_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return _setup_combine(parts)[0]
+
+
+def _keep(block: NDArray, axis: Any = None, keepdims: bool = False) -> NDArray:
+    return block
+
+
+def _checked(block: NDArray, block_info: dict | None = None, *, column: str = "x") -> NDArray:
+    """A partition's rows in a later pass, checked against the count of the set-up pass (the
+    chunk size of the checked column): a partition that changes between passes is named."""
+    info = block_info[None] if block_info else None
+    if info is None:
+        return _as_rows(block, column, 0, 1)
+    index, count = info["chunk-location"][0], info["num-chunks"][0]
+    x = _as_rows(block, column, index, count)
+    want = int(info["chunk-shape"][0])
+    if x.size != want:
+        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
+                                         "it delivered in the first pass"))
+    return x
 
 
 # ----------------------------------------------------------------------- moment reduction
@@ -129,27 +197,86 @@ def _columns(data: Any) -> tuple[list[Any], list[str], str]:
         names = [str(c) for c in data.columns]
         if len(set(names)) != len(names) or not names:
             raise BoxCoxError("the Dask DataFrame needs distinct column names")
-        return [data[c].to_dask_array() for c in data.columns], names, "frame"
+        return [_series_rows(data[c], n) for c, n in zip(data.columns, names, strict=True)
+                ], names, "frame"
     if isinstance(data, dd.Series):
         name = "x" if data.name is None else str(data.name)
-        return [data.to_dask_array()], [name], "series"
+        return [_series_rows(data, name)], [name], "series"
     raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}")
 
 
-def _setup(col: Any, name: str, family: str, missing: str, split_every: Any) -> dict:
+def _series_partition(part: Any, partition_info: dict | None = None, *, column: str = "x",
+                      count: int = 1) -> Any:
+    """A Dask DataFrame partition as it is, or the package's error when it is not a Series
+    (a DataFrame declares no row counts; ``None`` would otherwise become zero rows)."""
+    import pandas as pd
+
+    if not isinstance(part, pd.Series):
+        index = partition_info["number"] if partition_info else 0
+        what = "None" if part is None else type(part).__name__
+        raise BoxCoxError(f"{_where(column, index, count)} returned {what} instead of its "
+                          "rows; fix the function that builds that partition")
+    return part
+
+
+def _series_rows(s: Any, name: str) -> Any:
+    """A Dask Series' values as a 1-D Dask array, each partition checked to be a Series."""
+    checked = s.map_partitions(_series_partition, column=name, count=s.npartitions,
+                               meta=s._meta)
+    return checked.to_dask_array()
+
+
+def _compute(graph: Any, col: Any, name: str, persist: bool = False) -> Any:
+    """``graph.compute()`` (or ``persist()``), with an exception a partition raised turned
+    into the package's error naming that partition (:func:`_partition_error`)."""
+    try:
+        return graph.persist() if persist else graph.compute()
+    except BoxCoxError:
+        raise
+    except Exception as exc:
+        raise _partition_error(col, name, exc) from exc
+
+
+def _partition_error(col: Any, name: str, exc: Exception) -> BoxCoxError:
+    """The error for ``exc``, raised while computing ``col``: the partitions are computed one
+    at a time (only on this error path) to name the first that raises."""
+    count = col.numblocks[0]
+    for i in range(count):
+        try:
+            col.blocks[i].compute()
+        except BoxCoxError as err:
+            return err
+        except Exception as err:
+            return BoxCoxError(f"{_where(name, i, count)} raised {type(err).__name__}: "
+                               f"{err}; fix that partition's source or leave it out")
+    return BoxCoxError(f"computing column {name!r} raised {type(exc).__name__}: {exc}; every "
+                       f"one of its {count} partitions then computed alone without error, so "
+                       "the failure is intermittent or in the scheduler")
+
+
+def _setup(col: Any, name: str, family: str, missing: str, split_every: Any
+           ) -> tuple[dict, Any]:
+    """The column's set-up report and the column checked against its partitions' counts."""
     import dask.array as da
 
     if col.dtype.kind not in "biuf":
         raise BoxCoxError(f"column {name!r} is not numeric (dtype {col.dtype})")
-    rep = da.reduction(col, _setup_chunk, _setup_aggregate, combine=_setup_combine,
-                       concatenate=False, dtype=object, split_every=split_every,
-                       meta=np.empty((0,), dtype=object)).compute()
+    count = col.numblocks[0]
+    boxed = col.map_blocks(_setup_chunk, column=name, chunks=((1,) * count,), dtype=object,
+                           meta=np.empty((0,), dtype=object))
+    rep = _compute(da.reduction(boxed, _keep, _setup_aggregate, combine=_setup_combine,
+                                concatenate=False, dtype=object, split_every=split_every,
+                                meta=np.empty((0,), dtype=object)), col, name)
     check_column(rep["report"], name, family=family, missing=missing,
                  tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
-    return rep
+    rows = tuple(rep["rows"][i] for i in range(count))
+    checked = col.map_blocks(_checked, column=name, chunks=(rows,), dtype=np.float64,
+                             meta=np.empty((0,), dtype=np.float64))
+    return rep, checked
 
 
-def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key: str):
+def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key: str,
+               raw: Any, name: str):
     """The profile's callback: one graph execution merging every partition's moments."""
     import dask.array as da
 
@@ -159,9 +286,9 @@ def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key:
         req = frame.request(lam.tolist(), score)
         chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
                         shift_pos=req.shift_pos, shift_neg=req.shift_neg, score=score)
-        out = da.reduction(col, chunk, _moments_aggregate, combine=_moments_combine,
-                           concatenate=False, dtype=object, split_every=split_every,
-                           meta=np.empty((0,), dtype=object)).compute()
+        out = _compute(da.reduction(col, chunk, _moments_aggregate, combine=_moments_combine,
+                                    concatenate=False, dtype=object, split_every=split_every,
+                                    meta=np.empty((0,), dtype=object)), raw, name)
         tally[key] += 1
         tally["evaluations"] += lam.size
         val, sc = global_nll_score(out["pos"], out["neg"], lam, frame.unit, score_unit)
@@ -176,7 +303,7 @@ def _every(block: NDArray, stride: int) -> NDArray:
 
 
 def _subsample_profile(col: Any, frame: GlobalFrame, n: int, split_every: Any,
-                       tally: dict) -> CallbackProfile:
+                       tally: dict, raw: Any, name: str) -> CallbackProfile:
     """The profile of a systematic subsample kept on the workers (about 20,000 values).
 
     Every ``n // 20000``-th value of each partition is persisted where it lives, in the same
@@ -184,9 +311,10 @@ def _subsample_profile(col: Any, frame: GlobalFrame, n: int, split_every: Any,
     from a Newton step, as it does for an in-memory sample.
     """
     stride = max(1, n // SUBSAMPLE_SIZE)
-    sub = col.map_blocks(_every, stride, dtype=np.float64,
-                         chunks=((np.nan,) * col.numblocks[0],)).persist()
-    ev = _evaluator(sub, frame, split_every, tally, "subsample_rounds")
+    sub = _compute(col.map_blocks(_every, stride, dtype=np.float64,
+                                  chunks=((np.nan,) * col.numblocks[0],)), raw, name,
+                   persist=True)
+    ev = _evaluator(sub, frame, split_every, tally, "subsample_rounds", raw, name)
     return CallbackProfile(ev, np.array([max(1.0, n / stride)]), unit=np.array([frame.unit]),
                            reach=np.array([frame.reach()]))
 
@@ -227,15 +355,17 @@ def fit_dask(
     n_missing = []
     tally = {"rounds": 0, "evaluations": 0, "fit_rounds": 0, "subsample_rounds": 0}
     for col, name in zip(cols, names, strict=True):
-        rep = _setup(col, name, fam, missing, split_every)
+        rep, checked = _setup(col, name, fam, missing, split_every)
         n = rep["n_pos"] + rep["n_neg"]
 
-        def prepare(f: str, col: Any = col, rep: dict = rep, n: int = n) -> CallbackProfile:
+        def prepare(f: str, col: Any = col, checked: Any = checked, rep: dict = rep,
+                    n: int = n, name: str = name) -> CallbackProfile:
             frame = GlobalFrame.from_ranges(f, rep["pos"], rep["neg"])
             sub = None
             if n > SUBSAMPLE_FROM and optimizer == "score":
-                sub = _subsample_profile(col, frame, n, split_every, tally)
-            return CallbackProfile(_evaluator(col, frame, split_every, tally, "rounds"),
+                sub = _subsample_profile(checked, frame, n, split_every, tally, col, name)
+            return CallbackProfile(_evaluator(checked, frame, split_every, tally, "rounds",
+                                              col, name),
                                    np.array([float(n)]), sub, unit=np.array([frame.unit]),
                                    reach=np.array([frame.reach()]))
 

@@ -146,6 +146,59 @@ def test_a_missing_file_is_named_gh11(tmp_path):
     _refuses(missing, "result.json", "neither JSON text nor the path of an existing file")
 
 
+def test_json_text_with_a_byte_order_mark_loads_gh27(tmp_path):
+    """A BOM before the JSON text (str, bytes or file) is dropped; main raised OSError ("File
+    name too long") for the str and refused the bytes and the file as invalid JSON."""
+    r = _everything()
+    text = r.to_json()
+    path = tmp_path / "bom.json"
+    path.write_text(text, encoding="utf-8-sig")  # as Windows editors save
+    for source in ("\ufeff" + text, ("\ufeff" + text).encode("utf-8"), path, str(path)):
+        _assert_same(Everything.from_json(source), r)
+
+
+@pytest.mark.parametrize("text", ["\ufeff" + "x" * 300, "y" * 300, "\ufeff", "\ufeff{"])
+def test_a_string_that_is_neither_json_nor_a_file_is_the_package_error_gh27(text):
+    """Names longer than the OS allows raised OSError from the path check on main."""
+    _refuses(text, "Everything")
+
+
+def test_a_file_naming_itself_is_read_once(tmp_path, monkeypatch):
+    """A path is followed once: a file whose text is a file name is not JSON."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.json").write_text("loop.json", encoding="utf-8")
+    _refuses("loop.json", "not a valid Everything JSON document")
+
+
+def test_a_string_that_parses_as_json_is_never_a_path_gh27(tmp_path, monkeypatch):
+    """A file named like a JSON value does not shadow the value."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "3").write_text(_everything().to_json(), encoding="utf-8")
+    _refuses("3", "expected an object, got int")
+
+
+def test_every_result_class_reads_through_the_one_parser_gh27():
+    """Every from_json is ResultBase's (jsonio.load, whose _parse drops the BOM), or
+    PowerTransformer's, which also calls jsonio.load: a BOM document loads in both."""
+    import inspect
+
+    import boxcoxstat as bcs
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    own = [c for c in subclasses(ResultBase)
+           if c.from_json.__func__ is not ResultBase.from_json.__func__]
+    assert own == []
+    assert "jsonio.load(" in inspect.getsource(bcs.PowerTransformer.from_json)
+    x = np.random.default_rng(0).lognormal(size=40)[:, None]
+    pt = bcs.PowerTransformer().fit(x)
+    back = bcs.PowerTransformer.from_json("\ufeff" + pt.to_json())
+    np.testing.assert_array_equal(back.lambdas_, pt.lambdas_)  # JSON floats round-trip
+
+
 def test_an_unknown_format_names_the_field_gh11():
     """The format error now names the field 'format'."""
     _refuses(_doc(format="boxcoxstat.Other"), "field 'format'", "boxcoxstat.Other",

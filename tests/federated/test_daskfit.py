@@ -150,3 +150,124 @@ def test_dask_yeojohnson_on_tiny_scales_equals_in_memory(scale):
     assert abs(r.lmbda - mem.lmbda) < 1e-10 * abs(mem.lmbda)
     assert abs(r.bse.iloc[0] - mem.bse.iloc[0]) < 1e-9 * mem.bse.iloc[0]
     np.testing.assert_allclose(r.conf_int().to_numpy(), mem.conf_int().to_numpy(), rtol=1e-9)
+
+
+# ------------------------------------------------------------- partitions that misbehave (gh27)
+def _from_parts(make, n=4, rows=100):
+    """A 1-D Dask array of ``n`` delayed partitions, each declaring ``rows`` rows."""
+    return da.concatenate([da.from_delayed(dask.delayed(make)(i), shape=(rows,), dtype=float)
+                           for i in range(n)])
+
+
+def _lognormal(i, size=100):
+    return np.random.default_rng(i).lognormal(size=size)
+
+
+def _raises_at_2(i):
+    if i == 2:
+        raise ValueError("disk read failed")
+    return _lognormal(i)
+
+
+def _none_at_2(i):
+    return None if i == 2 else _lognormal(i)
+
+
+def _rows_at_2(size):
+    return lambda i: _lognormal(i, size if i == 2 else 100)
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+def test_a_partition_that_raises_is_named_gh27(scheduler):
+    """A partition's exception becomes BoxCoxError naming the partition and the cause."""
+    with dask.config.set(scheduler=scheduler), pytest.raises(
+            BoxCoxError, match=r"partition 2 \(of 4\) of column 'x' raised ValueError: disk "
+                               r"read failed"):
+        bcs.fit(_from_parts(_raises_at_2))
+
+
+def test_a_partition_that_raises_is_named_on_a_cluster_gh27(cluster_client):
+    """The same on dask.distributed (the error travels back from a worker)."""
+    with pytest.raises(BoxCoxError, match=r"partition 2 \(of 4\) .*ValueError: disk read"):
+        bcs.fit(_from_parts(_raises_at_2))
+
+
+def test_a_dataframe_partition_that_raises_is_named_gh27():
+    """dd.from_map: a failing loader is named by partition and column."""
+    def load(i):
+        if i == 1:
+            raise OSError("no such object")
+        return pd.DataFrame({"a": _lognormal(i)})
+
+    with dask.config.set(scheduler="sync"), pytest.raises(
+            BoxCoxError, match=r"partition 1 \(of 3\) of column 'a' raised OSError: no such"):
+        bcs.fit(dd.from_map(load, range(3)))
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [(_none_at_2, r"partition 2 \(of 4\) of column 'x' returned None"),
+     (_rows_at_2(60), r"partition 2 \(of 4\) of column 'x' delivered 60 rows but its chunk "
+                      r"declares 100"),
+     (_rows_at_2(130), r"partition 2 \(of 4\) of column 'x' delivered 130 rows but its chunk "
+                       r"declares 100")],
+)
+def test_a_partition_that_loses_rows_is_named_gh27(make, match):
+    """None, fewer or more rows than the chunk declares: refused (main fitted 300/360/430)."""
+    with dask.config.set(scheduler="sync"), pytest.raises(BoxCoxError, match=match):
+        bcs.fit(_from_parts(make))
+
+
+def test_a_series_partition_that_is_none_is_named_gh27():
+    """A Dask Series partition that is None (main: AttributeError from Dask)."""
+    meta = pd.Series([], dtype=float, name="a")
+
+    def load(i):
+        return None if i == 2 else pd.Series(_lognormal(i), name="a")
+
+    with dask.config.set(scheduler="sync"), pytest.raises(
+            BoxCoxError, match=r"partition 2 \(of 4\) of column 'a' returned None"):
+        bcs.fit(dd.from_map(load, range(4), meta=meta))
+
+
+def test_a_partition_that_changes_between_passes_is_named_gh27():
+    """A DataFrame declares no row counts: each later pass is compared with the first."""
+    calls: dict[int, int] = {}
+
+    def load(i):
+        calls[i] = calls.get(i, 0) + 1
+        return pd.DataFrame({"a": _lognormal(i, 90 if i == 1 and calls[i] > 1 else 100)})
+
+    with dask.config.set(scheduler="sync"), pytest.raises(
+            BoxCoxError, match=r"partition 1 \(of 4\) of column 'a' delivered 90 rows but it "
+                               r"delivered in the first pass 100"):
+        bcs.fit(dd.from_map(load, range(4)))
+
+
+def test_partition_checks_add_no_pass():
+    """One graph per profile evaluation, as before the checks: rounds == fit_rounds + the
+    interval's, and the set-up adds one pass (counted here by the loader's calls)."""
+    calls: dict[int, int] = {}
+
+    def load(i):
+        calls[i] = calls.get(i, 0) + 1
+        return _lognormal(i, 500)
+
+    with dask.config.set(scheduler="sync"):
+        r = bcs.fit(_from_parts(load, rows=500))
+    passes = {calls[i] for i in range(4)}
+    assert passes == {1 + r.federated["rounds"]}  # set-up + one per evaluation graph
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [({"optimizer": "grid"}, r"keyword optimizer= is not available for Dask input; Dask "
+                             r"input takes family=, ymax= and missing="),
+     ({"h": 0.9, "c": 1.5}, r"keywords c=, h= are not available for Dask input"),
+     ({"method": "mtl", "h": 0.9}, r"method='mtl' is not available for Dask input, which is "
+                                   r"fitted by maximum likelihood \(method='mle'\) only")],
+)
+def test_extra_keywords_are_named_for_dask_input_gh27(kw, match):
+    """main said "method='mle' is not available for Dask input; use 'mle'" for any keyword."""
+    with pytest.raises(BoxCoxError, match=match):
+        bcs.fit(da.from_array(_lognormal(0), chunks=50), **kw)

@@ -71,3 +71,42 @@ def test_every_not_bundled_file_is_absent_from_data_and_declared():
                                  "federated_downstream.py")
                 for f in mpref.vignette_data(script)}
     assert declared == set(mpref.NOT_BUNDLED)
+
+
+def _docs_vignettes():
+    """docs/_ext/vignettes.py, the gallery's converter (not a package module)."""
+    import importlib.util
+
+    path = mpref.REPO / "docs" / "_ext" / "vignettes.py"
+    spec = importlib.util.spec_from_file_location("_docs_vignettes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_show_vignettes_without_their_data_unrun_gh29(tmp_path):
+    """The gallery's sources: without the shared files the four vignettes that read them are
+    reported (conf.py keeps sphinx-gallery from running them) and their pages say why; with
+    the files present, all run and the pages only say which file they read."""
+    conv = _docs_vignettes()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    absent = conv.build_sources(mpref.REPO / "vignettes", tmp_path / "out", shared)
+    assert absent == {"federated.py": ["house_prices_train.csv"],
+                      "federated_downstream.py": ["adult.csv", "bank_full.csv",
+                                                  "credit_default.csv"],
+                      "regression.py": ["house_prices_train.csv"],
+                      "target.py": ["house_prices_train.csv"]}
+    page = " ".join((tmp_path / "out" / "regression.py").read_text().split())
+    assert "This vignette reads ``house_prices_train.csv``" in page
+    assert "was not there when these pages were built, so the vignette is shown without " \
+           "being run" in page
+    assert "not there" not in (tmp_path / "out" / "robust.py").read_text()
+    for name in mpref.NOT_BUNDLED:
+        (shared / name).write_text("")
+    assert conv.build_sources(mpref.REPO / "vignettes", tmp_path / "out", shared) == {}
+    page = (tmp_path / "out" / "federated_downstream.py").read_text()
+    assert "This vignette reads ``adult.csv``" in page and "not there" not in page
+    # the docs and the tests read the vignettes' declarations alike
+    for src in (mpref.REPO / "vignettes").glob("*.py"):
+        assert conv.data_not_bundled(src) == mpref.vignette_data(src.name)

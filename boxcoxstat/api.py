@@ -193,8 +193,9 @@ def fit(
     if spec.method != "mle":
         if ymax is not None:
             raise BoxCoxError("ymax= applies to method='mle' only")
-        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing)
-        return fit_robust_columns(cols, fam, spec)
+        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
+                          degenerate="skip")  # constant or MAD-0 columns: reported, not fitted
+        return fit_robust_columns(cols, fam, spec, skip=True)
     cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
                       tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
     return fit_columns(cols, fam, ymax)

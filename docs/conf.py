@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE / "_ext"))
 import boxcoxstat  # noqa: E402, I001 - the local extensions below are found through sys.path
 from figures import VignetteFigures  # noqa: E402, I001
 from sphinx.errors import ConfigError  # noqa: E402, I001
-from vignettes import build_sources  # noqa: E402, I001
+from vignettes import GUIDE_HEADER, build_sources  # noqa: E402, I001
 
 project = "boxcoxstat"
 author = "The boxcoxstat developers"
@@ -40,12 +40,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax copied into the site: nothing loaded from another host
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
 
-exclude_patterns = ["_build", "_vignettes", "auto_vignettes/*.ipynb", "auto_vignettes/*.py",
+exclude_patterns = ["_build", "_vignettes", "_guide", "guide", "user_guide/*.ipynb",
+                    "user_guide/*.py", "user_guide/*.zip", "user_guide/*.md5", "auto_vignettes/*.ipynb", "auto_vignettes/*.py",
                     "auto_vignettes/*.zip", "auto_vignettes/*.md5", "**.codeobj.json"]
 templates_path = ["_templates"]
 autosummary_generate = True
@@ -55,11 +57,15 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 default_role = "obj"
-suppress_warnings = ["autosummary.import_cycle"]
+suppress_warnings = ["autosummary.import_cycle",
+                     # index.rst globs two pages other branches add (papers/index,
+                     # from_statsmodels); until they are there the glob matches nothing
+                     "toc.empty_glob"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"boxcoxstat {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["boxcoxstat.css"]  # wide output scrolls inside its box
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2,
                       "secondary_sidebar_items": ["page-toc"]}
 
@@ -74,6 +80,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # its header. Without them the gallery shows those vignettes unrun, each page saying so;
 # BOXCOXSTAT_REQUIRE_DATA=1 (CI) makes a missing file an error when the gallery runs.
 os.environ.setdefault("BOXCOXSTAT_SHARED_DATA", str(ROOT.parent / "shared" / "data"))
+# ----------------------------------------------------------------- the user guide's pages
+# docs/guide/*.py: jupytext percent scripts like the vignettes, numbered in the user's order
+GUIDE_SOURCES = HERE / "_guide"
+build_sources(HERE / "guide", GUIDE_SOURCES, Path(os.environ["BOXCOXSTAT_SHARED_DATA"]),
+              header=GUIDE_HEADER)
 GALLERY_SOURCES = HERE / "_vignettes"  # the vignettes with their Markdown as reST
 NOT_RUN = build_sources(ROOT / "vignettes", GALLERY_SOURCES,
                         Path(os.environ["BOXCOXSTAT_SHARED_DATA"]))
@@ -81,15 +92,18 @@ if os.environ.get("BOXCOXSTAT_DOCS_FULL") != "1":
     os.environ.setdefault("BCS_VIGNETTE_QUICK", "1")
 
 sphinx_gallery_conf = {
-    "examples_dirs": [str(GALLERY_SOURCES)],
-    "gallery_dirs": ["auto_vignettes"],
+    "examples_dirs": [str(GUIDE_SOURCES), str(GALLERY_SOURCES)],
+    "gallery_dirs": ["user_guide", "auto_vignettes"],
     # execute every vignette whose data are there
     "filename_pattern": (r".*\.py$" if not NOT_RUN else r"^(?!.*[\\/](?:"
                          + "|".join(re.escape(name) for name in NOT_RUN) + r")$).*\.py$"),
     "image_scrapers": ("matplotlib", VignetteFigures(FIGURE_DIR)),
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    # the guide's numbered pages by name; the vignettes in the user's order, papers last
+    "within_subsection_order": "vignettes.UserPathOrder",
+    # no execution-time tables: sphinx-gallery draws them with scripts from other hosts
+    "write_computation_times": False,
     "abort_on_example_error": True,
     "show_memory": False,
 }

@@ -26,6 +26,16 @@ prints its comparison numbers (R, the papers). They are jupytext percent scripts
 them here, executed, with the figures they write.
 """
 
+GUIDE_HEADER = """User guide
+==========
+
+One page per task, in the order you are likely to meet them: each is a short script that runs
+in seconds, executed here with its output and figures. The sources are jupytext percent scripts
+in ``docs/guide/``: open them as notebooks or run them with ``python docs/guide/NAME.py``.
+Everything a page touches is described in full under "Topics"; the API reference has every
+option.
+"""
+
 _UNDERLINE = {1: "=", 2: "-", 3: "~", 4: "^"}
 _NOT_BUNDLED = re.compile(r"^#\s+data_not_bundled:\s*\[([^\]]*)\]\s*$", re.M)
 
@@ -94,6 +104,56 @@ def _cells(text: str) -> list[tuple[str, list[str]]]:
     return cells
 
 
+# Lines a reader does not need: the backend, the folder the figures are saved to (the gallery
+# collects them from there) and the imports only those lines use. They still run.
+_BOILERPLATE = re.compile(
+    r"^\s*(from __future__ import|import matplotlib\s*$|matplotlib\.use\(|import tempfile\s*$"
+    r"|.*\bFIGDIR\b|.*\bFIGURE_DIR\b)")
+_IGNORE = ("# sphinx_gallery_start_ignore", "# sphinx_gallery_end_ignore")
+
+
+def hide_boilerplate(lines: list[str]) -> list[str]:
+    """``lines`` of a code cell with each run of boilerplate lines between sphinx-gallery's
+    ignore markers (shown nowhere, executed all the same), and ``# noqa`` comments dropped
+    from the lines that are shown."""
+    out: list[str] = []
+    hidden = False
+    for line in lines:
+        hide = bool(_BOILERPLATE.match(line))
+        if hide and not hidden:
+            out.append(_IGNORE[0])
+        elif not hide and hidden:
+            out.append(_IGNORE[1])
+        hidden = hide
+        out.append(line if hide else re.sub(r"\s+# noqa\b.*$", "", line))
+    if hidden:
+        out.append(_IGNORE[1])
+    return out
+
+
+# The vignettes in the order a user meets their questions: a regression first, the paper
+# reproductions last. A vignette not listed comes after these, by file name.
+USER_PATH = ["regression.py", "target.py", "toolbox.py", "robust.py", "federated.py",
+             "federated_downstream.py", "classify.py", "classify_blum.py",
+             "classify_bicego.py"]
+
+
+class UserPathOrder:
+    """sphinx-gallery's ``within_subsection_order``: :data:`USER_PATH`, then by file name
+    (the user guide's pages are numbered, so they sort by name)."""
+
+    def __init__(self, src_dir: str) -> None:
+        self.src_dir = src_dir
+
+    def __repr__(self) -> str:  # sphinx-gallery hashes the configuration by repr
+        return "UserPathOrder()"
+
+    def __call__(self, filename: str) -> tuple[int, str]:
+        name = Path(filename).name
+        rank = USER_PATH.index(name) if name in USER_PATH else len(USER_PATH)
+        return rank, name
+
+
 def convert(src: Path, dst: Path, missing: list[str] | None = None) -> None:
     """Write vignette ``src`` as a sphinx-gallery example at ``dst``; ``missing`` are its
     shared data files that are absent (its page then says it was not run)."""
@@ -110,14 +170,15 @@ def convert(src: Path, dst: Path, missing: list[str] | None = None) -> None:
             else:
                 parts.append("# %%\n" + "\n".join(f"# {ln}".rstrip() for ln in rst) + "\n")
         else:
-            code = "\n".join(lines).strip("\n")
+            code = "\n".join(hide_boilerplate(lines)).strip("\n")
             if code:
                 parts.append("# %%\n" + code + "\n")
     dst.write_text("\n".join(parts), encoding="utf-8")
 
 
-def build_sources(vignettes: Path, target: Path, shared: Path) -> dict[str, list[str]]:
-    """Convert every ``vignettes/*.py`` into ``target`` (with the gallery's header).
+def build_sources(vignettes: Path, target: Path, shared: Path, header: str = HEADER
+                  ) -> dict[str, list[str]]:
+    """Convert every ``vignettes/*.py`` into ``target`` (with the gallery's ``header``).
 
     Returns the vignettes (file names) whose shared data files are not in ``shared``, with
     those files: the gallery must not run them.
@@ -125,7 +186,7 @@ def build_sources(vignettes: Path, target: Path, shared: Path) -> dict[str, list
     target.mkdir(parents=True, exist_ok=True)
     for old in target.glob("*.py"):
         old.unlink()
-    (target / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
+    (target / "GALLERY_HEADER.rst").write_text(header, encoding="utf-8")
     absent: dict[str, list[str]] = {}
     for src in sorted(vignettes.glob("*.py")):
         missing = [f for f in data_not_bundled(src) if not (shared / f).is_file()]

@@ -121,10 +121,10 @@ def fit(
 
     References
     ----------
-    Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
-    Yeo, I.-K. and Johnson, R. A. (2000). Biometrika 87, 954-959.
-    Xu, X. and Cormode, G. (2025). Power transform revisited: numerically stable, and
-    federated.
+    - Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
+    - Yeo, I.-K. and Johnson, R. A. (2000). Biometrika 87, 954-959.
+    - Xu, X. and Cormode, G. (2025). Power transform revisited: numerically stable, and
+      federated.
 
     Examples
     --------

@@ -12,9 +12,9 @@ data and lambda by NumPy broadcasting. Every formula is written through ``exprel
 
 References
 ----------
-Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
-Yeo, I.-K. and Johnson, R. A. (2000). A new family of power transformations to improve
-normality or symmetry. Biometrika 87, 954-959.
+- Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
+- Yeo, I.-K. and Johnson, R. A. (2000). A new family of power transformations to improve
+  normality or symmetry. Biometrika 87, 954-959.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ sys.path.insert(0, str(HERE / "_ext"))
 import boxcoxstat  # noqa: E402, I001 - the local extensions below are found through sys.path
 from figures import VignetteFigures  # noqa: E402, I001
 from sphinx.errors import ConfigError  # noqa: E402, I001
-from vignettes import GUIDE_HEADER, build_sources  # noqa: E402, I001
+from offline import external_resources  # noqa: E402, I001
+from vignettes import GUIDE_HEADER, build_sources, convert  # noqa: E402, I001
 
 project = "boxcoxstat"
 author = "The boxcoxstat developers"
@@ -57,10 +58,7 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 default_role = "obj"
-suppress_warnings = ["autosummary.import_cycle",
-                     # index.rst globs two pages other branches add (papers/index,
-                     # from_statsmodels); until they are there the glob matches nothing
-                     "toc.empty_glob"]
+suppress_warnings = ["autosummary.import_cycle"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"boxcoxstat {release}"
@@ -85,6 +83,10 @@ os.environ.setdefault("BOXCOXSTAT_SHARED_DATA", str(ROOT.parent / "shared" / "da
 GUIDE_SOURCES = HERE / "_guide"
 build_sources(HERE / "guide", GUIDE_SOURCES, Path(os.environ["BOXCOXSTAT_SHARED_DATA"]),
               header=GUIDE_HEADER)
+# vignettes that are a guide page as they are: shown there, not again among the vignettes
+GUIDE_VIGNETTES = {"toolbox.py": "05_r_toolbox.py"}
+for _vignette, _page in GUIDE_VIGNETTES.items():
+    convert(ROOT / "vignettes" / _vignette, GUIDE_SOURCES / _page)
 GALLERY_SOURCES = HERE / "_vignettes"  # the vignettes with their Markdown as reST
 NOT_RUN = build_sources(ROOT / "vignettes", GALLERY_SOURCES,
                         Path(os.environ["BOXCOXSTAT_SHARED_DATA"]))
@@ -97,6 +99,8 @@ sphinx_gallery_conf = {
     # execute every vignette whose data are there
     "filename_pattern": (r".*\.py$" if not NOT_RUN else r"^(?!.*[\\/](?:"
                          + "|".join(re.escape(name) for name in NOT_RUN) + r")$).*\.py$"),
+    "ignore_pattern": (r"(__init__|[\\/](?:" + "|".join(re.escape(Path(v).stem) for v in GUIDE_VIGNETTES)
+                       + r"))\.py$"),
     "image_scrapers": ("matplotlib", VignetteFigures(FIGURE_DIR)),
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -131,6 +135,32 @@ def _require_data(app, config):
             "unrun")
 
 
+def _check_offline(app, exception):
+    """The site must read the same offline: a page that loads a script, style sheet, font or
+    image from another host fails the build, naming it (``_ext/offline.py``)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    found = external_resources(app.outdir)
+    if found:
+        listing = "; ".join(f"{page}: {', '.join(urls)}" for page, urls in found.items())
+        raise RuntimeError(f"pages load resources from another host: {listing}")
+
+
+# Pages that other branches add (the papers' section; the statsmodels mapping): index.rst lists
+# them, and until they are in the tree their toctree lines are left out of the build.
+OPTIONAL_PAGES = ("from_statsmodels", "papers/index")
+
+
+def _optional_pages(app, docname, source):
+    if docname != "index":
+        return
+    for page in OPTIONAL_PAGES:
+        if not (HERE / f"{page}.rst").exists():
+            source[0] = re.sub(rf"^   {re.escape(page)}\n", "", source[0], flags=re.M)
+
+
 def setup(app):
+    app.connect("source-read", _optional_pages)
+    app.connect("build-finished", _check_offline, priority=900)
     app.connect("autodoc-skip-member", _skip_metadata_requests)
     app.connect("config-inited", _require_data)

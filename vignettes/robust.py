@@ -131,14 +131,20 @@ print(f"cells beyond 2.57: ML {int((z_ml.abs() > 2.57).sum().sum())}, "
 # %%
 cmap = ListedColormap(["#2b59c3", "#ffe45c", "#d7263d"])
 norm = BoundaryNorm([-1e9, -2.57, 2.57, 1e9], cmap.N)
-fig, axes = plt.subplots(2, 1, figsize=(10, 8))
+fig, axes = plt.subplots(2, 1, figsize=(10, 8), layout="constrained")  # room for the legend
 for ax, z, title in ((axes[0], z_ml, "YJ transformed variables by ML"),
                      (axes[1], z_rew, "YJ transformed variables by RewML")):
-    ax.imshow(z.to_numpy(), aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
+    image = ax.imshow(z.to_numpy(), aspect="auto", cmap=cmap, norm=norm,
+                      interpolation="nearest")
     ax.set_title(title)
     ax.set_xlabel("wavelengths")
     ax.set_ylabel("samples")
-save(fig, "robust_glass_heatmap.png")
+# the legend of the three colours: standardized cell below -2.57, within, above 2.57
+bar = fig.colorbar(image, ax=axes, ticks=[-1e9 / 2, 0, 1e9 / 2], shrink=0.6)
+bar.ax.set_yticklabels(["z < -2.57", "|z| <= 2.57", "z > 2.57"])
+bar.set_label("standardized cell")
+fig.savefig(FIGDIR / "robust_glass_heatmap.png", dpi=90)
+plt.close(fig)
 
 # %% [markdown]
 # ## DPOSS stars (section 4.3, Figures 12 and 13)

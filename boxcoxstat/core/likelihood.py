@@ -32,9 +32,9 @@ Numerical approach (Xu & Cormode 2025, section 4, extended):
 
 References
 ----------
-Xu, X. and Cormode, G. (2025). Power transform revisited: numerically stable, and federated.
-Chan, T. F., Golub, G. H. and LeVeque, R. J. (1982). Updating formulae and a pairwise algorithm
-for computing sample variances. COMPSTAT 1982, 30-41.
+- Xu, X. and Cormode, G. (2025). Power transform revisited: numerically stable, and federated.
+- Chan, T. F., Golub, G. H. and LeVeque, R. J. (1982). Updating formulae and a pairwise algorithm
+  for computing sample variances. COMPSTAT 1982, 30-41.
 """
 
 from __future__ import annotations

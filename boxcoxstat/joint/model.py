@@ -114,9 +114,9 @@ def fit_joint(
 
     References
     ----------
-    Andrews, D. F., Gnanadesikan, R. and Warner, J. L. (1971). Biometrics 27, 825-840.
-    Velilla, S. (1993). Statistics & Probability Letters 17, 259-263.
-    Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
+    - Andrews, D. F., Gnanadesikan, R. and Warner, J. L. (1971). Biometrics 27, 825-840.
+    - Velilla, S. (1993). Statistics & Probability Letters 17, 259-263.
+    - Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
 
     Examples
     --------

@@ -67,9 +67,9 @@ def box_tidwell(formula: str, data: pd.DataFrame, other: str | None = None, *,
 
     References
     ----------
-    Box, G. E. P. and Tidwell, P. W. (1962). Transformation of the independent variables.
-    Technometrics 4, 531-550.
-    Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
+    - Box, G. E. P. and Tidwell, P. W. (1962). Transformation of the independent variables.
+      Technometrics 4, 531-550.
+    - Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
 
     Examples
     --------
@@ -174,9 +174,9 @@ def inverse_response(model_or_fitted: Any, y: Any = None, *,
 
     References
     ----------
-    Cook, R. D. and Weisberg, S. (1994). Transforming a response variable for linearity.
-    Biometrika 81, 731-737.
-    Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
+    - Cook, R. D. and Weisberg, S. (1994). Transforming a response variable for linearity.
+      Biometrika 81, 731-737.
+    - Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed.
 
     Examples
     --------

@@ -111,9 +111,9 @@ def lm(
 
     References
     ----------
-    Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
-    Venables, W. N. and Ripley, B. D. (2002). Modern Applied Statistics with S, 4th ed.
-    (``MASS::boxcox``).
+    - Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
+    - Venables, W. N. and Ripley, B. D. (2002). Modern Applied Statistics with S, 4th ed.
+      (``MASS::boxcox``).
 
     Examples
     --------

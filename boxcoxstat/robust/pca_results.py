@@ -272,10 +272,10 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
 
     References
     ----------
-    Hubert, M., Rousseeuw, P. J. and Vanden Branden, K. (2005). ROBPCA: a new approach to
-    robust principal component analysis. Technometrics 47, 64-79.
-    Raymaekers, J. and Rousseeuw, P. J. (2021). Transforming variables to central normality.
-    Machine Learning 113, 4953-4975.
+    - Hubert, M., Rousseeuw, P. J. and Vanden Branden, K. (2005). ROBPCA: a new approach to
+      robust principal component analysis. Technometrics 47, 64-79.
+    - Raymaekers, J. and Rousseeuw, P. J. (2021). Transforming variables to central normality.
+      Machine Learning 113, 4953-4975.
 
     Examples
     --------

@@ -190,8 +190,8 @@ def sensitivity_curve(
 
     References
     ----------
-    Raymaekers, J. and Rousseeuw, P. J. (2021). Transforming variables to central normality.
-    Machine Learning 113, 4953-4975.
+    - Raymaekers, J. and Rousseeuw, P. J. (2021). Transforming variables to central normality.
+      Machine Learning 113, 4953-4975.
 
     Examples
     --------

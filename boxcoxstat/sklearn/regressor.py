@@ -79,9 +79,9 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
 
     References
     ----------
-    Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
-    Duan, N. (1983). Smearing estimate: a nonparametric retransformation method. JASA 78,
-    605-610.
+    - Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
+    - Duan, N. (1983). Smearing estimate: a nonparametric retransformation method. JASA 78,
+      605-610.
 
     Examples
     --------

@@ -155,10 +155,10 @@ def guerrero(
 
     References
     ----------
-    Guerrero, V. M. (1993). Time-series analysis supported by power transformations. Journal
-    of Forecasting 12, 37-48.
-    Hyndman, R. J. and Khandakar, Y. (2008). Automatic time series forecasting: the forecast
-    package for R. Journal of Statistical Software 27(3).
+    - Guerrero, V. M. (1993). Time-series analysis supported by power transformations. Journal
+      of Forecasting 12, 37-48.
+    - Hyndman, R. J. and Khandakar, Y. (2008). Automatic time series forecasting: the forecast
+      package for R. Journal of Statistical Software 27(3).
 
     Examples
     --------

@@ -172,7 +172,8 @@ def convert(src: Path, dst: Path, missing: list[str] | None = None) -> None:
         else:
             code = "\n".join(hide_boilerplate(lines)).strip("\n")
             if code:
-                parts.append("# %%\n" + code + "\n")
+                # a comment right after "# %%" would be read as text: a blank line first
+                parts.append("# %%\n" + ("\n" if code.startswith("#") else "") + code + "\n")
     dst.write_text("\n".join(parts), encoding="utf-8")
 
 

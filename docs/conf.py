@@ -48,7 +48,8 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "_vignettes", "_guide", "guide", "user_guide/*.ipynb",
-                    "user_guide/*.py", "user_guide/*.zip", "user_guide/*.md5", "auto_vignettes/*.ipynb", "auto_vignettes/*.py",
+                    "user_guide/*.py", "user_guide/*.zip", "user_guide/*.md5",
+                    "auto_vignettes/*.ipynb", "auto_vignettes/*.py",
                     "auto_vignettes/*.zip", "auto_vignettes/*.md5", "**.codeobj.json"]
 templates_path = ["_templates"]
 autosummary_generate = True
@@ -99,7 +100,8 @@ sphinx_gallery_conf = {
     # execute every vignette whose data are there
     "filename_pattern": (r".*\.py$" if not NOT_RUN else r"^(?!.*[\\/](?:"
                          + "|".join(re.escape(name) for name in NOT_RUN) + r")$).*\.py$"),
-    "ignore_pattern": (r"(__init__|[\\/](?:" + "|".join(re.escape(Path(v).stem) for v in GUIDE_VIGNETTES)
+    "ignore_pattern": (r"(__init__|[\\/](?:"
+                       + "|".join(re.escape(Path(v).stem) for v in GUIDE_VIGNETTES)
                        + r"))\.py$"),
     "image_scrapers": ("matplotlib", VignetteFigures(FIGURE_DIR)),
     "download_all_examples": False,

@@ -15,7 +15,7 @@
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
+import numpy as np  # noqa: F401 - the formulas below call np.log
 import pandas as pd
 
 import boxcoxstat as bcs

@@ -91,6 +91,8 @@ for _vignette, _page in GUIDE_VIGNETTES.items():
 GALLERY_SOURCES = HERE / "_vignettes"  # the vignettes with their Markdown as reST
 NOT_RUN = build_sources(ROOT / "vignettes", GALLERY_SOURCES,
                         Path(os.environ["BOXCOXSTAT_SHARED_DATA"]))
+for _vignette in GUIDE_VIGNETTES:  # shown in the user guide instead
+    (GALLERY_SOURCES / _vignette).unlink()
 if os.environ.get("BOXCOXSTAT_DOCS_FULL") != "1":
     os.environ.setdefault("BCS_VIGNETTE_QUICK", "1")
 
@@ -100,9 +102,6 @@ sphinx_gallery_conf = {
     # execute every vignette whose data are there
     "filename_pattern": (r".*\.py$" if not NOT_RUN else r"^(?!.*[\\/](?:"
                          + "|".join(re.escape(name) for name in NOT_RUN) + r")$).*\.py$"),
-    "ignore_pattern": (r"(__init__|[\\/](?:"
-                       + "|".join(re.escape(Path(v).stem) for v in GUIDE_VIGNETTES)
-                       + r"))\.py$"),
     "image_scrapers": ("matplotlib", VignetteFigures(FIGURE_DIR)),
     "download_all_examples": False,
     "remove_config_comments": True,

@@ -432,8 +432,9 @@ class PowerTransformResult(ColumnTransforms):
         """
         return self._at(lmbda, stacklevel=3)
 
-    def _at(self, lmbda: Any, stacklevel: int,
-            values: NDArray[np.float64] | None = None) -> PowerTransformResult:
+    def _at(self, lmbda: Any, stacklevel: int, values: NDArray[np.float64] | None = None,
+            what: str = "column", remedy: str = "fix another power (e.g. at(0), the log, or "
+            "at('safe') of an estimated fit)") -> PowerTransformResult:
         """:meth:`at`, warning at ``stacklevel`` (counted from here) where the power loses
         the data's resolution (``values``: the data on the power's scale, (n, p), where the
         result does not hold them)."""
@@ -460,8 +461,7 @@ class PowerTransformResult(ColumnTransforms):
                       llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
                       ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
                       stored=None, fixed=True, safe_values=None, safe_lr=None, safe_used=False)
-        out._warn_resolution(stacklevel, "fix another power (e.g. at(0), the log, or "
-                             "at('safe') of an estimated fit)", values=values)
+        out._warn_resolution(stacklevel, remedy, what, values)
         return out
 
     def _warn_resolution(self, stacklevel: int, remedy: str, what: str = "column",

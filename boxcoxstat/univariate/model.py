@@ -20,7 +20,7 @@ from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
-from ..core.resolution import data_range, safe_powers
+from ..core.resolution import data_range, loses_resolution, safe_powers
 from ..core.sample import Sample
 from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
@@ -138,8 +138,9 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         bad = [cols.names[j] for j in np.flatnonzero(~est["converged"])]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=stacklevel)
-    extremes = data_range(xs)
-    safe_values = safe_powers(lam_used, extremes[:, 0], extremes[:, 1], fams, ymax)
+    extremes = data_range(xs)  # one pass: the resolution checks need the extremes only
+    lost = loses_resolution(extremes[:, 0], extremes[:, 1], lam_used, fams)
+    safe_values = safe_powers(lam_used, extremes[:, 0], extremes[:, 1], fams, ymax, lost)
     if safe:
         none = np.isnan(safe_values)
         if none.any():
@@ -176,9 +177,9 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     )
     if safe:
         _warn_safe_outside(res, stacklevel)
-    else:
+    elif lost.any():
         res._warn_resolution(stacklevel, f"the safe power is {{safe}}: refit with "
-                             f"{safe_option}, or use a rounded power")
+                             f"{safe_option}, or use a rounded power", lost=lost)
     return res
 
 

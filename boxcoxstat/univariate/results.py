@@ -465,17 +465,19 @@ class PowerTransformResult(ColumnTransforms):
         return out
 
     def _warn_resolution(self, stacklevel: int, remedy: str, what: str = "column",
-                         values: NDArray[np.float64] | None = None) -> None:
+                         values: NDArray[np.float64] | None = None,
+                         lost: NDArray[np.bool_] | None = None) -> None:
         """A :class:`~boxcoxstat.ResolutionWarning` for every column whose power loses the
         fitted data's resolution (``core.resolution``; needs ``data_range``, and the data,
         held or given as ``values`` on the power's scale, for the message's facts).
         ``stacklevel`` counts from the caller; ``remedy`` may name ``{safe}``, the column's
-        safe power."""
+        safe power; ``lost``, the columns that lose it, if the caller has them."""
         if self.data_range is None:
             return
-        lost = loses_resolution(self.data_range[:, 0], self.data_range[:, 1],
-                                self.lmbda_used, [self._power_family(j)
-                                                  for j in range(len(self.names))])
+        if lost is None:
+            lost = loses_resolution(self.data_range[:, 0], self.data_range[:, 1],
+                                    self.lmbda_used, [self._power_family(j)
+                                                      for j in range(len(self.names))])
         safe = self.safe_values
         for j in np.flatnonzero(lost).tolist():
             hint = remedy.format(safe="none" if safe is None else f"{safe[j]:.6g}")

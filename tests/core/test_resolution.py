@@ -140,3 +140,20 @@ def test_the_log_is_always_safe_for_box_cox():
     hi = np.array([1.7e308, 1e-299, 1.0 + 1e-15, 1e300])
     a, b = safe_interval(lo, hi, ("boxcox",) * 4)
     assert np.all(a <= 0) and np.all(b >= 0)
+
+
+def test_few_columns_and_many_columns_decide_alike():
+    """loses_resolution works on Python floats for up to 4 columns and on arrays beyond:
+    one decision either way (boundary cases included: x = 1, x = 0, overflow)."""
+    rng = np.random.default_rng(5)
+    fams = tuple(rng.choice(["boxcox", "yeojohnson"], 400))
+    lo = np.exp(rng.uniform(-60, 60, 400))
+    hi = lo * np.exp(rng.uniform(0, 10, 400))
+    lo = np.where(np.array(fams) == "yeojohnson", -lo * rng.integers(0, 2, 400), lo)
+    lo[:4], hi[:4] = [1.0, 0.0, 1e-300, 2.0], [1.0, 0.0, 1e300, 2.0]
+    lam = rng.choice([1.0, -1.0], 400) * 10 ** rng.uniform(-3, 3, 400)
+    many = loses_resolution(lo, hi, lam, fams)
+    few = [loses_resolution(lo[j : j + 1], hi[j : j + 1], lam[j : j + 1], fams[j : j + 1])[0]
+           for j in range(400)]
+    np.testing.assert_array_equal(many, few)
+    assert 50 < many.sum() < 350  # both outcomes are exercised

@@ -73,8 +73,8 @@ from .. import families as fam
 from .._validation import LAMBDA_MAX, normalize_family
 
 __all__ = ["data_range", "ROUND_TRIP_RTOL", "SAFE_RTOL", "SAFE_YMAX", "round_trip_bound",
-           "loses_resolution", "safe_interval", "safe_powers", "Loss", "measure_loss",
-           "loss_message"]
+           "loses_resolution", "safe_interval", "min_relative_gap", "safe_powers", "Loss",
+           "measure_loss", "loss_message"]
 
 EPS = float(np.finfo(np.float64).eps)
 ROUND_TRIP_RTOL = 1e-8  # a power that may be off by more in a round trip loses the resolution
@@ -219,23 +219,43 @@ def _loses_one(lo: float, hi: float, lmbda: float, yj: bool) -> bool:
 
 
 def _unsafe_excess(x: NDArray, lmbda: NDArray, yj: NDArray, kind: NDArray,
-                   log_ymax: NDArray) -> NDArray[np.float64]:
+                   log_limit: NDArray) -> NDArray[np.float64]:
     """How far each constraint is violated at ``lmbda`` (<= 0: satisfied): kind 0 is the
-    round trip (``log B - log SAFE_RTOL``), kind 1 the size (``log |psi| - log ymax``)."""
+    round trip (``log B - log rtol``), kind 1 the size (``log |psi| - log ymax``), with
+    ``log_limit`` holding ``log rtol`` or ``log ymax``."""
     log_bound, log_psi = _logs(x, lmbda, yj)
     with np.errstate(invalid="ignore"):
-        return np.where(kind == 0, log_bound - np.log(SAFE_RTOL), log_psi - log_ymax)
+        return np.where(kind == 0, log_bound, log_psi) - log_limit
+
+
+def min_relative_gap(values: ArrayLike) -> float:
+    """The smallest relative gap ``(u[i+1] - u[i]) / max(|u[i]|, |u[i+1]|)`` between adjacent
+    distinct finite values (``inf`` for fewer than two): a sort, for the safe power only.
+
+    Examples
+    --------
+    >>> from boxcoxstat.core.resolution import min_relative_gap
+    >>> min_relative_gap([4.61, 4.60, 4.60, 4.62, 4.61]) == (4.62 - 4.61) / 4.62
+    True
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    u = np.unique(v[np.isfinite(v)])
+    if u.size < 2:
+        return float("inf")
+    return float(np.min(np.diff(u) / np.maximum(np.abs(u[:-1]), np.abs(u[1:]))))
 
 
 def safe_interval(lo: ArrayLike, hi: ArrayLike, families: tuple[str, ...] | list[str],
-                  ymax: float | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                  ymax: float | None = None, rtol: ArrayLike | None = None
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The powers that keep data spanning ``[lo, hi]`` safely resolved, per column.
 
     ``[a, b]`` where every transformed value is within ``min(ymax, 1e100)`` in magnitude and
-    the round trip within ``SAFE_RTOL`` (1e-10) relative; NaN for a column where no power
-    does (Yeo-Johnson data of both signs beyond about 1e50 in magnitude). Each condition at
-    each extreme is a half-line of lambda whose end is found by bisection in ``asinh(lambda)``
-    (all columns and conditions at once); lambda is searched within ``+-1e150``.
+    the round trip within ``rtol`` relative (per column; default ``SAFE_RTOL``, 1e-10); NaN
+    for a column where no power does (Yeo-Johnson data of both signs beyond about 1e50 in
+    magnitude). Each condition at each extreme is a half-line of lambda whose end is found
+    by bisection in ``asinh(lambda)`` (all columns and conditions at once); lambda is
+    searched within ``+-1e150``.
 
     Examples
     --------
@@ -252,10 +272,12 @@ def safe_interval(lo: ArrayLike, hi: ArrayLike, families: tuple[str, ...] | list
     col = np.tile(np.arange(p), 4)
     kind = np.repeat([0, 1], 2 * p)
     yj = np.array([f == "yeojohnson" for f in families])[col]
-    log_ymax = np.full(x.shape, np.log(cap))
+    tol = np.broadcast_to(SAFE_RTOL if rtol is None else np.asarray(rtol, dtype=np.float64),
+                          (p,))
+    log_limit = np.where(kind == 0, np.log(tol)[col], np.log(cap))
     t_end = np.arcsinh(LAMBDA_MAX)
-    ok_lo = _unsafe_excess(x, np.full(x.shape, -LAMBDA_MAX), yj, kind, log_ymax) <= 0
-    ok_hi = _unsafe_excess(x, np.full(x.shape, LAMBDA_MAX), yj, kind, log_ymax) <= 0
+    ok_lo = _unsafe_excess(x, np.full(x.shape, -LAMBDA_MAX), yj, kind, log_limit) <= 0
+    ok_hi = _unsafe_excess(x, np.full(x.shape, LAMBDA_MAX), yj, kind, log_limit) <= 0
     # bisection where exactly one end is satisfied; ``good`` keeps the satisfied end
     good = np.where(ok_lo, -t_end, t_end)
     bad = -good
@@ -264,7 +286,7 @@ def safe_interval(lo: ArrayLike, hi: ArrayLike, families: tuple[str, ...] | list
         if not cross.any():
             break
         mid = 0.5 * (good + bad)
-        ok = _unsafe_excess(x, np.sinh(mid), yj, kind, log_ymax) <= 0
+        ok = _unsafe_excess(x, np.sinh(mid), yj, kind, log_limit) <= 0
         good = np.where(cross & ok, mid, good)
         bad = np.where(cross & ~ok, mid, bad)
     end = np.sinh(good)
@@ -293,12 +315,16 @@ def _round_inward(value: float, up: bool) -> float:
 
 def safe_powers(lmbda: ArrayLike, lo: ArrayLike, hi: ArrayLike,
                 families: tuple[str, ...] | list[str], ymax: float | None = None,
-                lost: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+                lost: NDArray[np.bool_] | None = None, gaps: ArrayLike | None = None
+                ) -> NDArray[np.float64]:
     """The safe power of each column: ``lmbda`` where it keeps the resolution of data
     spanning ``[lo, hi]`` (:func:`loses_resolution` is False), else the end of
     :func:`safe_interval` nearest ``lmbda`` (the most likely safe power, the profile
     likelihood being unimodal), rounded inwards to three significant digits; NaN where no
     power is safe. ``lost``: :func:`loses_resolution` of ``lmbda``, if the caller has it.
+    ``gaps``: each column's :func:`min_relative_gap`; the round trip is then held within a
+    quarter of it where that is below ``SAFE_RTOL``, so that no two distinct values share
+    an output (two values sharing one agree to twice the round trip's tolerance).
 
     Examples
     --------
@@ -315,23 +341,20 @@ def safe_powers(lmbda: ArrayLike, lo: ArrayLike, hi: ArrayLike,
     idx = np.flatnonzero(lost)
     fams = [families[j] for j in idx]
     lo_i, hi_i = np.asarray(lo, dtype=np.float64)[idx], np.asarray(hi, dtype=np.float64)[idx]
-    a, b = safe_interval(lo_i, hi_i, fams, ymax)
-    for k, j in enumerate(idx):
+    rtol = np.full(idx.size, SAFE_RTOL)
+    if gaps is not None:
+        g = np.asarray(gaps, dtype=np.float64).reshape(-1)[idx]
+        rtol = np.where(np.isfinite(g) & (g > 0), np.minimum(rtol, 0.25 * g), rtol)
+    a, b = safe_interval(lo_i, hi_i, fams, ymax, rtol)
+    for k, j in enumerate(idx.tolist()):
         if np.isnan(a[k]):
             out[j] = np.nan
             continue
         end = float(np.clip(lam[j], a[k], b[k]))
         nice = _round_inward(end, up=end == a[k] and end != b[k])
-        if a[k] <= nice <= b[k]:  # still inside (a narrow interval can exclude it)
-            yj = np.array([fams[k] == "yeojohnson"])
-            ext = _extremes(lo_i[k : k + 1], hi_i[k : k + 1])
-            exc = [_unsafe_excess(ext[:, 0], np.full(2, nice), np.repeat(yj, 2),
-                                  np.full(2, kd), np.full(2, np.log(SAFE_YMAX if ymax is None
-                                                                    else min(ymax, SAFE_YMAX))))
-                   for kd in (0, 1)]
-            if all(np.all(e <= 0) for e in exc):
-                end = nice
-        out[j] = end
+        # every condition holds on a half-line, so all of [a, b] is safe: the rounded power
+        # is, unless a narrow interval excludes it
+        out[j] = nice if a[k] <= nice <= b[k] else end
     return out
 
 

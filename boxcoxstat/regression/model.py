@@ -25,7 +25,7 @@ from .._validation import (
 )
 from ..core.design import qr_design
 from ..core.profile import Profile
-from ..core.resolution import data_range, safe_powers
+from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
 from ..core.response import ResponseProfile, response_profile
 from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
@@ -187,10 +187,13 @@ def lm(
         )
     if fixed is None and scaled is not None and power.data_range is not None:
         ext = power.data_range
+        lost = loses_resolution(ext[:, 0], ext[:, 1], power.lmbda_used, (fam,))
+        gaps = [min_relative_gap(scaled)] if lost[0] else None  # a sort only when needed
         power = replace(power, safe_values=safe_powers(power.lmbda_used, ext[:, 0],
-                                                       ext[:, 1], (fam,)))
+                                                       ext[:, 1], (fam,), None, lost, gaps))
         power._warn_resolution(2, "the safe power is {safe}: refit at it with m.at('safe'), "
-                               "or at a rounded power, m.at('rounded')", "response", scaled)
+                               "or at a rounded power, m.at('rounded')", "response", scaled,
+                               lost)
     return LmResult(
         formula=formula, family=fam, response=frame.response, power=power,
         n_dropped=frame.n_dropped, term_lambdas=term_lambdas(frame.design_info),

@@ -20,7 +20,7 @@ from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
-from ..core.resolution import data_range, loses_resolution, safe_powers
+from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
 from ..core.sample import Sample
 from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
@@ -140,7 +140,11 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                       stacklevel=stacklevel)
     extremes = data_range(xs)  # one pass: the resolution checks need the extremes only
     lost = loses_resolution(extremes[:, 0], extremes[:, 1], lam_used, fams)
-    safe_values = safe_powers(lam_used, extremes[:, 0], extremes[:, 1], fams, ymax, lost)
+    gaps = np.full(p, np.inf)  # a sort of the columns that need a safe power, only
+    for j in np.flatnonzero(lost).tolist():
+        gaps[j] = min_relative_gap(xs[:, j])
+    safe_values = safe_powers(lam_used, extremes[:, 0], extremes[:, 1], fams, ymax, lost,
+                              gaps)
     if safe:
         none = np.isnan(safe_values)
         if none.any():

@@ -277,7 +277,7 @@ class PowerTransformResult(ColumnTransforms):
         >>> import numpy as np, boxcoxstat as bcs
         >>> x = np.array([4.61, 4.60, 4.60, 4.62, 4.61])  # scikit-learn #29595
         >>> r = bcs.fit(x, lmbda="safe")
-        >>> round(r.lmbda_mle[0], 1), r.safe, r.lmbda
+        >>> round(float(r.lmbda_mle[0]), 1), r.safe, r.lmbda
         (-143.0, -9.52, -9.52)
         """
         self._refuse_fixed("safe")

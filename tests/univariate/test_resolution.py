@@ -266,3 +266,36 @@ def test_fit_refuses_safe_where_it_does_not_apply():
         bcs.fit(SKLEARN_29595, lmbda="safe", method="rewml")
     with pytest.raises(bcs.BoxCoxError, match="method='mle'"):
         bcs.fit(SKLEARN_29595, lmbda="safe", family="bcnpower")
+
+
+# --------------------------------------------------------------------------- adversarial data
+@pytest.mark.parametrize("row", mpref.table1(), ids=lambda r: f"{r['family']}-{r['data'][-1]}")
+def test_table1_safe_power_keeps_the_values_apart_inside_the_interval(row):
+    """Xu & Cormode (2025), Table 1: the exact MLE (|lambda| 360 to 4e5) sends the values
+    beyond float64 or onto one float; the safe power keeps them, inside the interval."""
+    x = np.array(row["data"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = bcs.fit(x, family=row["family"], lmbda="safe")
+    assert r.lmbda_mle[0] == pytest.approx(row["paper_lambda"], rel=1e-3)  # the paper's
+    # printed optimum, to its 4-5 digits
+    lo, hi = r.conf_int().iloc[0]
+    assert lo <= r.lmbda <= hi and abs(r.lmbda) < abs(r.lmbda_mle[0])
+    y = r.transform(np.unique(x))
+    assert np.all(np.isfinite(y)) and np.all(np.abs(y) <= 1e100) and np.all(np.diff(y) > 0)
+    assert _round_trip_error(r, x) <= 1e-10
+
+
+def test_tight_gaussian_safe_power_separates_all_hundred_values():
+    """Figure 5's N(1e4, 1e-3) draws agree to 7 digits and some pairs to 11: the safe power
+    holds the round trip within a quarter of the closest pair's gap, so all 100 stay apart."""
+    x = mpref.tight_gaussian_case()
+    u = np.unique(x)
+    gap = np.min(np.diff(u) / u[1:])
+    assert u.size == 100 and gap < 1e-10  # closer than the default 1e-10 tolerance
+    r = bcs.fit(x, lmbda="safe")
+    lo, hi = r.conf_int().iloc[0]
+    assert lo <= r.lmbda <= hi
+    y = r.transform(u)
+    assert np.all(np.diff(y) > 0)  # NumPy on the output: 100 ordered distinct values
+    assert _round_trip_error(r, u) <= gap / 4

@@ -44,8 +44,11 @@ powers that satisfy them all form an interval ``[a, b]``. The safe power is the 
 the fit when that keeps the resolution; otherwise the point of ``[a, b]`` with the highest
 likelihood, which (the profile likelihood being unimodal) is the end nearest the estimate,
 rounded towards the inside to three significant digits. It is chosen with a margin: round
-trip within ``1e-10`` (100 times inside the warning's ``1e-8``) and transformed values within
-``1e100`` (scikit-learn-compatible ``PowerTransformer``'s default ``ymax``).
+trip within ``1e-10`` (100 times inside the warning's ``1e-8``), or within a quarter of the
+closest pair's relative gap where the data hold values closer than ``4e-10`` (then no two
+distinct values share an output), and transformed values within ``1e100``
+(``PowerTransformer``'s default ``ymax``). Finding the closest pair takes a sort, done only
+for columns whose power loses the resolution.
 
 Maximising the margin itself (the ulp gap of adjacent outputs) was considered and rejected:
 that gap grows without bound as lambda runs to the end of the interval where ``x**lambda``

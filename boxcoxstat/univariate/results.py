@@ -267,8 +267,9 @@ class PowerTransformResult(ColumnTransforms):
         The power the fit uses (the MLE, or its ``ymax`` bound) when its transformed values
         keep the data's resolution in float64 (a round trip within 1e-8 relative, nothing
         beyond float64); otherwise the power of highest likelihood whose round trip is
-        within 1e-10 and whose transformed values stay within 1e100 (NaN where no power
-        does). See :mod:`boxcoxstat.core.resolution`. ``fit(x, lmbda="safe")`` transforms
+        within 1e-10 (and within a quarter of the closest pair's relative gap, so no two
+        distinct values share an output) and whose transformed values stay within 1e100
+        (NaN where no power does). See :mod:`boxcoxstat.core.resolution`. ``fit(x, lmbda="safe")`` transforms
         with it; ``at("safe")`` fixes it; ``test(r.safe)`` is its LR test against the MLE,
         which the summary shows when the two differ.
 
@@ -585,8 +586,8 @@ class PowerTransformResult(ColumnTransforms):
                               "p(safe)": inf.chi2_pvalue(stat)}, index=list(self.names))
         names = ", ".join(n for n, b in zip(self.names, lost, strict=True) if b)
         notes = [f"Safe: the most likely power keeping the transformed values resolved in "
-                 f"float64 (round trip within {SAFE_RTOL:g} relative, |values| <= "
-                 f"{SAFE_YMAX:g}); the MLE of {names} loses the resolution (round trip off by "
+                 f"float64 (round trip within {SAFE_RTOL:g} relative, or a quarter of the "
+                 f"closest values' gap; |values| <= {SAFE_YMAX:g}); the MLE of {names} loses the resolution (round trip off by "
                  f"more than {ROUND_TRIP_RTOL:g}, or values beyond float64). LR(safe): its "
                  "likelihood-ratio test against the MLE."]
         lo, hi = ci["lower"].to_numpy(), ci["upper"].to_numpy()

@@ -269,8 +269,8 @@ class PowerTransformResult(ColumnTransforms):
         beyond float64); otherwise the power of highest likelihood whose round trip is
         within 1e-10 (and within a quarter of the closest pair's relative gap, so no two
         distinct values share an output) and whose transformed values stay within 1e100
-        (NaN where no power does). See :mod:`boxcoxstat.core.resolution`. ``fit(x, lmbda="safe")`` transforms
-        with it; ``at("safe")`` fixes it; ``test(r.safe)`` is its LR test against the MLE,
+        (NaN where no power does). See :mod:`boxcoxstat.core.resolution`.
+        ``fit(x, lmbda="safe")`` transforms with it; ``at("safe")`` fixes it; ``test(r.safe)`` is its LR test against the MLE,
         which the summary shows when the two differ.
 
         Examples
@@ -587,8 +587,9 @@ class PowerTransformResult(ColumnTransforms):
         names = ", ".join(n for n, b in zip(self.names, lost, strict=True) if b)
         notes = [f"Safe: the most likely power keeping the transformed values resolved in "
                  f"float64 (round trip within {SAFE_RTOL:g} relative, or a quarter of the "
-                 f"closest values' gap; |values| <= {SAFE_YMAX:g}); the MLE of {names} loses the resolution (round trip off by "
-                 f"more than {ROUND_TRIP_RTOL:g}, or values beyond float64). LR(safe): its "
+                 f"closest values' gap; |values| <= {SAFE_YMAX:g}); the MLE of {names} "
+                 f"loses the resolution (round trip off by more than {ROUND_TRIP_RTOL:g}, or "
+                 "values beyond float64). LR(safe): its "
                  "likelihood-ratio test against the MLE."]
         lo, hi = ci["lower"].to_numpy(), ci["upper"].to_numpy()
         for j, n in enumerate(self.names):

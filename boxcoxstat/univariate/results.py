@@ -270,8 +270,9 @@ class PowerTransformResult(ColumnTransforms):
         within 1e-10 (and within a quarter of the closest pair's relative gap, so no two
         distinct values share an output) and whose transformed values stay within 1e100
         (NaN where no power does). See :mod:`boxcoxstat.core.resolution`.
-        ``fit(x, lmbda="safe")`` transforms with it; ``at("safe")`` fixes it; ``test(r.safe)`` is its LR test against the MLE,
-        which the summary shows when the two differ.
+        ``fit(x, lmbda="safe")`` transforms with it; ``at("safe")`` fixes it;
+        ``test(r.safe)`` is its LR test against the MLE, which the summary shows when the
+        two differ.
 
         Examples
         --------

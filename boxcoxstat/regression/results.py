@@ -211,6 +211,11 @@ class LmResult(ResultBase):
         # the formula is text to show, but a document's text is read by the grammar only
         check_formula(values.get("formula"), "formula")
         check_term(values.get("response"), "response")
+        lams = values.get("term_lambdas") or {}
+        if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and -1e300 < v < 1e300) for v in lams.values()):
+            raise jsonio._Bad("field 'term_lambdas' must map each bc() / yj() term to its "
+                              "power, a finite number")
         table, st = values.get("coefficients"), values.get("fit_stats")
         if table is not None and list(table.columns) != list(_COEF):
             raise jsonio._Bad(f"field 'coefficients' must have columns {list(_COEF)}")

@@ -640,7 +640,7 @@ class PowerTransformResult(ColumnTransforms):
         notes = []
         bounded = self._bounded()
         for j, n in enumerate(self.names):
-            if bounded[j] != self.lmbda_mle[j]:
+            if self.ymax is not None and bounded[j] != self.lmbda_mle[j]:
                 notes.append(
                     f"{n}: bound active (ymax={self.ymax:.3g}); the unconstrained MLE is "
                     f"{self.lmbda_mle[j]:.10g}"

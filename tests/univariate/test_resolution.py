@@ -44,10 +44,13 @@ def _round_trip_error(r, x) -> float:
         warnings.simplefilter("ignore", bcs.ResolutionWarning)
         y = r.transform(x)
     try:
-        back = np.asarray(r.inverse_transform(y), dtype=float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # values without an inverse: NaN
+            back = np.asarray(r.inverse_transform(y), dtype=float)
     except bcs.BoxCoxError:
         return float("inf")
-    return float(np.max(np.abs(back - x) / np.abs(x)))
+    err = np.abs(back - x) / np.abs(x)
+    return float("inf") if np.isnan(err).any() else float(np.max(err))
 
 
 def _fit_quietly(x, **kw):

@@ -33,7 +33,6 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number
-from ..families import transform
 from ..univariate.results import PowerTransformResult
 from . import prediction as pr
 from .formula_grammar import check_formula, check_term
@@ -129,7 +128,8 @@ class LmResult(ResultBase):
         assert self.x is not None and self.y is not None
         x = pd.DataFrame(self.x[:, self._kept], index=self.index,
                          columns=[self.column_names[j] for j in self._kept])
-        z = pd.Series(transform(self.y, self.lmbda, self.family), index=self.index)
+        # the power's own transform: a shift (bcnPower, gamma=) included
+        z = pd.Series(self.power._transform_values(self.y, 0), index=self.index)
         if self.weights is None:
             return sm.OLS(z, x).fit()
         return sm.WLS(z, x, weights=self.weights).fit()

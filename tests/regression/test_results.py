@@ -113,3 +113,26 @@ def test_statsmodels_names_of_a_loaded_result_gh29(trees_model):
 def test_ols_docstring_says_it_is_on_the_transformed_scale():
     doc = bcs.LmResult.ols.__doc__
     assert "predicts the transformed response" in doc and ":meth:`get_prediction`" in doc
+
+
+@pytest.mark.parametrize("kw", [{"family": "bcnpower"}, {"gamma": 2.0}])
+def test_aliased_column_with_a_shifted_response(kw):
+    """A design with an aliased column and a shifted response (bcnPower, gamma=) raised
+    "unknown family 'bcnpower'" / "Box-Cox requires strictly positive data": the regression
+    on the kept columns transformed the response without its shift. Now it is statsmodels'
+    OLS of the shifted transform (written out: Box-Cox of (u + sqrt(u^2 + g^2))/2 or of
+    u + g) on the kept columns (1e-10: two least-squares fits)."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"x": rng.uniform(1, 5, 80)})
+    df["x2"] = 2.0 * df["x"]
+    df["u"] = np.exp(0.2 + 0.3 * df["x"] + 0.2 * rng.standard_normal(80)) - 1.5
+    m = bcs.lm("u ~ x + x2", df, **kw)
+    assert m.aliased == ("x2",)
+    g = float(m.power.gamma_values[0])
+    u = df["u"].to_numpy()
+    base = (u + np.sqrt(u ** 2 + g ** 2)) / 2 if "family" in kw else u + g
+    z = (base ** m.lmbda - 1) / m.lmbda
+    ref = smf.ols("z ~ x", df.assign(z=z)).fit()
+    np.testing.assert_allclose(m.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+    assert m.ssr == pytest.approx(ref.ssr, rel=1e-10)
+    assert m.fvalue == pytest.approx(ref.fvalue, rel=1e-10)

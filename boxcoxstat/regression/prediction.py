@@ -488,5 +488,7 @@ def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,
             warn_rows(f"the linear predictor lies outside the range of the {fit.family} "
                       f"transform at lambda = {fit.lmbda:.6g}, so it has no back-transform; "
                       "the prediction is NaN", list(index[outside]))
-    return LmPrediction(eta, np.sqrt(var), np.array(var_resid, dtype=np.float64),
-                        fit.df_resid, index, scale, response, like)
+    arrays = [eta, np.sqrt(var), np.array(var_resid, dtype=np.float64)]
+    for a in arrays:
+        a.flags.writeable = False  # immutable, as every result
+    return LmPrediction(*arrays, fit.df_resid, index, scale, response, like)

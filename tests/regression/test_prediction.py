@@ -519,6 +519,8 @@ def test_get_prediction_options_refusals_and_loaded_results(split):
     assert repr(p) == "<LmPrediction: 10 row(s), response scale>"
     with pytest.raises(Exception):  # noqa: B017 - immutable: any attempt to set fails
         p.scale = "transformed"
+    with pytest.raises(ValueError, match="read-only"):
+        p.linpred[0] = 0.0
     # a loaded result predicts new data; its fitted rows are not in the document
     back = bcs.LmResult.from_json(m.to_json())
     pd.testing.assert_frame_equal(back.get_prediction(new).summary_frame(), p.summary_frame(),

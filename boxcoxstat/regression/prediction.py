@@ -488,7 +488,7 @@ def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,
             warn_rows(f"the linear predictor lies outside the range of the {fit.family} "
                       f"transform at lambda = {fit.lmbda:.6g}, so it has no back-transform; "
                       "the prediction is NaN", list(index[outside]))
-    arrays = [eta, np.sqrt(var), np.array(var_resid, dtype=np.float64)]
-    for a in arrays:
+    se, vr = np.sqrt(var), np.array(var_resid, dtype=np.float64)
+    for a in (eta, se, vr):
         a.flags.writeable = False  # immutable, as every result
-    return LmPrediction(*arrays, fit.df_resid, index, scale, response, like)
+    return LmPrediction(eta, se, vr, fit.df_resid, index, scale, response, like)

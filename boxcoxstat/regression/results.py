@@ -386,14 +386,16 @@ class LmResult(ResultBase):
         return self.power.profile(lmbda=lmbda)
 
     # ------------------------------------------------------------------ refits
-    def at(self, lmbda: float | Literal["rounded"]) -> LmResult:
+    def at(self, lmbda: float | Literal["rounded", "safe"]) -> LmResult:
         """The model refitted with the response power fixed at ``lmbda``.
 
         Parameters
         ----------
-        lmbda : float or "rounded"
+        lmbda : float, "rounded" or "safe"
             The power; ``"rounded"`` is ``power.rounded`` (the convenient power inside the
-            95% profile interval, e.g. 0 for the log).
+            95% profile interval, e.g. 0 for the log), ``"safe"`` is ``power.safe`` (the most
+            likely power whose transformed response keeps its resolution in float64). A
+            power that loses it gives a :class:`~boxcoxstat.ResolutionWarning`.
 
         Returns
         -------
@@ -405,7 +407,11 @@ class LmResult(ResultBase):
         self._need_data("at")
         if not isinstance(lmbda, str):
             lmbda = _number("lmbda", lmbda)
-        return replace(self, power=self.power.at(lmbda), coefficients=None, fit_stats=None,
+        assert self.y is not None
+        g = self.power.gamma_values
+        scaled = (self.y if g is None or np.isnan(g[0]) else self.y + g[0])[:, None]
+        power = self.power._at(lmbda, stacklevel=3, values=scaled, what="response")
+        return replace(self, power=power, coefficients=None, fit_stats=None,
                        covariance=None, smearing_residuals=None, mixture=None)
 
     @cached_property

@@ -192,8 +192,8 @@ def linear_predictor(x0: NDArray[np.float64],
                      fit: LinearFit) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The linear predictor ``x0 beta`` of each row and its variance ``x0' V x0`` (``V`` the
     coefficients' covariance); NaN for a row with a missing value."""
-    eta = x0 @ fit.params
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # beyond float64: inf, then NaN + warning
+        eta = x0 @ fit.params
         var = np.einsum("ij,jk,ik->i", x0, fit.cov, x0)
     return eta, var
 

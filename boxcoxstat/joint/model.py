@@ -151,7 +151,7 @@ def fit_joint(
     shifted: dict[str, Any] = {}
     problem: JointObjective
     if fam == "bcnpower":
-        problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min)
+        problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min, cols)
     else:
         problem = JointProfile.build(y, factored, fam)
         sol = fit_joint_lambda(problem)
@@ -328,12 +328,15 @@ def _residual_norms(xt: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.abs(np.diag(r))[xt.shape[0]:]
 
 
-def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float):
+def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float,
+                 cols: list[str]):
     """bcnPower columns: the joint powers with every gamma maximised out, then the gammas,
     their standard errors (from the joint information of all powers and gammas) and status."""
     p = y.shape[1]
     fixed = None if gamma is None else np.full(p, float(gamma))
     problem = JointShiftedProfile.build(y, design, gamma_min=gamma_min, gamma_fixed=fixed)
+    if problem.single is not None:
+        problem.single.check_maximum(cols)
     sol = fit_joint_lambda(problem, None if p == 1 else problem.start())
     if problem.single is not None:
         gam, gse, status = gamma_summary(list(problem.columns), sol.lmbda,

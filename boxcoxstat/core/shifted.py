@@ -121,6 +121,7 @@ class ShiftedColumn:
         self._frames: dict[float, _Frame] = {}
         self._by_gamma: dict[float, tuple[float, float]] = {}  # gamma -> (lambda_hat, NLL)
         self._limit: tuple[float, float, float] | None = None
+        self._identity: tuple[ResponseProfile, float] | None = None
         self._optimum: Optimum | None = None
 
     @property
@@ -193,15 +194,24 @@ class ShiftedColumn:
         if self._limit is None:
             from .solve import solve
 
+            prof, shift = self.identity()
+            sol = solve(prof)
+            c = float(np.max(np.abs(self.u - np.median(self.u))))
+            nll0 = float(prof.evaluate(np.zeros(1))[0][0]) + shift
+            self._limit = (float(sol.lmbda[0]) / c, float(sol.nll[0]) + shift, nll0)
+        return self._limit
+
+    def identity(self) -> tuple[ResponseProfile, float]:
+        """The limit ``gamma -> inf`` as a Box-Cox profile: that of ``x = e^{u'}`` (see
+        :meth:`limit`) and the constant ``n log c - sum u'`` to add to its NLL; at lambda = 0
+        it is the NLL of the untransformed column (cached)."""
+        if self._identity is None:
             m = float(np.median(self.u))
             c = float(np.max(np.abs(self.u - m)))
             up = (self.u - m) / c
             prof = ResponseProfile.build(np.exp(up), self.design, "boxcox", self.weights)
-            sol = solve(prof)
-            shift = float(self.n * np.log(c) - np.sum(up))
-            nll0 = float(prof.evaluate(np.zeros(1))[0][0]) + shift
-            self._limit = (float(sol.lmbda[0]) / c, float(sol.nll[0]) + shift, nll0)
-        return self._limit
+            self._identity = (prof, float(self.n * np.log(c) - np.sum(up)))
+        return self._identity
 
     def optimum(self) -> Optimum:
         """The global maximum over (lambda, gamma) (cached).
@@ -503,27 +513,39 @@ class JointShiftedProfile:
         return np.where(np.isfinite(lam), np.clip(lam, -10.0, 10.0), 1.0)
 
     def value(self, lmbda: NDArray[np.float64], gamma: NDArray[np.float64]):
-        """NLL at (lambda, gamma) with its gradients in lambda and in gamma."""
-        frames = [c.frame(float(g)) for c, g in zip(self.columns, gamma, strict=True)]
+        """NLL at (lambda, gamma) with its gradients in lambda and in gamma. An infinite gamma
+        is the column's limit at fixed lambda: the untransformed column
+        (:meth:`ShiftedColumn.identity`, at lambda 0), whose gradients are 0."""
+        inf = ~np.isfinite(gamma)
+        frames = [None if bad else c.frame(float(g))
+                  for c, g, bad in zip(self.columns, gamma, inf, strict=True)]
+        profs = [c.identity()[0] if f is None else f.prof
+                 for c, f in zip(self.columns, frames, strict=True)]
+        extra = sum(c.identity()[1] if f is None else f.extra
+                    for c, f in zip(self.columns, frames, strict=True))
+        lam = np.where(inf, 0.0, lmbda)
         bad = (np.inf, np.full(self.ncols, np.nan), np.full(self.ncols, np.nan))
-        val, gl = JointProfile(tuple(f.prof for f in frames), None, "boxcox").nll(
-            lmbda, grad=True)
+        val, gl = JointProfile(tuple(profs), None, "boxcox").nll(lam, grad=True)
         if not np.isfinite(val):
             return bad
         n = float(self.nobs)
         with np.errstate(all="ignore"):
-            parts = [f.prof._vectors(lmbda[j : j + 1]) for j, f in enumerate(frames)]
+            parts = [pr._vectors(lam[j : j + 1]) for j, pr in enumerate(profs)]
             r = np.column_stack([q[0][:, 0] for q in parts])
-            w = np.empty_like(r)
+            w = np.zeros_like(r)
             for j, f in enumerate(frames):
+                if f is None:
+                    continue
                 side = f.prof.sides[0].sample.sides[0]
-                d = side.v[:, 0] - choose_shift(side, lmbda[j : j + 1])[0]
-                w[:, j] = np.exp(lmbda[j] * d) * f.dlog_b
+                d = side.v[:, 0] - choose_shift(side, lam[j : j + 1])[0]
+                w[:, j] = np.exp(lam[j] * d) * f.dlog_b
             q, t = np.linalg.qr(r)
             coef = np.linalg.solve(t, q.T @ w)
-        gg = np.array([n * coef[j, j] - lmbda[j] * f.sum_dlog_b + f.sum_dlog_s
+        gg = np.array([0.0 if f is None else
+                       n * coef[j, j] - lam[j] * f.sum_dlog_b + f.sum_dlog_s
                        for j, f in enumerate(frames)])
-        return val + sum(f.extra for f in frames), gl, gg
+        gl = np.where(inf, 0.0, gl)
+        return val + extra, gl, gg
 
     def gamma_hat(self, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
         """The gammas minimising the NLL at ``lmbda`` (within their bounds).
@@ -579,6 +601,12 @@ class JointShiftedProfile:
             t, val, grad = new, nval, ngrad
             if done:
                 break
+        for k in np.flatnonzero(free & (t >= hi)):  # at gamma_max: is the limit lower?
+            trial = np.exp(t)
+            trial[k] = np.inf
+            if self.value(lam, trial)[0] < val:
+                t[k] = np.inf
+                val = self.value(lam, np.exp(t))[0]
         if len(self._seen) > 4096:
             self._seen.clear()
         self._seen[key] = t

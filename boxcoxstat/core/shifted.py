@@ -232,13 +232,13 @@ class ShiftedColumn:
             return self._optimum
         tol = LIMIT_RTOL * max(1.0, abs(nll_kappa))
         t_hi = self.log_bounds()[1]
-        grid = list(self.grid())
-        prof = [self._lambda_at(float(np.exp(t)))[1] for t in grid]
-        while (grid[-1] < t_hi and abs(prof[-1] - nll_kappa) > tol and len(prof) > 1
-               and prof[-1] < prof[-2]):  # still falling, away from the limit: go on
-            grid.append(min(grid[-1] + GRID_STEP, t_hi))
-            prof.append(self._lambda_at(float(np.exp(grid[-1])))[1])
-        grid, prof = np.array(grid), np.array(prof)
+        ts = [float(t) for t in self.grid()]
+        vals = [self._lambda_at(float(np.exp(t)))[1] for t in ts]
+        while (ts[-1] < t_hi and abs(vals[-1] - nll_kappa) > tol and len(vals) > 1
+               and vals[-1] < vals[-2]):  # still falling, away from the limit: go on
+            ts.append(min(ts[-1] + GRID_STEP, t_hi))
+            vals.append(self._lambda_at(float(np.exp(ts[-1])))[1])
+        grid, prof = np.array(ts), np.array(vals)
         k = int(np.nanargmin(prof))
         top = len(grid) - 1
         if k == top or not prof[k] < nll_kappa - tol:

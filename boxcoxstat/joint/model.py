@@ -345,11 +345,14 @@ def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: flo
         gam = problem.gamma_hat(sol.lmbda)
         _, _, status = gamma_summary([c for c in problem.columns], sol.lmbda, list(gam))
         gse = np.full(p, np.nan)
-        if all(st == "estimated" for st in status):
+        est = [j for j, st in enumerate(status) if st == "estimated"]
+        if est:  # the information of the powers and the estimated gammas (others held)
+            keep = np.r_[np.arange(p), p + np.array(est, dtype=np.intp)]
             with np.errstate(all="ignore"):
                 try:
-                    cov = np.linalg.inv(problem.information(sol.lmbda, gam))
-                    gse = np.sqrt(np.diag(cov))[p:]
+                    info = problem.information(sol.lmbda, np.where(np.isfinite(gam), gam,
+                                                                   np.nan))[np.ix_(keep, keep)]
+                    gse[est] = np.sqrt(np.diag(np.linalg.inv(info)))[p:]
                 except np.linalg.LinAlgError:
                     pass
     return problem, sol, {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,

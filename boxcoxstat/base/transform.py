@@ -10,7 +10,6 @@ neither raises from a method the other defines.
 from __future__ import annotations
 
 import warnings
-
 from dataclasses import dataclass
 from typing import Any, ClassVar
 

@@ -114,6 +114,23 @@ class ColumnTransforms(ResultBase):
         """Columns whose gamma is a parameter of the model (bcnPower), in order."""
         return [j for j, f in enumerate(self.families) if f == "bcnpower"]
 
+    def _warn_gamma_unavailable(self, what: str, gse: Any) -> None:
+        """Warn (rather than return NaN silently) where a bcnPower gamma's standard error, and
+        so its interval, is not available, saying why; a gamma the user fixed is skipped."""
+        status = getattr(self, "gamma_status", None) or ()
+        why = {"lower bound": "it is at its lower bound gamma_min = {:g}, not estimated (car "
+                              "fixes it there too)",
+               "upper limit": "it ran to its upper limit (the transformation is then linear "
+                              "and lambda is not identified)",
+               "estimated": "the observed information of (lambda, gamma) is singular there"}
+        gmin = getattr(self, "gamma_min", None) or 0.0
+        parts = [f"{self.names[j]!r}: " + why[status[j]].format(gmin)
+                 for j in self._gamma_rows()
+                 if j < len(status) and status[j] in why and not np.isfinite(gse[j])]
+        if parts:
+            warnings.warn(f"the {what} of gamma is not available (NaN) for "
+                          + "; ".join(parts), RuntimeWarning, stacklevel=3)
+
     def _with_gamma(self, lam: Any, gam: Any, name: str) -> pd.Series:
         """A Series of the powers followed by the bcnPower columns' gammas
         (``"<column>:gamma"``): the shape of ``params`` and ``bse``."""

@@ -156,6 +156,7 @@ def lm(
         column = ShiftedColumn(frame.y, design, gamma_min=gamma_min, gamma_fixed=gamma,
                                weights=w)
         likelihood = ShiftedProfile((column,))
+        likelihood.check_maximum([frame.response], "response")
     else:
         y = frame.y if gamma is None else frame.y + float(gamma)
         likelihood = response_profile(y, design, fam, w)

@@ -266,6 +266,7 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
     columns = [ShiftedColumn(cols.column(j), qr_design(np.ones((cols.column(j).size, 1))),
                              gamma_min=gamma_min, gamma_fixed=gamma) for j in range(p)]
     profile = ShiftedProfile(tuple(columns))
+    profile.check_maximum(cols.names)
     sol = solve(profile)
     gam, gse, status = gamma_summary(columns, sol.lmbda, profile.gamma_at(sol.lmbda))
     if not np.all(sol.converged):

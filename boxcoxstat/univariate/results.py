@@ -248,6 +248,7 @@ class PowerTransformResult(ColumnTransforms):
         if self.gamma_values is None:
             return self._series(self._stored("bse"), "bse")
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._stored("bse"), gse, "bse")
 
     @property
@@ -379,6 +380,7 @@ class PowerTransformResult(ColumnTransforms):
             return frame
         # gamma: Wald, cut at its lower bound (car's summary does the same at 0)
         assert self.gamma_bse is not None
+        self._warn_gamma_unavailable("interval", self.gamma_bse)
         glo, ghi = inf.wald_interval(self.gamma_values[rows], self.gamma_bse[rows], alpha)
         glo = np.maximum(glo, self.gamma_min or 0.0)
         return pd.concat([frame, interval_frame(glo, ghi, [f"{self.names[j]}:gamma"

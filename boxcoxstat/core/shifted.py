@@ -135,11 +135,13 @@ class ShiftedColumn:
         log_b, log_s = bcnpower_log_base(self.u, gamma)
         s = np.exp(log_s)
         pos = self.u >= 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dlog_b = np.where(pos, gamma / (s * (self.u + s)), (s - self.u) / (gamma * s))
+        # ratios formed before products, so values near float64's end do not overflow
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            g_s = gamma / s
+            dlog_b = np.where(pos, g_s / (self.u + s), (s - self.u) / s / gamma)
+            curv = float(np.sum(g_s / s))
         prof = ResponseProfile.build(np.exp(log_b), self.design, "boxcox", self.weights)
-        out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)),
-                     float(np.sum(gamma / (s * s))))
+        out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)), curv)
         if len(self._frames) > 4096:
             self._frames.clear()
             self._by_gamma.clear()

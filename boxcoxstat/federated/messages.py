@@ -129,7 +129,10 @@ class Frame(_Message):
 @dataclass(frozen=True)
 class Request(_Message):
     """One round: the lambdas to evaluate and the shift of each side's frame per lambda
-    (empty under ``protocol="minimal"``); ``round`` numbers the request, the reply echoes it."""
+    (empty under ``protocol="minimal"``); ``round`` numbers the request, the reply echoes it.
+
+    Frozen, and its sequences are tuples (an array or list given is copied into one); the
+    server hands every client its own copy."""
 
     lmbda: tuple[float, ...]
     shift_pos: tuple[float, ...]
@@ -137,6 +140,13 @@ class Request(_Message):
     score: bool
     column: int = 0
     round: int = 0
+
+    def __post_init__(self) -> None:
+        # immutable all the way down: sequences (a NumPy array, a list) are kept as tuples
+        for name in ("lmbda", "shift_pos", "shift_neg"):
+            v = getattr(self, name)
+            if isinstance(v, (list, tuple)) or hasattr(v, "__array__"):
+                object.__setattr__(self, name, tuple(v))
 
 
 @dataclass(frozen=True)

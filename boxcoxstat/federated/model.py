@@ -163,8 +163,8 @@ def _wrap(clients: Sequence[Any], family: str) -> list[Any]:
     if isinstance(clients, (np.ndarray, str, bytes)) or not isinstance(clients, Sequence) \
             or not len(clients):
         raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
-    return [c if hasattr(c, "respond") else Client(c, family=family, name=f"client {i}")
-            for i, c in enumerate(clients)]
+    # arrays become unnamed clients: the server names each by its place, "#<i>"
+    return [c if hasattr(c, "respond") else Client(c, family=family) for c in clients]
 
 
 def fit(

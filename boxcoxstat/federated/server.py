@@ -15,7 +15,7 @@ import math
 import queue
 import threading
 from concurrent.futures import Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,10 +24,10 @@ from numpy.typing import NDArray
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
 from .checks import SideBounds, check_consistent, check_reply, check_setup, check_side
-from .messages import Frame, MomentsReply, Request, SetupReport
+from .messages import Frame, MomentsReply, Request, SetupReport, SideStats
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
 
-__all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOLS"]
+__all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOLS", "client_label"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a client may take to answer one call
 PROTOCOLS = ("full", "minimal")
@@ -40,7 +40,7 @@ class ClientLike(Protocol):
     ignore columns altogether) and with ``column=j`` for the others.
     """
 
-    name: str
+    name: str | None
 
     def setup(self) -> SetupReport: ...
 
@@ -66,11 +66,59 @@ def _describe(err: BaseException) -> str:
     return str(err) if isinstance(err, BoxCoxError) else f"{type(err).__name__}: {err}"
 
 
-def _name(client: Any) -> str:
+def _name(client: Any) -> str | None:
+    """The name a client gives itself (``None``: unnamed)."""
     try:
-        return str(client.name)
+        name = client.name
     except Exception:  # a proxy whose name itself fails
         return f"<{type(client).__name__} without a name>"
+    return None if name is None or name == "" else str(name)
+
+
+def client_label(index: int, client: Any) -> str:
+    """How reports and errors name a client: ``#<index>`` (its place in the list the server
+    was given, 0-based) and its name where it has one, e.g. ``"#3 site B"`` or ``"#0"``.
+
+    The index is the server's: two clients with the same name, or none, stay apart.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.federated import Client
+    >>> from boxcoxstat.federated.server import client_label
+    >>> client_label(3, Client(np.ones(2), name="site B")), client_label(0, Client(np.ones(2)))
+    ('#3 site B', '#0')
+    """
+    name = _name(client)
+    return f"#{index}" if name is None else f"#{index} {name}"
+
+
+def _own_copy(arg: Any) -> Any:
+    """What one client is handed: its own copy of a message (a client that changes the
+    object it was given, even with ``object.__setattr__``, changes nothing for the server or
+    the other clients; the message's fields are tuples of floats, immutable)."""
+    if is_dataclass(arg) and not isinstance(arg, type):
+        return replace(arg)
+    return arg
+
+
+def _snapshot(rep: Any) -> Any:
+    """The server's own copy of a reply, taken when it arrives (a client cannot change it
+    afterwards, between its checks and its use); sequences become tuples."""
+    def seq(v: Any) -> Any:
+        return tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else v
+
+    def side(st: Any) -> Any:
+        if not isinstance(st, SideStats):
+            return st
+        return SideStats(st.n, st.c, *(seq(getattr(st, f)) for f in
+                                       ("d_sum", "mean", "s", "mean_chi", "c2")))
+
+    if isinstance(rep, SetupReport):
+        return SetupReport(**{f.name: seq(getattr(rep, f.name)) for f in fields(SetupReport)})
+    if not isinstance(rep, MomentsReply):
+        return rep
+    return MomentsReply(rep.client, side(rep.pos), side(rep.neg), rep.column, rep.round)
 
 
 class _Worker:
@@ -151,16 +199,17 @@ class Server:
         self.minimal = protocol == "minimal"
         self.tally = _Tally()
         self.clients: list[ClientLike] = []
-        seen: dict[int, int] = {}
+        self.labels: dict[int, str] = {}  # by id() of the client: "#<entry> <name>"
         for i, c in enumerate(clients):
-            if id(c) in seen:  # the same object twice would be merged twice
-                why = (f"is passed more than once (entries {seen[id(c)]} and {i}); pass each "
+            label = client_label(i, c)
+            if id(c) in self.labels:  # the same object twice would be merged twice
+                why = (f"is the same object as client {self.labels[id(c)]!r}; pass each "
                        "client once")
                 if self.on_bad_client == "raise":
-                    raise BoxCoxError(f"client {_name(c)!r} {why}")
-                self.tally.dropped[f"{_name(c)} (entry {i})"] = why
+                    raise BoxCoxError(f"client {label!r} {why}")
+                self.tally.dropped[label] = why
                 continue
-            seen[id(c)] = i
+            self.labels[id(c)] = label
             self.clients.append(c)
         self.active: list[ClientLike] = []
         self.reports: dict[int, SetupReport] = {}  # this column's, by id() of the client
@@ -202,7 +251,7 @@ class Server:
             worker = self._workers.get(id(c))
             if worker is None:
                 worker = self._workers[id(c)] = _Worker(c)
-            futures.append(worker.submit(method, args))
+            futures.append(worker.submit(method, tuple(_own_copy(a) for a in args)))
         _, pending = wait(futures, timeout=self.timeout)
         out: list[tuple[ClientLike, Any, str | None]] = []
         for c, f in zip(clients, futures, strict=True):
@@ -213,15 +262,27 @@ class Server:
             if err is not None:  # a remote client's failure must not crash the server
                 out.append((c, None, f"failed {what}: {_describe(err)}"))
             else:
-                out.append((c, f.result(), None))
+                try:  # the server's own copy: the client cannot change it from now on
+                    out.append((c, _snapshot(f.result()), None))
+                except Exception as exc:  # fields that fail to read (a hostile subclass)
+                    out.append((c, None, "sent a message the server cannot read "
+                                         f"({type(exc).__name__}: {exc})"))
         return out
 
     # ------------------------------------------------------------------ problems
+    def label(self, client: ClientLike) -> str:
+        """The server's name for ``client`` (see :func:`client_label`)."""
+        return self.labels[id(client)]
+
     def _bad(self, client: ClientLike, why: str) -> None:
-        name = _name(client)
+        label = self.label(client)
         if self.on_bad_client == "raise":
-            raise BoxCoxError(f"client {name!r} {why}; fix it or pass on_bad_client='drop'")
-        self.tally.dropped[name] = why
+            raise BoxCoxError(f"client {label!r} {why}; fix it or pass on_bad_client='drop'")
+        self.drop(client, why)
+
+    def drop(self, client: ClientLike, why: str) -> None:
+        """Leave ``client`` out of this fit from now on, reported with ``why``."""
+        self.tally.dropped[self.label(client)] = why
         self._dropped_ids.add(id(client))
 
     # ------------------------------------------------------------------ round 0
@@ -376,7 +437,7 @@ class Server:
         whys: list[str | None] = []
         for c, rep, why in answers:
             if why is None:
-                why = _guarded(check_reply, rep, req, _name(c))
+                why = _guarded(check_reply, rep, req, self.label(c))
             if why is None:
                 r = self.reports[id(c)]
                 why = _guarded(lambda rep=rep, r=r: (

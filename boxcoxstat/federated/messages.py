@@ -337,13 +337,16 @@ def message_from_json(text: str) -> Any:
     return _build(kind, doc)
 
 
+def _all_numbers(v: tuple | list) -> bool:
+    # fast path: plain floats and ints (bool is a type of its own, so it takes the slow one)
+    return set(map(type, v)) <= {float, int} or all(_is_number(o) for o in v)
+
+
 def finite(*values: Any) -> bool:
     """True when every value is a finite real number or a flat sequence of them."""
     for v in values:
         if isinstance(v, (tuple, list)):
-            if not all(_is_number(o) for o in v):
-                return False
-            if not all(math.isfinite(o) for o in v):
+            if not _all_numbers(v) or not all(map(math.isfinite, v)):
                 return False
         elif not _is_number(v) or not math.isfinite(v):
             return False
@@ -353,4 +356,4 @@ def finite(*values: Any) -> bool:
 def numbers(v: Any, length: int | None = None) -> bool:
     """True when ``v`` is a tuple or list of real numbers (of ``length``, where given)."""
     return (isinstance(v, (tuple, list)) and (length is None or len(v) == length)
-            and all(_is_number(o) for o in v))
+            and _all_numbers(v))

@@ -121,6 +121,16 @@ def _snapshot(rep: Any) -> Any:
     return MomentsReply(rep.client, side(rep.pos), side(rep.neg), rep.column, rep.round)
 
 
+def _only(m: SideMoments, keep: NDArray[np.bool_]) -> SideMoments:
+    """``m`` with its count and sums set to zero where ``keep`` is False (an empty chunk,
+    which merges exactly: ``n = 0`` carries no weight in Chan et al.'s formulas)."""
+    def z(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.where(keep, a, 0.0)
+
+    return replace(m, W=z(m.W), wv=z(m.wv), d_sum=z(m.d_sum), mean_phi=z(m.mean_phi),
+                   m2=z(m.m2), mean_chi=z(m.mean_chi), c2=z(m.c2))
+
+
 class _Worker:
     """One client's daemon thread: runs its calls one at a time, answers into futures."""
 
@@ -224,7 +234,7 @@ class Server:
         self._dropped_ids: set[int] = set()
         self._c_seen: dict[tuple, float] = {}
         self._bounds: dict[tuple, SideBounds] = {}
-        self._round = 0
+        self._round_no = 0
         self._workers: dict[int, _Worker] = {}
 
     # ------------------------------------------------------------------ calls
@@ -391,19 +401,63 @@ class Server:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """One round: NLL and score (NaN unless ``score`` under the full protocol) at every
         lambda in ``lmbda`` (the score in ``lambda * score_unit`` where that is given)."""
+        lam, req, parts = self._round(lmbda, score)
+        pos = [p for p, _ in parts if p is not None]
+        neg = [q for _, q in parts if q is not None]
+        return self._nll_score(tree_merge(pos), tree_merge(neg), lam, req, score_unit)
+
+    def evaluate_subsets(
+        self, lmbda: NDArray[np.float64], members: NDArray[np.bool_], *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """One round: the NLL and score of the clients ``members[j]`` (a row of flags over
+        :attr:`active`) at ``lmbda[j]``, for every ``j`` (leave-one-out fits; each subset
+        must hold values).
+
+        Every client sends its moments at all the lambdas; for each, the server merges the
+        moments of the members only (a left-out client's count and sums are set to zero, and
+        merging a zero chunk is exact, Chan et al. 1982). The frame is the one of all active
+        clients: it is common to every subset, so their moments merge as they are.
+        """
+        lam, req, parts = self._round(lmbda, score)
+        keep = np.asarray(members, dtype=bool).reshape(lam.size, len(parts))
+        sides = []
+        for s in (0, 1):
+            ms = []
+            for i, part in enumerate(parts):
+                m = part[s]
+                if m is not None:
+                    ms.append(_only(m, keep[:, i]))
+            sides.append(tree_merge(ms))
+        return self._nll_score(sides[0], sides[1], lam, req, score_unit)
+
+    def _nll_score(self, pos: SideMoments | None, neg: SideMoments | None,
+                   lam: NDArray[np.float64], req: Request,
+                   score_unit: NDArray[np.float64] | None,
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        assert self.frame is not None
+        val, sc = global_nll_score(pos, neg, lam, self.frame.unit, score_unit)
+        if not req.score:
+            sc = np.full_like(val, np.nan)
+        return val, sc
+
+    def _round(self, lmbda: NDArray[np.float64], score: bool) -> tuple[
+            NDArray[np.float64], Request, list[tuple[SideMoments | None, SideMoments | None]]]:
+        """Broadcast one request at ``lmbda``, check every reply: the lambdas, the request
+        and each active client's moments per side (a refused client ends the round with
+        :class:`ClientDropped` under ``on_bad_client="drop"``)."""
         if self.frame is None:
             self.setup(self.column)
         assert self.frame is not None
         lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
         if not np.all(np.isfinite(lam)):
             raise BoxCoxError("the optimiser asked for a non-finite lambda")
-        self._round += 1
-        req = self.frame.request(lam.tolist(), score, column=self.column, round=self._round,
-                                 minimal=self.minimal)
+        self._round_no += 1
+        req = self.frame.request(lam.tolist(), score, column=self.column,
+                                 round=self._round_no, minimal=self.minimal)
         self.tally.rounds += 1
         self.tally.evaluations += lam.size
-        pos: list[SideMoments] = []
-        neg: list[SideMoments] = []
+        parts: list[tuple[SideMoments | None, SideMoments | None]] = []
         dropped = False
         answers = self._call_all(self.active, "respond", req, what="to answer")
         self.tally.bytes_down += req.nbytes * len(answers)
@@ -414,18 +468,15 @@ class Server:
                 dropped = True
                 continue
             self.tally.bytes_up += rep.nbytes
-            if rep.pos is not None and self.frame.pos is not None:
-                pos.append(stats_to_moments(rep.pos, self.frame.pos, req))
-            if rep.neg is not None and self.frame.neg is not None:
-                neg.append(stats_to_moments(rep.neg, self.frame.neg, req))
+            parts.append((
+                None if rep.pos is None or self.frame.pos is None
+                else stats_to_moments(rep.pos, self.frame.pos, req),
+                None if rep.neg is None or self.frame.neg is None
+                else stats_to_moments(rep.neg, self.frame.neg, req)))
         if dropped:
             self.frame = None
             raise ClientDropped
-        val, sc = global_nll_score(tree_merge(pos), tree_merge(neg), lam, self.frame.unit,
-                                   score_unit)
-        if not req.score:
-            sc = np.full_like(val, np.nan)
-        return val, sc
+        return lam, req, parts
 
     def _check_replies(self, answers: list[tuple[ClientLike, Any, str | None]],
                        req: Request) -> list[str | None]:

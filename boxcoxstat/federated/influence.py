@@ -42,7 +42,8 @@ from ..core.inference import standard_error
 from ..core.profile import CallbackProfile
 from ..core.solve import solve
 
-__all__ = ["Flag", "check_screen", "screen_column", "DEFAULT_SCREEN"]
+__all__ = ["Flag", "check_screen", "screen_column", "describe", "merge_flags",
+           "DEFAULT_SCREEN"]
 
 DEFAULT_SCREEN = 3.0  # standard errors
 
@@ -122,6 +123,22 @@ def screen_column(server: Any, lmbda: float, bse: float, threshold: float, budge
     ``lmbda`` and ``bse`` (the fit of all of them) start every subset's bracket at
     ``lmbda -+ bse`` (later passes start from the previous one's); at most ``budget``
     clients are flagged. Returns the flags in the order found and the rounds spent.
+
+    Examples
+    --------
+    Four sites of lognormal values and one of 200 values crowded between 5 and 6:
+
+    >>> import numpy as np, boxcoxstat as bcs
+    >>> from boxcoxstat.federated import Client, Server
+    >>> from boxcoxstat.federated.influence import screen_column
+    >>> rng = np.random.default_rng(0)
+    >>> sites = [rng.lognormal(size=50) for _ in range(4)] + [rng.uniform(5.0, 6.0, 200)]
+    >>> server = Server([Client(s) for s in sites], "boxcox")
+    >>> frame = server.setup()
+    >>> flags, rounds = screen_column(server, 0.5, 0.1, 3.0, 2)
+    >>> [(f.index, round(f.effect, 2)) for f in flags]
+    [(4, 8.96)]
+    >>> server.close()
     """
     k = len(server.active)
     out: list[Flag] = []
@@ -169,7 +186,14 @@ def screen_column(server: Any, lmbda: float, bse: float, threshold: float, budge
 
 
 def describe(effect: float, threshold: float, column: str | None) -> str:
-    """The reason recorded for a client the screen left out."""
+    """The reason recorded for a client the screen left out.
+
+    Examples
+    --------
+    >>> from boxcoxstat.federated.influence import describe
+    >>> describe(-6.93, 3.0, None)
+    'influential: leaving it out moves lambda by 6.93 standard errors (more than screen=3)'
+    """
     where = "" if column is None else f" of column {column!r}"
     return (f"influential: leaving it out moves lambda{where} by {abs(effect):.3g} standard "
             f"errors (more than screen={threshold:g})")
@@ -177,7 +201,16 @@ def describe(effect: float, threshold: float, column: str | None) -> str:
 
 def merge_flags(found: dict[str, float], labels: Sequence[str], flags: list[Flag]) -> None:
     """Record ``flags`` in ``found`` (label -> effect), keeping the largest effect of a
-    client flagged in several columns."""
+    client flagged in several columns.
+
+    Examples
+    --------
+    >>> from boxcoxstat.federated.influence import Flag, merge_flags
+    >>> found = {"#1": 4.0}
+    >>> merge_flags(found, ["#0", "#1"], [Flag(1, -5.0), Flag(0, 3.5)])
+    >>> found
+    {'#1': -5.0, '#0': 3.5}
+    """
     for f in flags:
         label = labels[f.index]
         if label not in found or abs(f.effect) > abs(found[label]):

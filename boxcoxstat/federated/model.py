@@ -268,6 +268,8 @@ def fit(
     True
     >>> r.federated["clients"], r.federated["fit_rounds"] <= 30
     (3, True)
+    >>> r.federated["influential"], r.federated["dropped"]  # the screen found no one
+    ({}, {})
     """
     fam = normalize_family(family)
     check_option("protocol", protocol, PROTOCOLS)

@@ -7,6 +7,14 @@ round 0. Every call to a client runs in a worker thread and is waited for at mos
 ``timeout`` seconds; whatever a client does -- raise, hang, send a malformed or an
 inconsistent message (:mod:`~boxcoxstat.federated.checks`) -- ends the fit with a
 :class:`~boxcoxstat.BoxCoxError` naming it, or leaves it out under ``on_bad_client="drop"``.
+
+The server names every client itself (:func:`client_label`: ``"#<i>"``, its place in the
+list, and its name where it has one), so reports never merge two clients; it hands each
+client its own copy of every message and keeps its own copy of every answer, so no client
+can change what the others or the server see. :meth:`Server.evaluate_subsets` evaluates
+leave-one-out subsets in one round, for the influence screen
+(:mod:`~boxcoxstat.federated.influence`). Nothing here depends on the transport: a remote
+client is any object with the :class:`ClientLike` methods.
 """
 
 from __future__ import annotations

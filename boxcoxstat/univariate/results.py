@@ -57,6 +57,11 @@ def _check_federated(fed: dict[str, Any]) -> None:
     dropped = fed.get("dropped", [])
     if not isinstance(dropped, (list, dict)) or not all(isinstance(d, str) for d in dropped):
         raise jsonio._Bad("field 'federated': 'dropped' must list the names of sites")
+    flagged = fed.get("influential", {})
+    if not isinstance(flagged, dict) or not all(
+            isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+            for k, v in flagged.items()):
+        raise jsonio._Bad("field 'federated': 'influential' must map site names to numbers")
 
 
 def _lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
@@ -655,8 +660,17 @@ class PowerTransformResult(ColumnTransforms):
             if "bytes_up" in fed:
                 cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
             notes.append(f"Fitted without pooling the data: {cost}.")
-            if fed.get("dropped"):
-                notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
+            flagged = fed.get("influential") or {}
+            bad = [d for d in fed.get("dropped") or () if d not in flagged]
+            if bad:
+                notes.append("Left out (bad messages): " + ", ".join(bad))
+            if flagged:
+                gone = fed.get("dropped") or ()
+                notes.append(
+                    f"Influential (lambda moves by more than {fed.get('screen', 0):g} SE "
+                    "without them): " + ", ".join(
+                        f"{k} ({v:+.3g} SE{', left out' if k in gone else ''})"
+                        for k, v in flagged.items()))
         return notes
 
     def _gamma_table(self, alpha: float) -> pd.DataFrame:

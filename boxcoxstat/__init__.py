@@ -6,7 +6,7 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 from __future__ import annotations
 
 from . import datasets, families, federated
-from ._errors import BoxCoxError, TransformOverflowError
+from ._errors import BoxCoxError, ResolutionWarning, TransformOverflowError
 from .api import fit
 from .base.results import HypothesisTest
 from .base.summary import Summary
@@ -46,6 +46,7 @@ __all__ = [
     "Summary",
     "BoxCoxError",
     "TransformOverflowError",
+    "ResolutionWarning",
     "datasets",
     "families",
     "likelihood",

@@ -1,4 +1,4 @@
-"""The package's exceptions.
+"""The package's exceptions and warnings.
 
 Layer 0: imports nothing from the package; ``_input`` and ``_validation`` raise these, and
 ``_validation`` (the gate every entry point passes through) re-exports them.
@@ -6,7 +6,7 @@ Layer 0: imports nothing from the package; ``_input`` and ``_validation`` raise 
 
 from __future__ import annotations
 
-__all__ = ["BoxCoxError", "TransformOverflowError"]
+__all__ = ["BoxCoxError", "TransformOverflowError", "ResolutionWarning"]
 
 
 class BoxCoxError(ValueError):
@@ -15,3 +15,14 @@ class BoxCoxError(ValueError):
 
 class TransformOverflowError(BoxCoxError):
     """The transformed values at the requested lambda do not fit in float64."""
+
+
+class ResolutionWarning(UserWarning):
+    """A power maps distinct values to one float64, or cannot give them back.
+
+    Raised as a warning (the numbers are still returned) when the transformed values keep
+    fewer than about 8 significant digits of the data: a round trip
+    ``inverse_transform(transform(x))`` may be off by more than 1e-8 relative, or the values
+    overflow float64 (see :mod:`boxcoxstat.core.resolution`). The message names the column
+    and what to do: the safe power (``lmbda="safe"``), a rounded power, or an offset.
+    """

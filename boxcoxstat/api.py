@@ -70,11 +70,19 @@ def fit(
     gamma_min : float, default=0.1
         bcnPower's lower bound for gamma (car's default); at the bound gamma is reported as
         such and held fixed.
-    lmbda : float, one float per column, or Series by column, optional
+    lmbda : float, one float per column, Series by column, or "safe", optional
         A fixed power instead of an estimate (``lmbda=0`` is the log): the result evaluates
         its likelihood there and transforms with it; its ``fixed`` is True and the power's
         ``bse``, ``conf_int``, ``test`` and ``rounded`` are not available. Needs
-        ``method="mle"`` and a named family (not ``"auto"``).
+        ``method="mle"`` and a named family (not ``"auto"``). A power whose transformed
+        values lose the data's resolution in float64 gives a
+        :class:`~boxcoxstat.ResolutionWarning`.
+        ``"safe"``: estimate as usual, but transform with each column's safe power
+        (:attr:`~boxcoxstat.PowerTransformResult.safe`): the MLE where its transformed
+        values keep the data's resolution, else the most likely power that does (a round
+        trip within 1e-10 relative, values within 1e100); the interval, tests and standard
+        error stay the MLE's, and the summary shows both powers and the LR test between
+        them. Needs ``method="mle"`` (any ``family`` but ``"bcnpower"``; ``ymax`` applies).
     **options
         The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
@@ -85,6 +93,16 @@ def fit(
         ``nbsteps``, ``rectified``, ``rectify``, ``rectify_factor``; ``"mtl"`` also ``h``
         (fraction kept, 0.95); ``"mtl"`` and ``"carroll"`` ``grid`` (lambda grid points
         before Brent's refinement, 201). ``method="mle"`` takes none (it has ``ymax``).
+
+    Warns
+    -----
+    ResolutionWarning
+        When the power the result transforms with (the MLE, its ``ymax`` bound or a fixed
+        power) loses the data's resolution in float64: the transformed values of the data
+        could not be mapped back within 1e-8 relative (distinct values then share an
+        output), or they overflow. The message names the column, what the power does to
+        it (distinct values in and out, the round-trip error) and what to do: the safe
+        power (``lmbda="safe"``), a rounded power, or an offset.
 
     Returns
     -------
@@ -164,9 +182,23 @@ def fit(
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
-    if isinstance(lmbda, str):
-        raise BoxCoxError(f"lmbda must be a number, one number per column or a Series by "
-                          f"column, got {lmbda!r:.40}")
+    safe = isinstance(lmbda, str) and lmbda == "safe"
+    if isinstance(lmbda, str) and not safe:
+        raise BoxCoxError(f"lmbda must be a number, one number per column, a Series by "
+                          f"column or 'safe', got {lmbda!r:.40}")
+    if safe:
+        if spec.method != "mle" or fam == "bcnpower":
+            raise BoxCoxError("lmbda='safe' (the safe power of an ML estimate) needs "
+                              f"method='mle' and family 'boxcox', 'yeojohnson' or 'auto', got "
+                              f"method={method!r}, family={family!r}")
+        if gamma is not None:
+            check_option("family", fam, ("boxcox",))
+            cols = as_columns(data, family="yeojohnson", missing=missing)
+            return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min),
+                                       safe=True)
+        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam,
+                          missing=missing, tiny_scale=True)
+        return fit_columns(cols, fam, ymax, safe=True)
     if lmbda is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
                           "gamma= yet; fit the shift, or transform with the power you chose")

@@ -13,7 +13,10 @@ shared surface:
   object raises ``BoxCoxError`` naming what is wrong;
 * ``params``, ``bse`` are Series with one index, ``conf_int()`` a DataFrame ``lower``,
   ``upper`` with that index, ``test()`` a ``HypothesisTest`` -- or, where a method does not
-  apply, ``BoxCoxError`` saying "not available" and why.
+  apply, ``BoxCoxError`` saying "not available" and why;
+* where a result has statsmodels' regression names (``model``, ``df_model``, ``df_resid``,
+  ``ssr``, ``fvalue``, ``f_pvalue``, ``get_prediction``), they are the numbers of its
+  statsmodels model, and ``get_prediction(...).summary_frame()`` has statsmodels' columns.
 
 When a result class is added, add a builder to ``RESULTS``.
 """
@@ -230,6 +233,25 @@ def test_estimates_intervals_and_tests_share_one_vocabulary(result):
             assert np.all(np.asarray(t.pvalue) >= 0) and t.df >= 1 and "lambda" in t.null
 
 
+_SM_REGRESSION = ("df_model", "df_resid", "ssr", "fvalue", "f_pvalue")
+
+
+def test_statsmodels_regression_names_are_its_statsmodels_models(result):
+    """statsmodels' names mean statsmodels' numbers: those of ``result.model.fit()`` (the
+    transformed response on the full design; an aliased column changes no fitted value, so
+    the same numbers: 1e-10, two least-squares solutions)."""
+    if not hasattr(type(result), "get_prediction"):
+        return
+    ref = result.model.fit()
+    for name in _SM_REGRESSION:
+        assert getattr(result, name) == pytest.approx(getattr(ref, name), rel=1e-10), name
+    got = result.get_prediction(scale="transformed").summary_frame()
+    want = ref.get_prediction().summary_frame()
+    assert list(got.columns) == list(want.columns) and list(got.index) == list(want.index)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-10)
+    assert list(result.get_prediction().summary_frame().columns) == list(want.columns)
+
+
 def test_a_loaded_result_refuses_what_needs_data_the_same_way(result):
     """A result rebuilt from JSON holds no data: what needs the data raises the package's
     error saying it is not available and why, never an internal exception."""
@@ -242,3 +264,8 @@ def test_a_loaded_result_refuses_what_needs_data_the_same_way(result):
             call(0.1) if name == "conf_int" else call(0.5) if name == "test" else call()
         except bcs.BoxCoxError as err:
             assert "not available" in str(err) or "pass column=" in str(err), str(err)
+    if hasattr(type(back), "get_prediction"):  # statsmodels' names that need the data
+        for call in (back.get_prediction, lambda: back.model, lambda: back.df_model,
+                     lambda: back.fvalue, lambda: back.f_pvalue):
+            with pytest.raises(bcs.BoxCoxError, match="not available"):
+                call()

@@ -99,6 +99,9 @@ def _assert_same(path, got, want):
 def test_sample_paths_agree_on_hard_data(x, family):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        # the package's deliberate message that the exact power destroys these data in
+        # float64 (tests/univariate/test_resolution.py); any other warning is an error
+        warnings.simplefilter("ignore", bcs.ResolutionWarning)
         want = _of_fit(bcs.fit(x, family=family))
         for path, got in _paths(x, family).items():
             _assert_same(path, got, want)

@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._errors import TransformOverflowError
+from .._errors import ResolutionWarning, TransformOverflowError
 from .._input import like_native
 from .._validation import (
     BoxCoxError,
@@ -27,6 +27,7 @@ from .._validation import (
     check_lambdas,
     new_columns,
 )
+from ..core.resolution import data_range, loses_resolution, loss_message
 from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
@@ -64,6 +65,9 @@ class ColumnTransforms(ResultBase):
 
     # what to do about transformed values beyond float64 (``fit`` can bound lambda)
     _overflow_hint: ClassVar[str] = "rescale the data or choose a smaller power"
+    # what to do about a power that loses the data's resolution (core.resolution)
+    _resolution_hint: ClassVar[str] = ("choose another power, or subtract an offset from the "
+                                       "data before fitting")
 
     # ------------------------------------------------------------------ shapes
     def _shape(self, values: Any, name: str = "") -> Any:
@@ -109,6 +113,23 @@ class ColumnTransforms(ResultBase):
     def _gamma_rows(self) -> list[int]:
         """Columns whose gamma is a parameter of the model (bcnPower), in order."""
         return [j for j, f in enumerate(self.families) if f == "bcnpower"]
+
+    def _warn_gamma_unavailable(self, what: str, gse: Any) -> None:
+        """Warn (rather than return NaN silently) where a bcnPower gamma's standard error, and
+        so its interval, is not available, saying why; a gamma the user fixed is skipped."""
+        status = getattr(self, "gamma_status", None) or ()
+        why = {"lower bound": "it is at its lower bound gamma_min = {:g}, not estimated (car "
+                              "fixes it there too)",
+               "upper limit": "it ran to its upper limit (the transformation is then linear "
+                              "and lambda is not identified)",
+               "estimated": "the observed information of (lambda, gamma) is singular there"}
+        gmin = getattr(self, "gamma_min", None) or 0.0
+        parts = [f"{self.names[j]!r}: " + why[status[j]].format(gmin)
+                 for j in self._gamma_rows()
+                 if j < len(status) and status[j] in why and not np.isfinite(gse[j])]
+        if parts:
+            warnings.warn(f"the {what} of gamma is not available (NaN) for "
+                          + "; ".join(parts), RuntimeWarning, stacklevel=3)
 
     def _with_gamma(self, lam: Any, gam: Any, name: str) -> pd.Series:
         """A Series of the powers followed by the bcnPower columns' gammas
@@ -224,9 +245,9 @@ class ColumnTransforms(ResultBase):
         return (type(self)._prepare is not ColumnTransforms._prepare
                 or self.gamma_values is not None)
 
-    def _transform_matrix(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Transform the columns of ``x`` (NaN stays NaN): each column prepared
-        (:meth:`_prepare`), then every column of a family in one vectorised call."""
+    def _prepared(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The columns of ``x`` on the scale their powers apply to (:meth:`_prepare`; ``x``
+        itself when no column is moved)."""
         u = np.asarray(x, dtype=np.float64)
         if self._prepares():
             u = u.copy()
@@ -236,6 +257,30 @@ class ColumnTransforms(ResultBase):
                     u[ok, j] = self._prepare(u[ok, j], j)
                 except BoxCoxError as err:
                     raise type(err)(f"column {name!r}: {err}") from None
+        return u
+
+    def _check_resolution(self, u: NDArray[np.float64], stacklevel: int,
+                          hint: str | None = None) -> None:
+        """A :class:`~boxcoxstat.ResolutionWarning` for every column of ``u`` (values on the
+        powers' scale) whose fitted power loses their resolution in float64 (see
+        :mod:`boxcoxstat.core.resolution`: decided from each column's extremes, one pass;
+        the message's facts are measured on the column only then). ``stacklevel`` counts
+        from the caller."""
+        ext = data_range(u)
+        fams = [self._power_family(j) for j in range(len(self.names))]
+        lost = loses_resolution(ext[:, 0], ext[:, 1], self.lmbda_used, fams)
+        for j in np.flatnonzero(lost):
+            warnings.warn(loss_message(self.names[j], float(self.lmbda_used[j]), fams[j],
+                                       u[:, j], hint or self._resolution_hint),
+                          ResolutionWarning, stacklevel=stacklevel + 1)
+
+    def _transform_matrix(self, x: NDArray[np.float64], warn: int | None = None,
+                          hint: str | None = None) -> NDArray[np.float64]:
+        """Transform the columns of ``x`` (NaN stays NaN): each column prepared
+        (:meth:`_prepare`), then every column of a family in one vectorised call. With
+        ``warn`` (a stack level counted from the caller), columns whose power loses the
+        values' resolution give a ``ResolutionWarning`` (``hint``: what to do)."""
+        u = self._prepared(x)
         groups = self._by_family()
         if len(groups) == 1:  # one family: one call, no gathering of columns
             out = fam.forward_unchecked(u, self.lmbda_used, groups[0][0])
@@ -253,6 +298,8 @@ class ColumnTransforms(ResultBase):
                     f"float64 range (about 1.8e308); {self._overflow_hint}"
                 )
             raise BoxCoxError(f"column {name!r}: Box-Cox requires strictly positive data")
+        if warn is not None:
+            self._check_resolution(u, warn + 1, hint)
         return out
 
     def _inverse_matrix(self, y: NDArray[np.float64]) -> tuple[NDArray[np.float64],
@@ -300,9 +347,16 @@ class ColumnTransforms(ResultBase):
             and the first bad row are named).
         TransformOverflowError
             If a transformed value would exceed float64's range (the message says what to do).
+
+        Warns
+        -----
+        ResolutionWarning
+            If the transformed values lose the data's resolution in float64 (a round trip
+            ``inverse_transform(transform(x))`` off by more than 1e-8 relative; distinct
+            values then share an output), naming the column and what to do.
         """
         x = new_columns(data, self.names, self._gate_families())
-        return self._wrap(self._transform_matrix(x), data)
+        return self._wrap(self._transform_matrix(x, warn=2), data)
 
     def inverse_transform(self, data: Any) -> Any:
         """Map transformed values back to the original scale (NaN stays NaN).

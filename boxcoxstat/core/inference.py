@@ -274,8 +274,9 @@ def car_rounded_power(lmbda: NDArray[np.float64], bse: NDArray[np.float64]
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     bse = np.asarray(bse, dtype=np.float64)
-    lo, hi = lmbda - 1.96 * bse, lmbda + 1.96 * bse
-    out = np.round(lmbda, 2)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond 1e15, 2 decimals are moot
+        lo, hi = lmbda - 1.96 * bse, lmbda + 1.96 * bse
+        out = np.where(np.abs(lmbda) < 1e15, np.round(lmbda, 2), lmbda)
     for v in reversed(CAR_ROUNDING):  # the first candidate inside is set last
         out = np.where((lo <= v) & (v <= hi), v, out)
     return out

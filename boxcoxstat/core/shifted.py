@@ -49,6 +49,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import exprel
+from .._validation import BoxCoxError
 from ..families import bcnpower_log_base
 from .column_profiles import ColumnProfiles
 from .curvature import richardson_slope
@@ -60,11 +61,34 @@ from .profile import evaluate_pairs
 from .response import ResponseProfile
 from .roots import find_root
 
-__all__ = ["GAMMA_MIN", "GAMMA_SPAN", "ShiftedColumn", "ShiftedProfile", "JointShiftedProfile"]
+__all__ = ["GAMMA_MIN", "GAMMA_SPAN", "GRID_STEP", "Optimum", "ShiftedColumn", "ShiftedProfile",
+           "JointShiftedProfile"]
 
 GAMMA_MIN = 0.1  # car's default lower bound for gamma
 GAMMA_SPAN = 1e6  # gamma's upper limit, in units of the data's range: the transform is then
 # linear to about 1e-6 and the likelihood that of the untransformed data
+GRID_STEP = 0.5  # spacing in log gamma of the grid that locates the global maximum
+GRID_REACH = 1e3  # the grid's top, in units of max|u| (beyond it: only while still falling)
+LIMIT_RTOL = 1e-6  # an interior maximum must beat the gamma -> inf limit by this (relative)
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """A column's global maximum of the bcnPower likelihood over (lambda, gamma).
+
+    ``status`` is ``"estimated"``, ``"lower bound"`` (gamma at ``gamma_min``), ``"fixed"`` or
+    ``"infinite"``: the likelihood has no maximum and rises towards ``nll_limit`` as
+    ``gamma -> inf`` with ``lambda / gamma -> kappa`` (Manly's exponential transformation,
+    see :meth:`ShiftedColumn.limit`); ``lmbda``, ``gamma`` and ``nll`` are then the best finite
+    local maximum (NaN if there is none).
+    """
+
+    lmbda: float
+    gamma: float
+    nll: float
+    status: str
+    kappa: float
+    nll_limit: float
 
 
 @dataclass(frozen=True)
@@ -95,7 +119,10 @@ class ShiftedColumn:
         self.gamma_fixed = None if gamma_fixed is None else float(gamma_fixed)
         self.gamma_max = GAMMA_SPAN * float(np.ptp(self.u))
         self._frames: dict[float, _Frame] = {}
-        self._solved: dict[float, float] = {}  # lambda -> gamma minimiser
+        self._by_gamma: dict[float, tuple[float, float]] = {}  # gamma -> (lambda_hat, NLL)
+        self._limit: tuple[float, float, float] | None = None
+        self._identity: tuple[ResponseProfile, float] | None = None
+        self._optimum: Optimum | None = None
 
     @property
     def n(self) -> int:
@@ -108,13 +135,16 @@ class ShiftedColumn:
         log_b, log_s = bcnpower_log_base(self.u, gamma)
         s = np.exp(log_s)
         pos = self.u >= 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dlog_b = np.where(pos, gamma / (s * (self.u + s)), (s - self.u) / (gamma * s))
+        # ratios formed before products, so values near float64's end do not overflow
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            g_s = gamma / s
+            dlog_b = np.where(pos, g_s / (self.u + s), (s - self.u) / s / gamma)
+            curv = float(np.sum(g_s / s))
         prof = ResponseProfile.build(np.exp(log_b), self.design, "boxcox", self.weights)
-        out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)),
-                     float(np.sum(gamma / (s * s))))
+        out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)), curv)
         if len(self._frames) > 4096:
             self._frames.clear()
+            self._by_gamma.clear()
         self._frames[gamma] = out
         return out
 
@@ -141,19 +171,145 @@ class ShiftedColumn:
             return float(np.log(self.gamma_fixed)), float(np.log(self.gamma_fixed))
         return float(np.log(self.gamma_min)), float(np.log(self.gamma_max))
 
-    def _start(self, lmbda: float) -> float:
-        if self._solved:
-            near = min(self._solved, key=lambda k: abs(k - lmbda))
-            return self._solved[near]
-        positive = self.u[self.u > 0]
-        if self.u.min() <= 0 and positive.size:  # car's start (bcn.sv)
-            return float(np.clip(max(positive.min(), 5 * self.gamma_min), self.gamma_min,
-                                 self.gamma_max))
-        return self.gamma_min
+    def grid(self, lmbda: float = 0.0) -> NDArray[np.float64]:
+        """``log gamma`` from its lower bound in steps of :data:`GRID_STEP` to ``GRID_REACH``
+        times ``max|u|`` (times ``|lmbda|`` where larger than 1: at ``gamma`` far beyond
+        ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``."""
+        t_lo, t_hi = self.log_bounds()
+        top = min(t_hi, float(np.log(GRID_REACH * np.max(np.abs(self.u))
+                                     * max(1.0, abs(lmbda)))))
+        return np.r_[np.arange(t_lo, top, GRID_STEP), top] if top > t_lo else np.array([t_lo])
+
+    def limit(self) -> tuple[float, float, float]:
+        """The likelihood's limit as ``gamma -> inf``: ``(kappa, NLL_kappa, NLL_0)``.
+
+        With ``a_i = asinh(u_i / gamma)`` the base is exactly ``b_i = (gamma/2) e^{a_i}``, so at
+        ``lambda = kappa gamma`` the transformation is, up to an affine map,
+        ``e^{lambda a_i} -> e^{kappa u_i}`` and the NLL tends to that of Manly's (1976)
+        exponential transformation ``(e^{kappa u} - 1)/kappa`` (Jacobian ``e^{kappa u}``); at a
+        fixed lambda (``kappa = 0``) to that of the untransformed ``u``, whatever lambda is.
+        Manly's family of ``u`` is the Box-Cox family of ``x = e^{u'}``, ``u' = (u - m)/c``
+        (``m`` the median, ``c`` the largest ``|u - m|``, so no exponent exceeds 1), with
+        ``kappa = lambda_x / c`` and ``NLL_u = NLL_x - sum u' + n log c``; it is solved by the
+        one solver. Returns Manly's best ``kappa``, its NLL and the NLL at ``kappa = 0``.
+        """
+        if self._limit is None:
+            from .solve import solve
+
+            prof, shift = self.identity()
+            sol = solve(prof)
+            c = float(np.max(np.abs(self.u - np.median(self.u))))
+            nll0 = float(prof.evaluate(np.zeros(1))[0][0]) + shift
+            self._limit = (float(sol.lmbda[0]) / c, float(sol.nll[0]) + shift, nll0)
+        return self._limit
+
+    def identity(self) -> tuple[ResponseProfile, float]:
+        """The limit ``gamma -> inf`` as a Box-Cox profile: that of ``x = e^{u'}`` (see
+        :meth:`limit`) and the constant ``n log c - sum u'`` to add to its NLL; at lambda = 0
+        it is the NLL of the untransformed column (cached)."""
+        if self._identity is None:
+            m = float(np.median(self.u))
+            c = float(np.max(np.abs(self.u - m)))
+            up = (self.u - m) / c
+            prof = ResponseProfile.build(np.exp(up), self.design, "boxcox", self.weights)
+            self._identity = (prof, float(self.n * np.log(c) - np.sum(up)))
+        return self._identity
+
+    def optimum(self) -> Optimum:
+        """The global maximum over (lambda, gamma) (cached).
+
+        The profile over gamma, ``P(gamma) = min_lambda NLL(lambda, gamma)`` (the Box-Cox MLE
+        of the base at each gamma, by the one solver), is evaluated on the grid of ``log
+        gamma`` (:attr:`grid`); its lowest point is compared with the limit as ``gamma -> inf``
+        (:meth:`limit`) and, if lower, polished by the root of ``dP / d log gamma`` (by the
+        envelope theorem, ``gamma`` times the gamma-score at ``lambda_hat(gamma)``) between
+        its grid neighbours.
+        """
+        if self._optimum is not None:
+            return self._optimum
+        kappa, nll_kappa, _ = self.limit() if self.gamma_fixed is None else (np.nan,) * 3
+        if self.gamma_fixed is not None:
+            lam, val = self._lambda_at(self.gamma_fixed)
+            self._optimum = Optimum(lam, self.gamma_fixed, val, "fixed", np.nan, np.nan)
+            return self._optimum
+        tol = LIMIT_RTOL * max(1.0, abs(nll_kappa))
+        t_hi = self.log_bounds()[1]
+        ts = [float(t) for t in self.grid()]
+        vals = [self._lambda_at(float(np.exp(t)))[1] for t in ts]
+        while (ts[-1] < t_hi and abs(vals[-1] - nll_kappa) > tol and len(vals) > 1
+               and vals[-1] < vals[-2]):  # still falling, away from the limit: go on
+            ts.append(min(ts[-1] + GRID_STEP, t_hi))
+            vals.append(self._lambda_at(float(np.exp(ts[-1])))[1])
+        grid, prof = np.array(ts), np.array(vals)
+        k = int(np.nanargmin(prof))
+        top = len(grid) - 1
+        if k == top or not prof[k] < nll_kappa - tol:
+            loc = [i for i in range(1, top) if prof[i] <= prof[i - 1] and prof[i] <= prof[i + 1]]
+            if loc:  # the best finite local maximum, for the message
+                i = min(loc, key=lambda j: prof[j])
+                t = self._polish(grid, i)
+                gam = float(np.exp(t))
+                lam, val = self._lambda_at(gam)
+            else:
+                lam = gam = val = np.nan
+            self._optimum = Optimum(lam, gam, val, "infinite", kappa, nll_kappa)
+            return self._optimum
+        if k == 0 and self._dprofile(grid[0]) >= 0:
+            t, status = grid[0], "lower bound"
+        else:
+            t, status = self._polish(grid, k), "estimated"
+        gam = self.gamma_min if t <= grid[0] else float(np.exp(t))
+        lam, val = self._lambda_at(gam)
+        self._optimum = Optimum(lam, gam, val, status, kappa, nll_kappa)
+        return self._optimum
+
+    def _lambda_at(self, gamma: float) -> tuple[float, float]:
+        """The Box-Cox MLE of the base at ``gamma`` and the NLL there."""
+        from .solve import solve
+
+        got = self._by_gamma.get(gamma)
+        if got is None:
+            f = self.frame(gamma)
+            near = min(self._by_gamma, key=lambda g: abs(np.log(g / gamma)), default=None)
+            start = None
+            if near is not None:  # from the nearest gamma's lambda: a short bracket
+                lam0 = self._by_gamma[near][0] * (gamma / near if gamma > near else 1.0)
+                h = 0.05 * max(1.0, abs(lam0))
+                start = (np.array([lam0 - h]), np.array([lam0 + h]), None, None)
+            sol = solve(f.prof, start=start)
+            got = (float(sol.lmbda[0]), float(sol.nll[0]) + f.extra)
+            self._by_gamma[gamma] = got
+        return got
+
+    def _dprofile(self, t: float) -> float:
+        """``d P / d log gamma`` at ``log gamma = t`` (envelope theorem)."""
+        gam = float(np.exp(t))
+        return gam * self.nll(self._lambda_at(gam)[0], gam)[2]
+
+    def _polish(self, grid: NDArray[np.float64], k: int) -> float:
+        """The minimum of the gamma-profile near grid point ``k``: the sign change of its
+        derivative between the neighbours of ``k`` (or ``grid[k]`` when there is none)."""
+        a, b = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+        fa, fb = self._dprofile(a), self._dprofile(b)
+        if not (fa < 0 < fb):
+            fk = self._dprofile(grid[k])
+            if fa < 0 <= fk:
+                b, fb = grid[k], fk
+            elif fk <= 0 < fb:
+                a, fa = grid[k], fk
+            else:
+                return float(grid[k])
+        return self._root(self._dprofile, a, b, fa, fb)
 
     def gamma_hat(self, lmbda: float) -> tuple[float, float, float]:
-        """The gamma that minimises the NLL at ``lmbda`` (within its bounds), the NLL there and
-        its derivative in lambda."""
+        """The gamma that minimises the NLL at ``lmbda`` (globally, within its bounds, with
+        the limit ``gamma -> inf`` as a candidate: then ``inf``), the NLL there and its
+        derivative in lambda.
+
+        The NLL is evaluated on the grid of ``log gamma`` (:attr:`grid`, frames cached), and
+        the root of the gamma-score is bracketed from the best grid point downhill and closed
+        by the solver's root finder, so the score in lambda is exact to rounding.
+        """
         if self.gamma_fixed is not None:
             v, dl, _ = self.nll(lmbda, self.gamma_fixed)
             return self.gamma_fixed, v, dl
@@ -163,12 +319,14 @@ class ShiftedColumn:
             return gam * self.nll(lmbda, gam)[2]
 
         t_lo, t_hi = self.log_bounds()
-        ta = float(np.clip(np.log(self._start(lmbda)), t_lo, t_hi))
+        grid = self.grid(lmbda)
+        vals = np.array([self.nll(lmbda, float(np.exp(t)))[0] for t in grid])
+        ta = float(grid[int(np.nanargmin(vals))])
         fa = g(ta)
         t = ta
         if fa != 0:
             direction = -1.0 if fa > 0 else 1.0  # towards a smaller NLL
-            step = 0.25
+            step = GRID_STEP / 4.0
             while True:
                 tb = float(np.clip(ta + direction * step, t_lo, t_hi))
                 if tb == ta:  # already at a bound and the NLL falls beyond it
@@ -184,7 +342,10 @@ class ShiftedColumn:
                 ta, fa, step = tb, fb, 2.0 * step
         gam = self.gamma_min if t <= t_lo else float(np.exp(min(t, t_hi)))
         v, dl, _ = self.nll(lmbda, gam)
-        self._solved[float(lmbda)] = gam
+        if t >= t_hi:  # the limit gamma -> inf: the untransformed data, whatever lambda is
+            nll0 = self.limit()[2]
+            if nll0 < v:
+                return np.inf, nll0, 0.0
         return gam, v, dl
 
     @staticmethod
@@ -263,6 +424,44 @@ class ShiftedProfile:
 
         return evaluate_pairs(lmbda, cols, one, score)
 
+    def optima(self) -> list[Optimum]:
+        """Each column's global maximum over (lambda, gamma) (:meth:`ShiftedColumn.optimum`)."""
+        return [c.optimum() for c in self.columns]
+
+    def solver_start(self) -> tuple:
+        """The solver's starting interval: a narrow one around each column's global maximum
+        (the profile in lambda can have several local minima; the solver's bracket then
+        closes on the global one)."""
+        lam = np.array([o.lmbda if np.isfinite(o.lmbda) else 0.5 for o in self.optima()])
+        h = 1e-3 * np.maximum(1.0, np.abs(lam))
+        return (lam - h, lam + h, None, None)
+
+    def check_maximum(self, names: tuple[str, ...] | list[str], what: str = "column") -> None:
+        """Refuse (``BoxCoxError``) a column whose likelihood has no maximum: it rises towards
+        its limit as ``gamma -> inf`` (:meth:`ShiftedColumn.limit`), so lambda and gamma run
+        away together and no estimate exists. The message gives the supremum, the limit
+        model, the LR statistics of lambda = 0 and 1 against that supremum, the best finite
+        local maximum, and what to do instead."""
+        for name, col, opt in zip(names, self.columns, self.optima(), strict=True):
+            if opt.status != "infinite":
+                continue
+            off = float(self.llf_offset()[0]) if len(self.columns) == 1 else float(
+                ShiftedProfile((col,)).llf_offset()[0])
+            sup = off - opt.nll_limit
+            lr = [2.0 * (col.gamma_hat(v)[1] - opt.nll_limit) for v in (0.0, 1.0)]
+            local = ("" if not np.isfinite(opt.lmbda) else
+                     f" (its best finite local maximum, lambda = {opt.lmbda:.4g} at gamma = "
+                     f"{opt.gamma:.4g}, has llf = {off - opt.nll:.6g}, not the supremum)")
+            raise BoxCoxError(
+                f"{what} {name!r}: the bcnPower likelihood has no maximum: it rises towards "
+                f"llf = {sup:.6g} as gamma -> infinity with lambda = kappa * gamma, kappa = "
+                f"{opt.kappa:.4g}, so lambda and gamma run away together{local}. In that limit "
+                "bcnPower becomes Manly's exponential transformation (exp(kappa*y) - 1)/kappa "
+                "(kappa = 0: no transformation). Against the supremum the likelihood-ratio "
+                f"statistics are {lr[0]:.4g} for lambda = 0 and {lr[1]:.4g} for lambda = 1. "
+                "Transform with exp(kappa*y), fix the shift (gamma=...), or use "
+                "family='yeojohnson'")
+
     def gamma_at(self, lmbda: ArrayLike) -> list[float]:
         """The profiled-out gamma of each column at its ``lmbda``."""
         lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
@@ -316,27 +515,39 @@ class JointShiftedProfile:
         return np.where(np.isfinite(lam), np.clip(lam, -10.0, 10.0), 1.0)
 
     def value(self, lmbda: NDArray[np.float64], gamma: NDArray[np.float64]):
-        """NLL at (lambda, gamma) with its gradients in lambda and in gamma."""
-        frames = [c.frame(float(g)) for c, g in zip(self.columns, gamma, strict=True)]
+        """NLL at (lambda, gamma) with its gradients in lambda and in gamma. An infinite gamma
+        is the column's limit at fixed lambda: the untransformed column
+        (:meth:`ShiftedColumn.identity`, at lambda 0), whose gradients are 0."""
+        inf = ~np.isfinite(gamma)
+        frames = [None if bad else c.frame(float(g))
+                  for c, g, bad in zip(self.columns, gamma, inf, strict=True)]
+        profs = [c.identity()[0] if f is None else f.prof
+                 for c, f in zip(self.columns, frames, strict=True)]
+        extra = sum(c.identity()[1] if f is None else f.extra
+                    for c, f in zip(self.columns, frames, strict=True))
+        lam = np.where(inf, 0.0, lmbda)
         bad = (np.inf, np.full(self.ncols, np.nan), np.full(self.ncols, np.nan))
-        val, gl = JointProfile(tuple(f.prof for f in frames), None, "boxcox").nll(
-            lmbda, grad=True)
+        val, gl = JointProfile(tuple(profs), None, "boxcox").nll(lam, grad=True)
         if not np.isfinite(val):
             return bad
         n = float(self.nobs)
         with np.errstate(all="ignore"):
-            parts = [f.prof._vectors(lmbda[j : j + 1]) for j, f in enumerate(frames)]
+            parts = [pr._vectors(lam[j : j + 1]) for j, pr in enumerate(profs)]
             r = np.column_stack([q[0][:, 0] for q in parts])
-            w = np.empty_like(r)
+            w = np.zeros_like(r)
             for j, f in enumerate(frames):
+                if f is None:
+                    continue
                 side = f.prof.sides[0].sample.sides[0]
-                d = side.v[:, 0] - choose_shift(side, lmbda[j : j + 1])[0]
-                w[:, j] = np.exp(lmbda[j] * d) * f.dlog_b
+                d = side.v[:, 0] - choose_shift(side, lam[j : j + 1])[0]
+                w[:, j] = np.exp(lam[j] * d) * f.dlog_b
             q, t = np.linalg.qr(r)
             coef = np.linalg.solve(t, q.T @ w)
-        gg = np.array([n * coef[j, j] - lmbda[j] * f.sum_dlog_b + f.sum_dlog_s
+        gg = np.array([0.0 if f is None else
+                       n * coef[j, j] - lam[j] * f.sum_dlog_b + f.sum_dlog_s
                        for j, f in enumerate(frames)])
-        return val + sum(f.extra for f in frames), gl, gg
+        gl = np.where(inf, 0.0, gl)
+        return val + extra, gl, gg
 
     def gamma_hat(self, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
         """The gammas minimising the NLL at ``lmbda`` (within their bounds).
@@ -353,7 +564,8 @@ class JointShiftedProfile:
             return np.exp(self._seen[key])
         free = np.array([c.gamma_fixed is None for c in self.columns])
         lo, hi = np.array([c.log_bounds() for c in self.columns]).T
-        t = np.log([c.gamma_hat(float(v))[0] for c, v in zip(self.columns, lam, strict=True)])
+        t = np.log([min(c.gamma_hat(float(v))[0], c.gamma_max)
+                    for c, v in zip(self.columns, lam, strict=True)])
 
         def fun(tt: NDArray) -> tuple[float, NDArray]:
             g = np.exp(tt)
@@ -391,6 +603,12 @@ class JointShiftedProfile:
             t, val, grad = new, nval, ngrad
             if done:
                 break
+        for k in np.flatnonzero(free & (t >= hi)):  # at gamma_max: is the limit lower?
+            trial = np.exp(t)
+            trial[k] = np.inf
+            if self.value(lam, trial)[0] < val:
+                t[k] = np.inf
+                val = self.value(lam, np.exp(t))[0]
         if len(self._seen) > 4096:
             self._seen.clear()
         self._seen[key] = t

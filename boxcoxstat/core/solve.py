@@ -517,6 +517,8 @@ def solve(
     (-361.145, True)
     """
     check_option("optimizer", optimizer, OPTIMIZERS)
+    if start is None and hasattr(profile, "solver_start"):  # bcnPower: near its global optimum
+        start = profile.solver_start()
     scaled = rescaled(profile)
     if scaled is not None:  # tiny-scale columns: solve in lambda * unit, convert back
         u = scaled.unit

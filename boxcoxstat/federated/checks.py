@@ -6,12 +6,16 @@ be possible for *some* data agreeing with what it declared at set-up (its count 
 minimum and maximum of each side):
 
 * a count never changes between rounds, and a side with ``n = 1`` has ``min == max``;
-* ``c``, the sum of the log-ratios ``v``, lies in ``[n v(min), n v(max)]`` and is the same in
-  every round (it does not depend on lambda); the shifted sum ``d_sum`` equals
-  ``c - n shift``;
+* the declared min and max are two of the ``n`` values (an honest client reports its own);
+* ``c``, the sum of the log-ratios ``v``, lies in ``[(n - 1) v(min) + v(max), v(min) +
+  (n - 1) v(max)]`` and is the same in every round (it does not depend on lambda); the
+  shifted sum ``d_sum`` equals ``c - n shift``;
 * ``phi = expm1(k (v - shift))/k`` is increasing in ``v``, so the mean of ``phi`` lies between
-  ``phi`` at the two ends, and the sum of squared deviations ``s`` is at most ``n w^2/4`` with
-  ``w`` the width of that range (Popoviciu's inequality);
+  ``phi`` at the two ends (``w/n`` inside them, ``w`` the width of that range), and the sum of
+  squared deviations ``s`` is at most ``n w^2/4`` (Popoviciu's inequality) and at least
+  ``w^2/2`` (the deviations of the two ends alone): a client that declares a range wider
+  than its data (which would set the frame, and could make the pooled NLL underflow) fails
+  the latter wherever the transform separates the declared ends from its values;
 * ``chi = d phi / d k`` is ``>= 0`` with its minimum at ``v = shift``: its mean lies in the
   range of ``chi`` over the declared interval, and the co-moment obeys Cauchy-Schwarz,
   ``|c2| <= sqrt(s) sqrt(n) w_chi / 2``.
@@ -34,14 +38,15 @@ from .messages import MomentsReply, Request, SetupReport, SideStats, finite, num
 from .protocol import SideFrame
 
 __all__ = ["check_setup", "check_side", "check_consistent", "check_reply", "SideBounds",
-           "RTOL"]
+           "RTOL", "MAX_COUNT"]
 
 RTOL = 1e-9  # rounding allowance, relative to the magnitude of the values bounded
+MAX_COUNT = 2**53  # the largest count float64 holds exactly (the moments are float64)
 
 
 def _count(v: Any) -> bool:
     return bool(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                and v >= 0)
+                and 0 <= v <= MAX_COUNT)
 
 
 def _range_ok(rng: Any) -> bool:
@@ -63,7 +68,8 @@ def check_setup(rep: Any, family: str, column: int) -> str | None:
     for name in ("n_pos", "n_neg", "n_missing", "column", "ncols"):
         v = getattr(rep, name)
         if not _count(v):
-            return f"reported an invalid {name}={v!r} (it must be an integer >= 0)"
+            return (f"reported an invalid {name}={str(v)[:40]} (it must be an integer from 0 "
+                    "to 2**53)")
     if rep.column != column:
         return f"reported on column {rep.column} when column {column} was asked for"
     if rep.ncols < 1:
@@ -122,8 +128,8 @@ def check_side(st: Any, n: int, req: Request, minimal: bool, label: str) -> str 
     if not isinstance(st, SideStats):
         return f"sent no moments for its {label} side ({n} values reported)"
     if not _count(st.n) or st.n != n:
-        return (f"sent inconsistent counts: {st.n!r} on the {label} side, {n} reported at "
-                "set-up")
+        return (f"sent inconsistent counts: {str(st.n)[:40]} on the {label} side, {n} "
+                "reported at set-up")
     L = len(req.lmbda)
     score = req.score and not minimal
     main = [st.mean, st.s] + ([] if minimal else [st.d_sum])
@@ -173,7 +179,9 @@ def check_consistent(
         return items[i][1].rng
 
     tol_c = RTOL * n * vmag + 1e-300
-    flag((c < n * vlo - tol_c) | (c > n * vhi + tol_c), lambda i: (
+    # the declared min and max are two of the n values: the other n - 1 lie between them
+    c_lo, c_hi = (n - 1) * vlo + vhi, vlo + (n - 1) * vhi
+    flag((c < c_lo - tol_c) | (c > c_hi + tol_c), lambda i: (
         f"sent a sum of log-ratios c = {float(c[i, 0]):.6g} on the {label} side that no "
         f"{int(n[i, 0])} values in its declared range {rng(i)} can give"))
     flag(np.abs(c - seen) > RTOL * (np.abs(seen) + n * vmag) + 1e-300, lambda i: (
@@ -198,14 +206,23 @@ def check_consistent(
     slack = RTOL * (mag + (phi_hi - phi_lo)) + 1e-300
     mean = np.array([st.mean for st, _, _ in items], dtype=np.float64).reshape(m, L)
     s = np.array([st.s for st, _, _ in items], dtype=np.float64).reshape(m, L)
-    flag((mean < phi_lo - slack) | (mean > phi_hi + slack), lambda i: (
-        f"sent a mean of the transformed values on the {label} side outside the transforms "
-        f"of its declared min and max {rng(i)}"))
-    s_max = n * (0.5 * (phi_hi - phi_lo) + RTOL * mag) ** 2
+    # the declared ends are among the values: the mean lies between ((n - 1) min + max)/n
+    # and (min + (n - 1) max)/n, and s >= (max - min)^2 / 2 (the two ends' deviations alone)
+    # on the transformed scale; a range wider than the data fails the latter
+    width = phi_hi - phi_lo
+    flag((mean < phi_lo + width / n - slack) | (mean > phi_hi - width / n + slack),
+         lambda i: (f"sent a mean of the transformed values on the {label} side that no "
+                    f"{int(n[i, 0])} values with its declared min and max {rng(i)} can give"))
+    s_max = n * (0.5 * width + RTOL * mag) ** 2
+    s_min = 0.5 * np.maximum(width - 2.0 * slack, 0.0) ** 2
     flag((s < 0) | (s > s_max * (1 + RTOL) + 1e-300), lambda i: (
         f"sent a sum of squared deviations on the {label} side that no {int(n[i, 0])} values "
         f"in its declared range {rng(i)} can give (0 <= s <= n (max - min)^2 / 4 on the "
         "transformed scale)"))
+    flag(s < s_min * (1 - RTOL), lambda i: (
+        f"sent a sum of squared deviations on the {label} side too small for values that "
+        f"include its declared min and max {rng(i)} (s >= (max - min)^2 / 2 on the "
+        "transformed scale): a range wider than its data?"))
     if score and chi is not None:
         c_lo = np.where((d_lo <= 0) & (d_hi >= 0), 0.0,
                         np.minimum(chi[0], chi[1]).reshape(m, L))

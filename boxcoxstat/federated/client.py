@@ -32,7 +32,8 @@ class Client:
         The family the site's values are checked for at set-up (``"auto"``: any finite
         values; the server then picks the family per column).
     name : str, optional
-        How the server names this client in errors and reports.
+        The client's name, shown after the server's id in errors and reports (``"#2 site
+        C"``; an unnamed client is ``"#2"``).
 
     Notes
     -----
@@ -53,16 +54,20 @@ class Client:
 
     def __init__(self, data: ArrayLike, *, family: str = "boxcox", name: str | None = None):
         self.family = normalize_family(family)
-        self.name = "client" if name is None else str(name)
+        self.name: str | None = None if name is None else str(name)
         x, names, _, layout = to_matrix(data)
         self._names: tuple[str, ...] | None = (tuple(names) if layout in ("frame", "series")
                                                else None)
         if x.shape[1] == 0:
-            raise BoxCoxError(f"client {self.name!r} holds no columns")
+            raise BoxCoxError(f"{self._what} holds no columns")
         self._cols: list[NDArray[np.float64]] = [np.array(x[:, j], dtype=np.float64)
                                                  for j in range(x.shape[1])]
         self._sides: dict[int, tuple[Side | None, Side | None]] = {}
         self._frames: dict[int, GlobalFrame] = {}
+
+    @property
+    def _what(self) -> str:
+        return "the client" if self.name is None else f"client {self.name!r}"
 
     @property
     def ncols(self) -> int:
@@ -72,7 +77,7 @@ class Client:
     def _column(self, column: Any) -> NDArray[np.float64]:
         if (isinstance(column, bool) or not isinstance(column, (int, np.integer))
                 or not 0 <= column < self.ncols):
-            raise BoxCoxError(f"client {self.name!r} holds {self.ncols} column(s); column "
+            raise BoxCoxError(f"{self._what} holds {self.ncols} column(s); column "
                               f"{column!r} does not exist")
         return self._cols[int(column)]
 
@@ -83,13 +88,17 @@ class Client:
         n_missing = int(np.isnan(col).sum())
         x = col[~np.isnan(col)]
         # the package's gate on the local part (the server checks the pooled counts and range)
-        label = self.name if self.ncols == 1 else f"{self.name}, column {column}"
+        if self.name is None:
+            noun, label = "the client's column", str(column)
+        else:
+            noun = "client"
+            label = self.name if self.ncols == 1 else f"{self.name}, column {column}"
         check_column(ColumnReport.of(x), label, family=self.family, min_n=0, spread=False,
-                     noun="client")
+                     noun=noun)
         pos = x[x >= 0]
         neg = x[x < 0]
         return SetupReport(
-            client=self.name,
+            client="" if self.name is None else self.name,
             n_pos=int(pos.size),
             n_neg=int(neg.size),
             n_missing=n_missing,
@@ -111,7 +120,8 @@ class Client:
     def respond(self, request: Request) -> MomentsReply:
         """Moments of each side at the requested lambdas."""
         if request.column not in self._sides:
-            raise BoxCoxError(f"client {self.name!r} has no frame for column {request.column}")
+            raise BoxCoxError(f"{self._what} has no frame for column {request.column}")
         pos, neg = local_moments(self._sides[request.column], request,
                                  self._frames[request.column])
-        return MomentsReply(self.name, pos, neg, request.column, request.round)
+        return MomentsReply("" if self.name is None else self.name, pos, neg, request.column,
+                            request.round)

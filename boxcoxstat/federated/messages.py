@@ -129,7 +129,10 @@ class Frame(_Message):
 @dataclass(frozen=True)
 class Request(_Message):
     """One round: the lambdas to evaluate and the shift of each side's frame per lambda
-    (empty under ``protocol="minimal"``); ``round`` numbers the request, the reply echoes it."""
+    (empty under ``protocol="minimal"``); ``round`` numbers the request, the reply echoes it.
+
+    Frozen, and its sequences are tuples (an array or list given is copied into one); the
+    server hands every client its own copy."""
 
     lmbda: tuple[float, ...]
     shift_pos: tuple[float, ...]
@@ -137,6 +140,13 @@ class Request(_Message):
     score: bool
     column: int = 0
     round: int = 0
+
+    def __post_init__(self) -> None:
+        # immutable all the way down: sequences (a NumPy array, a list) are kept as tuples
+        for name in ("lmbda", "shift_pos", "shift_neg"):
+            v = getattr(self, name)
+            if isinstance(v, (list, tuple)) or hasattr(v, "__array__"):
+                object.__setattr__(self, name, tuple(v))
 
 
 @dataclass(frozen=True)
@@ -327,13 +337,16 @@ def message_from_json(text: str) -> Any:
     return _build(kind, doc)
 
 
+def _all_numbers(v: tuple | list) -> bool:
+    # fast path: plain floats and ints (bool is a type of its own, so it takes the slow one)
+    return set(map(type, v)) <= {float, int} or all(_is_number(o) for o in v)
+
+
 def finite(*values: Any) -> bool:
     """True when every value is a finite real number or a flat sequence of them."""
     for v in values:
         if isinstance(v, (tuple, list)):
-            if not all(_is_number(o) for o in v):
-                return False
-            if not all(math.isfinite(o) for o in v):
+            if not _all_numbers(v) or not all(map(math.isfinite, v)):
                 return False
         elif not _is_number(v) or not math.isfinite(v):
             return False
@@ -343,4 +356,4 @@ def finite(*values: Any) -> bool:
 def numbers(v: Any, length: int | None = None) -> bool:
     """True when ``v`` is a tuple or list of real numbers (of ``length``, where given)."""
     return (isinstance(v, (tuple, list)) and (length is None or len(v) == length)
-            and all(_is_number(o) for o in v))
+            and _all_numbers(v))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -23,6 +23,7 @@ from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client
+from .influence import DEFAULT_SCREEN, check_screen, describe, merge_flags, screen_column
 from .server import DEFAULT_TIMEOUT, PROTOCOLS, ClientDropped, Server
 
 __all__ = ["fit", "nll_curve", "build_result", "fit_column", "ColumnFit", "check_ymax"]
@@ -163,8 +164,8 @@ def _wrap(clients: Sequence[Any], family: str) -> list[Any]:
     if isinstance(clients, (np.ndarray, str, bytes)) or not isinstance(clients, Sequence) \
             or not len(clients):
         raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
-    return [c if hasattr(c, "respond") else Client(c, family=family, name=f"client {i}")
-            for i, c in enumerate(clients)]
+    # arrays become unnamed clients: the server names each by its place, "#<i>"
+    return [c if hasattr(c, "respond") else Client(c, family=family) for c in clients]
 
 
 def fit(
@@ -177,6 +178,8 @@ def fit(
     on_bad_client: Literal["raise", "drop"] = "raise",
     protocol: Literal["full", "minimal"] = "full",
     timeout: float | None = DEFAULT_TIMEOUT,
+    screen: float | None = DEFAULT_SCREEN,
+    on_influential: Literal["report", "drop"] = "report",
 ) -> PowerTransformResult:
     """Maximum-likelihood lambda of data split across sites that cannot pool it.
 
@@ -218,14 +221,29 @@ def fit(
         error, interval and tests then take a few rounds of the full messages.
     timeout : float or None, default=60
         Seconds each client may take per call (``None``: wait for ever).
+    screen : float or None, default=3.0
+        The influence screen (:mod:`boxcoxstat.federated.influence`): a client whose
+        leave-one-out effect on lambda (lambda with it minus lambda without it, in standard
+        errors of the fit without it) exceeds ``screen`` is flagged, one at a time, the
+        others screened again without it; at most ``(k - 1) // 2`` of ``k`` clients, and
+        only among three or more. It catches what the message checks cannot: a client whose
+        lie is consistent, such as a count ten times its rows with the moments to match.
+        It costs about as many rounds as the fit, each with ``k + 1`` lambdas; ``None``
+        skips it.
+    on_influential : {"report", "drop"}, default="report"
+        Flagged clients are listed in ``result.federated["influential"]`` (label -> effect
+        in standard errors) and the summary; ``"drop"`` also leaves them out (listed in
+        ``"dropped"`` with the effect) and fits the others afresh.
 
     Returns
     -------
     PowerTransformResult
         With the 95% profile interval, standard error and LR tests at 0 and 1 computed in
-        extra rounds, and ``federated`` = ``{"clients", "dropped", "rounds", "fit_rounds",
-        "evaluations", "bytes_up", "bytes_down", "optimizer", "protocol", "unit"}`` (shown
-        in the summary).
+        extra rounds, and ``federated`` = ``{"clients", "dropped", "influential", "screen",
+        "rounds", "fit_rounds", "screen_rounds", "evaluations", "bytes_up", "bytes_down",
+        "optimizer", "protocol", "unit"}`` (shown in the summary). Clients are named by the
+        server: ``"#<i>"``, their place in ``clients`` (from 0), and their name where they
+        have one, so equal or missing names never merge.
 
     Raises
     ------
@@ -250,6 +268,8 @@ def fit(
     True
     >>> r.federated["clients"], r.federated["fit_rounds"] <= 30
     (3, True)
+    >>> r.federated["influential"], r.federated["dropped"]  # the screen found no one
+    ({}, {})
     """
     fam = normalize_family(family)
     check_option("protocol", protocol, PROTOCOLS)
@@ -260,13 +280,17 @@ def fit(
         raise BoxCoxError(f"protocol='minimal' sends NLL values only; optimizer={optimizer!r} "
                           "needs the score: use optimizer='brent' or protocol='full'")
     check_option("on_bad_client", on_bad_client, ("raise", "drop"))
+    check_option("on_influential", on_influential, ("report", "drop"))
     ymax = check_ymax(ymax)
+    threshold = check_screen(screen)
     server = Server(_wrap(clients, fam), "yeojohnson" if fam == "auto" else fam, on_bad_client,
                     timeout=timeout, protocol=protocol)
+    state = _Screening(threshold, on_influential, (len(server.clients) - 1) // 2)
     try:
         for _ in range(MAX_RESTARTS):
             try:
-                fits, n_missing, fit_rounds = _fit_all(server, fam, optimizer, grid, ymax)
+                fits, n_missing, fit_rounds = _fit_all(server, fam, optimizer, grid, ymax,
+                                                       state)
                 break
             except ClientDropped:
                 continue
@@ -279,13 +303,57 @@ def fit(
     layout = ("array1d" if server.names is None else "series") if p == 1 else (
         "array2d" if server.names is None else "frame")
     info = server.info() | {"fit_rounds": fit_rounds, "optimizer": optimizer,
-                            "protocol": protocol, "unit": "clients"}
+                            "protocol": protocol, "unit": "clients", "screen": threshold,
+                            "influential": state.found, "screen_rounds": state.rounds}
     return build_result(names, layout, fam, fits, n_missing, info, ymax)
 
 
+@dataclass
+class _Screening:
+    """The influence screen's settings and what it found (kept across restarts)."""
+
+    threshold: float | None
+    action: str
+    budget: int  # how many more clients it may flag
+    found: dict[str, float] = field(default_factory=dict)  # label -> effect (SEs)
+    left_out: dict[str, float] = field(default_factory=dict)  # those dropped
+    rounds: int = 0
+    cleared: dict[int, frozenset[str]] = field(default_factory=dict)  # column -> clients
+
+    def run(self, server: Server, fit: ColumnFit, column: int) -> None:
+        """Screen the column just fitted; under ``"drop"`` leave the flagged clients out
+        and restart the fit (:class:`ClientDropped`)."""
+        if self.threshold is None or len(server.active) < 3:
+            return
+        labels = [server.label(c) for c in server.active]
+        if self.cleared.get(column) == frozenset(labels):
+            return  # the last pass of an earlier screen found none of them influential
+        minimal, server.minimal = server.minimal, False  # the screen needs the score
+        try:
+            budget = self.budget if self.action == "drop" else (len(server.clients) - 1) // 2
+            flags, spent = screen_column(server, float(fit.sol.lmbda[0]),
+                                         float(fit.inf["bse"][0]), self.threshold, budget)
+        finally:
+            server.minimal = minimal
+        self.rounds += spent
+        if self.action == "drop" and flags:
+            flagged = {labels[f.index] for f in flags}
+            self.cleared[column] = frozenset(x for x in labels if x not in flagged)
+            name = None if (server.ncols or 1) == 1 else server.column_name(column)
+            merge_flags(self.left_out, labels, flags)
+            for f in flags:
+                server.drop(server.active[f.index], describe(f.effect, self.threshold, name))
+            self.budget -= len(flags)
+            server.frame = None
+            raise ClientDropped
+        merge_flags(self.found, labels, flags)
+
+
 def _fit_all(server: Server, family: str, optimizer: str, grid: int,
-             ymax: float | None) -> tuple[list[ColumnFit], list[int], int]:
+             ymax: float | None, state: _Screening
+             ) -> tuple[list[ColumnFit], list[int], int]:
     """Every column in turn (a client dropped in any column restarts the whole fit)."""
+    state.found = dict(state.left_out)  # a restart screens the clients kept afresh
     fits: list[ColumnFit] = []
     n_missing: list[int] = []
     fit_rounds = 0
@@ -317,6 +385,7 @@ def _fit_all(server: Server, family: str, optimizer: str, grid: int,
                 infer_prepare=(lambda f: prepare(f, False)) if minimal else None))
         finally:
             server.minimal = minimal
+        state.run(server, fits[-1], column)
         fit_rounds += fits[-1].rounds
         n_missing.append(server.n_missing)
         column += 1

@@ -7,6 +7,14 @@ round 0. Every call to a client runs in a worker thread and is waited for at mos
 ``timeout`` seconds; whatever a client does -- raise, hang, send a malformed or an
 inconsistent message (:mod:`~boxcoxstat.federated.checks`) -- ends the fit with a
 :class:`~boxcoxstat.BoxCoxError` naming it, or leaves it out under ``on_bad_client="drop"``.
+
+The server names every client itself (:func:`client_label`: ``"#<i>"``, its place in the
+list, and its name where it has one), so reports never merge two clients; it hands each
+client its own copy of every message and keeps its own copy of every answer, so no client
+can change what the others or the server see. :meth:`Server.evaluate_subsets` evaluates
+leave-one-out subsets in one round, for the influence screen
+(:mod:`~boxcoxstat.federated.influence`). Nothing here depends on the transport: a remote
+client is any object with the :class:`ClientLike` methods.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import math
 import queue
 import threading
 from concurrent.futures import Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,10 +32,10 @@ from numpy.typing import NDArray
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
 from .checks import SideBounds, check_consistent, check_reply, check_setup, check_side
-from .messages import Frame, MomentsReply, Request, SetupReport
+from .messages import Frame, MomentsReply, Request, SetupReport, SideStats
 from .protocol import GlobalFrame, global_nll_score, stats_to_moments, tree_merge
 
-__all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOLS"]
+__all__ = ["ClientLike", "Server", "ClientDropped", "DEFAULT_TIMEOUT", "PROTOCOLS", "client_label"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a client may take to answer one call
 PROTOCOLS = ("full", "minimal")
@@ -40,7 +48,7 @@ class ClientLike(Protocol):
     ignore columns altogether) and with ``column=j`` for the others.
     """
 
-    name: str
+    name: str | None
 
     def setup(self) -> SetupReport: ...
 
@@ -66,11 +74,69 @@ def _describe(err: BaseException) -> str:
     return str(err) if isinstance(err, BoxCoxError) else f"{type(err).__name__}: {err}"
 
 
-def _name(client: Any) -> str:
+def _name(client: Any) -> str | None:
+    """The name a client gives itself (``None``: unnamed)."""
     try:
-        return str(client.name)
+        name = client.name
     except Exception:  # a proxy whose name itself fails
         return f"<{type(client).__name__} without a name>"
+    return None if name is None or name == "" else str(name)
+
+
+def client_label(index: int, client: Any) -> str:
+    """How reports and errors name a client: ``#<index>`` (its place in the list the server
+    was given, 0-based) and its name where it has one, e.g. ``"#3 site B"`` or ``"#0"``.
+
+    The index is the server's: two clients with the same name, or none, stay apart.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.federated import Client
+    >>> from boxcoxstat.federated.server import client_label
+    >>> client_label(3, Client(np.ones(2), name="site B")), client_label(0, Client(np.ones(2)))
+    ('#3 site B', '#0')
+    """
+    name = _name(client)
+    return f"#{index}" if name is None else f"#{index} {name}"
+
+
+def _own_copy(arg: Any) -> Any:
+    """What one client is handed: its own copy of a message (a client that changes the
+    object it was given, even with ``object.__setattr__``, changes nothing for the server or
+    the other clients; the message's fields are tuples of floats, immutable)."""
+    if is_dataclass(arg) and not isinstance(arg, type):
+        return replace(arg)
+    return arg
+
+
+def _snapshot(rep: Any) -> Any:
+    """The server's own copy of a reply, taken when it arrives (a client cannot change it
+    afterwards, between its checks and its use); sequences become tuples."""
+    def seq(v: Any) -> Any:
+        return tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else v
+
+    def side(st: Any) -> Any:
+        if not isinstance(st, SideStats):
+            return st
+        return SideStats(st.n, st.c, *(seq(getattr(st, f)) for f in
+                                       ("d_sum", "mean", "s", "mean_chi", "c2")))
+
+    if isinstance(rep, SetupReport):
+        return SetupReport(**{f.name: seq(getattr(rep, f.name)) for f in fields(SetupReport)})
+    if not isinstance(rep, MomentsReply):
+        return rep
+    return MomentsReply(rep.client, side(rep.pos), side(rep.neg), rep.column, rep.round)
+
+
+def _only(m: SideMoments, keep: NDArray[np.bool_]) -> SideMoments:
+    """``m`` with its count and sums set to zero where ``keep`` is False (an empty chunk,
+    which merges exactly: ``n = 0`` carries no weight in Chan et al.'s formulas)."""
+    def z(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.where(keep, a, 0.0)
+
+    return replace(m, W=z(m.W), wv=z(m.wv), d_sum=z(m.d_sum), mean_phi=z(m.mean_phi),
+                   m2=z(m.m2), mean_chi=z(m.mean_chi), c2=z(m.c2))
 
 
 class _Worker:
@@ -151,16 +217,17 @@ class Server:
         self.minimal = protocol == "minimal"
         self.tally = _Tally()
         self.clients: list[ClientLike] = []
-        seen: dict[int, int] = {}
+        self.labels: dict[int, str] = {}  # by id() of the client: "#<entry> <name>"
         for i, c in enumerate(clients):
-            if id(c) in seen:  # the same object twice would be merged twice
-                why = (f"is passed more than once (entries {seen[id(c)]} and {i}); pass each "
+            label = client_label(i, c)
+            if id(c) in self.labels:  # the same object twice would be merged twice
+                why = (f"is the same object as client {self.labels[id(c)]!r}; pass each "
                        "client once")
                 if self.on_bad_client == "raise":
-                    raise BoxCoxError(f"client {_name(c)!r} {why}")
-                self.tally.dropped[f"{_name(c)} (entry {i})"] = why
+                    raise BoxCoxError(f"client {label!r} {why}")
+                self.tally.dropped[label] = why
                 continue
-            seen[id(c)] = i
+            self.labels[id(c)] = label
             self.clients.append(c)
         self.active: list[ClientLike] = []
         self.reports: dict[int, SetupReport] = {}  # this column's, by id() of the client
@@ -175,7 +242,7 @@ class Server:
         self._dropped_ids: set[int] = set()
         self._c_seen: dict[tuple, float] = {}
         self._bounds: dict[tuple, SideBounds] = {}
-        self._round = 0
+        self._round_no = 0
         self._workers: dict[int, _Worker] = {}
 
     # ------------------------------------------------------------------ calls
@@ -202,7 +269,7 @@ class Server:
             worker = self._workers.get(id(c))
             if worker is None:
                 worker = self._workers[id(c)] = _Worker(c)
-            futures.append(worker.submit(method, args))
+            futures.append(worker.submit(method, tuple(_own_copy(a) for a in args)))
         _, pending = wait(futures, timeout=self.timeout)
         out: list[tuple[ClientLike, Any, str | None]] = []
         for c, f in zip(clients, futures, strict=True):
@@ -213,15 +280,27 @@ class Server:
             if err is not None:  # a remote client's failure must not crash the server
                 out.append((c, None, f"failed {what}: {_describe(err)}"))
             else:
-                out.append((c, f.result(), None))
+                try:  # the server's own copy: the client cannot change it from now on
+                    out.append((c, _snapshot(f.result()), None))
+                except Exception as exc:  # fields that fail to read (a hostile subclass)
+                    out.append((c, None, "sent a message the server cannot read "
+                                         f"({type(exc).__name__}: {exc})"))
         return out
 
     # ------------------------------------------------------------------ problems
+    def label(self, client: ClientLike) -> str:
+        """The server's name for ``client`` (see :func:`client_label`)."""
+        return self.labels[id(client)]
+
     def _bad(self, client: ClientLike, why: str) -> None:
-        name = _name(client)
+        label = self.label(client)
         if self.on_bad_client == "raise":
-            raise BoxCoxError(f"client {name!r} {why}; fix it or pass on_bad_client='drop'")
-        self.tally.dropped[name] = why
+            raise BoxCoxError(f"client {label!r} {why}; fix it or pass on_bad_client='drop'")
+        self.drop(client, why)
+
+    def drop(self, client: ClientLike, why: str) -> None:
+        """Leave ``client`` out of this fit from now on, reported with ``why``."""
+        self.tally.dropped[self.label(client)] = why
         self._dropped_ids.add(id(client))
 
     # ------------------------------------------------------------------ round 0
@@ -330,19 +409,63 @@ class Server:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """One round: NLL and score (NaN unless ``score`` under the full protocol) at every
         lambda in ``lmbda`` (the score in ``lambda * score_unit`` where that is given)."""
+        lam, req, parts = self._round(lmbda, score)
+        pos = [p for p, _ in parts if p is not None]
+        neg = [q for _, q in parts if q is not None]
+        return self._nll_score(tree_merge(pos), tree_merge(neg), lam, req, score_unit)
+
+    def evaluate_subsets(
+        self, lmbda: NDArray[np.float64], members: NDArray[np.bool_], *, score: bool = True,
+        score_unit: NDArray[np.float64] | None = None,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """One round: the NLL and score of the clients ``members[j]`` (a row of flags over
+        :attr:`active`) at ``lmbda[j]``, for every ``j`` (leave-one-out fits; each subset
+        must hold values).
+
+        Every client sends its moments at all the lambdas; for each, the server merges the
+        moments of the members only (a left-out client's count and sums are set to zero, and
+        merging a zero chunk is exact, Chan et al. 1982). The frame is the one of all active
+        clients: it is common to every subset, so their moments merge as they are.
+        """
+        lam, req, parts = self._round(lmbda, score)
+        keep = np.asarray(members, dtype=bool).reshape(lam.size, len(parts))
+        sides = []
+        for s in (0, 1):
+            ms = []
+            for i, part in enumerate(parts):
+                m = part[s]
+                if m is not None:
+                    ms.append(_only(m, keep[:, i]))
+            sides.append(tree_merge(ms))
+        return self._nll_score(sides[0], sides[1], lam, req, score_unit)
+
+    def _nll_score(self, pos: SideMoments | None, neg: SideMoments | None,
+                   lam: NDArray[np.float64], req: Request,
+                   score_unit: NDArray[np.float64] | None,
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        assert self.frame is not None
+        val, sc = global_nll_score(pos, neg, lam, self.frame.unit, score_unit)
+        if not req.score:
+            sc = np.full_like(val, np.nan)
+        return val, sc
+
+    def _round(self, lmbda: NDArray[np.float64], score: bool) -> tuple[
+            NDArray[np.float64], Request, list[tuple[SideMoments | None, SideMoments | None]]]:
+        """Broadcast one request at ``lmbda``, check every reply: the lambdas, the request
+        and each active client's moments per side (a refused client ends the round with
+        :class:`ClientDropped` under ``on_bad_client="drop"``)."""
         if self.frame is None:
             self.setup(self.column)
         assert self.frame is not None
         lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
         if not np.all(np.isfinite(lam)):
             raise BoxCoxError("the optimiser asked for a non-finite lambda")
-        self._round += 1
-        req = self.frame.request(lam.tolist(), score, column=self.column, round=self._round,
-                                 minimal=self.minimal)
+        self._round_no += 1
+        req = self.frame.request(lam.tolist(), score, column=self.column,
+                                 round=self._round_no, minimal=self.minimal)
         self.tally.rounds += 1
         self.tally.evaluations += lam.size
-        pos: list[SideMoments] = []
-        neg: list[SideMoments] = []
+        parts: list[tuple[SideMoments | None, SideMoments | None]] = []
         dropped = False
         answers = self._call_all(self.active, "respond", req, what="to answer")
         self.tally.bytes_down += req.nbytes * len(answers)
@@ -353,18 +476,15 @@ class Server:
                 dropped = True
                 continue
             self.tally.bytes_up += rep.nbytes
-            if rep.pos is not None and self.frame.pos is not None:
-                pos.append(stats_to_moments(rep.pos, self.frame.pos, req))
-            if rep.neg is not None and self.frame.neg is not None:
-                neg.append(stats_to_moments(rep.neg, self.frame.neg, req))
+            parts.append((
+                None if rep.pos is None or self.frame.pos is None
+                else stats_to_moments(rep.pos, self.frame.pos, req),
+                None if rep.neg is None or self.frame.neg is None
+                else stats_to_moments(rep.neg, self.frame.neg, req)))
         if dropped:
             self.frame = None
             raise ClientDropped
-        val, sc = global_nll_score(tree_merge(pos), tree_merge(neg), lam, self.frame.unit,
-                                   score_unit)
-        if not req.score:
-            sc = np.full_like(val, np.nan)
-        return val, sc
+        return lam, req, parts
 
     def _check_replies(self, answers: list[tuple[ClientLike, Any, str | None]],
                        req: Request) -> list[str | None]:
@@ -376,7 +496,7 @@ class Server:
         whys: list[str | None] = []
         for c, rep, why in answers:
             if why is None:
-                why = _guarded(check_reply, rep, req, _name(c))
+                why = _guarded(check_reply, rep, req, self.label(c))
             if why is None:
                 r = self.reports[id(c)]
                 why = _guarded(lambda rep=rep, r=r: (

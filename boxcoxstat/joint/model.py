@@ -151,7 +151,7 @@ def fit_joint(
     shifted: dict[str, Any] = {}
     problem: JointObjective
     if fam == "bcnpower":
-        problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min)
+        problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min, cols)
     else:
         problem = JointProfile.build(y, factored, fam)
         sol = fit_joint_lambda(problem)
@@ -328,12 +328,15 @@ def _residual_norms(xt: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.abs(np.diag(r))[xt.shape[0]:]
 
 
-def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float):
+def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: float,
+                 cols: list[str]):
     """bcnPower columns: the joint powers with every gamma maximised out, then the gammas,
     their standard errors (from the joint information of all powers and gammas) and status."""
     p = y.shape[1]
     fixed = None if gamma is None else np.full(p, float(gamma))
     problem = JointShiftedProfile.build(y, design, gamma_min=gamma_min, gamma_fixed=fixed)
+    if problem.single is not None:
+        problem.single.check_maximum(cols)
     sol = fit_joint_lambda(problem, None if p == 1 else problem.start())
     if problem.single is not None:
         gam, gse, status = gamma_summary(list(problem.columns), sol.lmbda,
@@ -342,11 +345,14 @@ def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: flo
         gam = problem.gamma_hat(sol.lmbda)
         _, _, status = gamma_summary([c for c in problem.columns], sol.lmbda, list(gam))
         gse = np.full(p, np.nan)
-        if all(st == "estimated" for st in status):
+        est = [j for j, st in enumerate(status) if st == "estimated"]
+        if est:  # the information of the powers and the estimated gammas (others held)
+            keep = np.r_[np.arange(p), p + np.array(est, dtype=np.intp)]
             with np.errstate(all="ignore"):
                 try:
-                    cov = np.linalg.inv(problem.information(sol.lmbda, gam))
-                    gse = np.sqrt(np.diag(cov))[p:]
+                    info = problem.information(sol.lmbda, np.where(np.isfinite(gam), gam,
+                                                                   np.nan))[np.ix_(keep, keep)]
+                    gse[est] = np.sqrt(np.diag(np.linalg.inv(info)))[p:]
                 except np.linalg.LinAlgError:
                     pass
     return problem, sol, {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,

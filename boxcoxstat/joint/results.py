@@ -161,6 +161,7 @@ class JointTransformResult(ColumnTransforms):
         if self.gamma_values is None:
             return self._series(self._bse_values(), "bse")
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._bse_values(), gse, "bse")
 
     def cov_params(self) -> pd.DataFrame:
@@ -258,6 +259,7 @@ class JointTransformResult(ColumnTransforms):
         if self.gamma_values is None:
             return frame
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        self._warn_gamma_unavailable("interval", gse)
         glo, ghi = inf.wald_interval(self.gamma_values, gse, alpha)  # Wald, cut at the bound
         return pd.concat([frame, interval_frame(np.maximum(glo, self.gamma_min or 0.0), ghi,
                                                 [f"{n}:gamma" for n in self.names])])

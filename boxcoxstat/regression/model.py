@@ -25,6 +25,7 @@ from .._validation import (
 )
 from ..core.design import qr_design
 from ..core.profile import Profile
+from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
 from ..core.response import ResponseProfile, response_profile
 from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
@@ -155,6 +156,7 @@ def lm(
         column = ShiftedColumn(frame.y, design, gamma_min=gamma_min, gamma_fixed=gamma,
                                weights=w)
         likelihood = ShiftedProfile((column,))
+        likelihood.check_maximum([frame.response], "response")
     else:
         y = frame.y if gamma is None else frame.y + float(gamma)
         likelihood = response_profile(y, design, fam, w)
@@ -168,8 +170,14 @@ def lm(
         converged_values=np.ones(1, dtype=bool), ymax=None,
         lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=likelihood,
     )
+    scaled = None  # the response on the scale its power applies to (bcnPower: not checked)
+    if fam != "bcnpower":
+        scaled = (frame.y if gamma is None else frame.y + float(gamma))[:, None]
+        power = replace(power, data_range=data_range(scaled))
     if fixed is not None:
-        power = power.at(fixed)
+        power = power._at(fixed, stacklevel=3, values=scaled, what="response",
+                          remedy="fit another power (e.g. lmbda=0, the log), or estimate it "
+                          "(no lmbda=) and refit at m.at('safe')")
     else:
         power = _estimated(power, likelihood, formula, gamma, gamma_min)
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(power.lmbda):
@@ -178,6 +186,15 @@ def lm(
             "the likelihood is unbounded there" + (" and no power can be estimated"
                                                    if fixed is None else "")
         )
+    if fixed is None and scaled is not None and power.data_range is not None:
+        ext = power.data_range
+        lost = loses_resolution(ext[:, 0], ext[:, 1], power.lmbda_used, (fam,))
+        gaps = [min_relative_gap(scaled)] if lost[0] else None  # a sort only when needed
+        power = replace(power, safe_values=safe_powers(power.lmbda_used, ext[:, 0],
+                                                       ext[:, 1], (fam,), None, lost, gaps))
+        power._warn_resolution(2, "the safe power is {safe}: refit at it with m.at('safe'), "
+                               "or at a rounded power, m.at('rounded')", "response", scaled,
+                               lost)
     return LmResult(
         formula=formula, family=fam, response=frame.response, power=power,
         n_dropped=frame.n_dropped, term_lambdas=term_lambdas(frame.design_info),

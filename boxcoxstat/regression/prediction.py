@@ -23,6 +23,11 @@ interval for the conditional median or a prediction interval for a new observati
 A row with a missing value is NaN in place; a row whose linear predictor lies outside the
 transform's range (it has no back-transform) is NaN, with one warning naming those rows.
 
+:class:`LmPrediction` (``LmResult.get_prediction``) gives the same fixed-power intervals with
+statsmodels' ``PredictionResults`` surface (``predicted_mean``, ``se_mean``,
+``summary_frame(alpha)``), on the response scale or, exactly as statsmodels, on the
+transformed one.
+
 References
 ----------
 Box, G. E. P. and Cox, D. R. (1964). An analysis of transformations. JRSS B 26, 211-243.
@@ -39,15 +44,23 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._input import like_native
+from .._validation import BoxCoxError, check_option
 from ..core import inference as inf
 from ..core.profile import Profile
 from ..core.roots import bracket_increasing, find_root
-from ..families import forward_unchecked, inverse_unchecked, transform
+from ..families import (
+    bcnpower_unbase,
+    forward_unchecked,
+    inverse_unchecked,
+    log_jacobian,
+    transform,
+)
 from . import backtransform as bt
 from .formula import warn_rows
 
-__all__ = ["LinearFit", "LambdaMixture", "lambda_mixture", "predict_frame", "GL_NODES"]
+__all__ = ["LinearFit", "LambdaMixture", "lambda_mixture", "predict_frame", "GL_NODES",
+           "LmPrediction", "ResponseMap", "make_prediction"]
 
 GL_NODES = 96  # Gauss-Legendre nodes over lambda (40 left 1.6e-5 in probability on trees)
 POSTERIOR_SPAN = 18.0  # the mixture covers lambda where (nu/n)(l_max - l) <= this (e^-18)
@@ -175,6 +188,23 @@ def _mixture_quantiles(b: NDArray, sd: NDArray, mix: LambdaMixture, df: int,
     return out
 
 
+def linear_predictor(x0: NDArray[np.float64],
+                     fit: LinearFit) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The linear predictor ``x0 beta`` of each row and its variance ``x0' V x0`` (``V`` the
+    coefficients' covariance); NaN for a row with a missing value."""
+    with np.errstate(invalid="ignore", over="ignore"):  # beyond float64: inf, then NaN + warning
+        eta = x0 @ fit.params
+        var = np.einsum("ij,jk,ik->i", x0, fit.cov, x0)
+    return eta, var
+
+
+def t_interval(eta: NDArray[np.float64], var: Any, alpha: float,
+               df: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``eta -+ t_{df}(1 - alpha/2) sqrt(var)``: the intervals of the linear model."""
+    half = stats.t.isf(alpha / 2.0, df) * np.sqrt(var)
+    return eta - half, eta + half
+
+
 def predict_frame(
     x0: NDArray[np.float64], index: pd.Index, fit: LinearFit, *, interval: str | None,
     alpha: float, kind: str, mean: str, scale: str,
@@ -183,10 +213,9 @@ def predict_frame(
     """The prediction frame (``fit``; ``lower``, ``upper`` with an interval); see the module
     docstring. ``mixture`` given: intervals carry lambda's uncertainty."""
     lam, family = fit.lmbda, fit.family
-    eta = x0 @ fit.params
+    eta, var_mean = linear_predictor(x0, fit)
     missing = np.isnan(eta)
-    with np.errstate(invalid="ignore", over="ignore"):
-        h = np.einsum("ij,jk,ik->i", x0, fit.cov, x0) / fit.scale  # x0' (X'WX)^-1 x0
+    h = var_mean / fit.scale  # x0' (X'WX)^-1 x0
     cols: dict[str, NDArray[np.float64]] = {}
     if scale == "transformed":
         cols["fit"] = eta
@@ -205,9 +234,7 @@ def predict_frame(
     if interval is not None:
         extra = 1.0 if interval == "prediction" else 0.0
         if scale == "transformed" or mixture is None:
-            t = stats.t.isf(alpha / 2.0, fit.df_resid)
-            half = t * np.sqrt(fit.scale * (h + extra))
-            lo_t, hi_t = eta - half, eta + half
+            lo_t, hi_t = t_interval(eta, var_mean + fit.scale * extra, alpha, fit.df_resid)
             if scale == "transformed":
                 cols["lower"], cols["upper"] = lo_t, hi_t
             else:
@@ -269,3 +296,199 @@ def check_kind(kind: str, interval: Any) -> None:
                           "(the back-transform of the linear predictor's interval); use "
                           "kind='median' with it, or interval='prediction' for a new "
                           "observation")
+
+
+# --------------------------------------------------------------------------- statsmodels' API
+@dataclass(frozen=True)
+class ResponseMap:
+    """From the transformed scale back to the response: the inverse power (``family`` at
+    ``lmbda``), then, for a shifted response, the shift undone (bcnPower's base, or the
+    ``gamma`` added before Box-Cox)."""
+
+    lmbda: float
+    family: str  # the family of the power itself: "boxcox" or "yeojohnson"
+    gamma: float | None = None
+    bcnpower: bool = False
+
+    def unshift(self, b: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Base values to the response (finite values; an infinite end stays as it is)."""
+        if self.gamma is None:
+            return b
+        out = np.array(b, dtype=np.float64, copy=True)
+        ok = np.isfinite(out)
+        out[ok] = (bcnpower_unbase(out[ok], self.gamma) if self.bcnpower
+                   else out[ok] - self.gamma)
+        return out
+
+    def median(self, eta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``g^{-1}(eta)``: NaN where ``eta`` is outside the transform's range."""
+        with np.errstate(all="ignore"):
+            b = inverse_unchecked(eta, self.lmbda, self.family)
+        return self.unshift(np.where(np.isfinite(b), b, np.nan))
+
+    def end(self, t: NDArray[np.float64], side: str) -> NDArray[np.float64]:
+        """An interval end mapped back (beyond the range: the support's limit on ``side``)."""
+        return self.unshift(_back(t, self.lmbda, self.family, side))
+
+    def slope(self, eta: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``d g^{-1}(eta) / d eta``: ``1 / psi'(b)`` at ``b = g^{-1}(eta)`` (``b^(1 - lmbda)``
+        for Box-Cox), times ``d x / d b = 1 + gamma^2 / (4 b^2)`` for bcnPower's base."""
+        with np.errstate(all="ignore"):
+            b = inverse_unchecked(eta, self.lmbda, self.family)
+            out = np.exp(-log_jacobian(b, self.lmbda, self.family))
+            if self.bcnpower and self.gamma is not None:
+                out = out * (1.0 + (0.5 * self.gamma / b) ** 2)
+        return np.where(np.isfinite(b), out, np.nan)
+
+
+@dataclass(frozen=True, repr=False)
+class LmPrediction:
+    """Predictions of an :class:`~boxcoxstat.LmResult` with statsmodels' prediction surface.
+
+    Returned by :meth:`LmResult.get_prediction <boxcoxstat.LmResult.get_prediction>`; the
+    counterpart of statsmodels' ``PredictionResults``. Immutable; every number is on one
+    scale, ``scale``:
+
+    * ``"transformed"``: the linear model of the transformed response, exactly as statsmodels'
+      ``OLS(...).get_prediction(...)`` of the same design computes it: ``predicted_mean`` is
+      the linear predictor, ``se_mean`` its standard error, the intervals
+      ``eta -+ t_{df}(1 - alpha/2) se`` (``se_obs`` adds the residual variance).
+    * ``"response"``: the same intervals mapped back by the inverse transform (a monotone map
+      keeps coverage; an end beyond the transform's range is its limit, 0 or infinity, with a
+      warning naming the rows). ``predicted_mean`` (the column ``mean``) is the conditional
+      **median** ``g^{-1}(eta)`` (the package's ``kind="median"``; the conditional mean is
+      ``LmResult.predict(kind="mean")``, for which no confidence interval is given), and
+      ``se_mean`` is the delta-method standard error of that median,
+      ``|d g^{-1}/d eta| se``, as statsmodels' GLM reports ``mean_se`` on the mean scale: a
+      local scale, not what the (asymmetric) intervals are built from.
+
+    Attributes
+    ----------
+    scale : {"response", "transformed"}
+    linpred, se_linpred : ndarray
+        The linear predictor and its standard error (transformed scale, on either scale).
+    var_resid : ndarray
+        The residual variance of a new observation on the transformed scale, ``scale / w``.
+    df : int
+        Degrees of freedom of the t quantiles (the residual degrees of freedom).
+    row_labels : pandas.Index
+        The index of the new data (of the fitted rows without new data).
+
+    Examples
+    --------
+    >>> import pandas as pd, boxcoxstat as bcs
+    >>> m = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", bcs.datasets.load("trees"),
+    ...            lmbda=0)
+    >>> new = pd.DataFrame({"Height": [70, 80], "Girth": [10, 15]})
+    >>> m.get_prediction(new).summary_frame().round(2)
+        mean  mean_se  mean_ci_lower  mean_ci_upper  obs_ci_lower  obs_ci_upper
+    0  14.58     0.33          13.92          15.27         12.26         17.34
+    1  37.82     0.69          36.43          39.26         31.88         44.86
+    >>> m.get_prediction(new, scale="transformed").summary_frame()["mean"].round(4)
+    0    2.6797
+    1    3.6328
+    Name: mean, dtype: float64
+    """
+
+    linpred: NDArray[np.float64]
+    se_linpred: NDArray[np.float64]
+    var_resid: NDArray[np.float64]
+    df: int
+    row_labels: pd.Index
+    scale: str
+    response: ResponseMap
+    like: Any = None  # a polars (or other non-pandas) frame: frames are returned in its kind
+
+    @property
+    def predicted(self) -> NDArray[np.float64]:
+        """The prediction: the linear predictor, or on the response scale the median."""
+        if self.scale == "transformed":
+            return self.linpred
+        return self.response.median(self.linpred)
+
+    @property
+    def predicted_mean(self) -> NDArray[np.float64]:
+        """statsmodels' name for :attr:`predicted` (on the response scale: the median)."""
+        return self.predicted
+
+    @property
+    def se_mean(self) -> NDArray[np.float64]:
+        """Standard error of :attr:`predicted` (delta method on the response scale)."""
+        if self.scale == "transformed":
+            return self.se_linpred
+        return np.abs(self.response.slope(self.linpred)) * self.se_linpred
+
+    @property
+    def var_pred_mean(self) -> NDArray[np.float64]:
+        """The square of :attr:`se_mean` (statsmodels' name)."""
+        return self.se_mean ** 2
+
+    def _ends(self, obs: bool, alpha: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        var = self.se_linpred ** 2 + (self.var_resid if obs else 0.0)
+        lo, hi = t_interval(self.linpred, var, alpha, self.df)
+        if self.scale == "transformed":
+            return lo, hi
+        ok = np.isfinite(self.response.median(self.linpred))
+        return (np.where(ok, self.response.end(lo, "lower"), np.nan),
+                np.where(ok, self.response.end(hi, "upper"), np.nan))
+
+    def _frame(self, cols: dict[str, NDArray[np.float64]], what: str, alpha: float) -> Any:
+        """The frame of ``cols``; one warning naming the rows whose interval ``what`` (the
+        widest in ``cols``: a prediction interval contains the confidence interval) has an
+        infinite end."""
+        ends = [v for k, v in cols.items() if k.endswith(("lower", "upper"))]
+        unbounded = np.any(np.isinf(np.vstack(ends)), axis=0)
+        if unbounded.any():
+            warn_rows(f"the {100 * (1 - alpha):g}% {what} reaches beyond the range of the "
+                      f"{self.response.family} transform, so it is unbounded (an end is "
+                      "infinite)", list(self.row_labels[unbounded]))
+        out = pd.DataFrame(cols, index=self.row_labels)
+        if self.like is not None:  # polars in, polars out
+            return like_native(out.to_numpy(dtype=np.float64), list(out.columns), self.like)
+        return out
+
+    def conf_int(self, obs: bool = False, alpha: float = 0.05) -> Any:
+        """Interval for the median (``obs=False``) or for a new observation (``obs=True``):
+        a DataFrame ``lower``, ``upper`` indexed as the rows (statsmodels returns an array;
+        the package's intervals are frames)."""
+        from ..base.results import check_alpha
+
+        check_option("obs", obs, (False, True))
+        alpha = check_alpha(alpha)
+        lo, hi = self._ends(bool(obs), alpha)
+        what = "prediction interval" if obs else "confidence interval"
+        return self._frame({"lower": lo, "upper": hi}, what, alpha)
+
+    def summary_frame(self, alpha: float = 0.05) -> Any:
+        """statsmodels' table: ``mean``, ``mean_se``, ``mean_ci_lower``, ``mean_ci_upper``,
+        ``obs_ci_lower``, ``obs_ci_upper``, one row per predicted row (see the class
+        docstring for what ``mean`` and ``mean_se`` are on the response scale)."""
+        from ..base.results import check_alpha
+
+        alpha = check_alpha(alpha)
+        mean_lo, mean_hi = self._ends(False, alpha)
+        obs_lo, obs_hi = self._ends(True, alpha)
+        cols = {"mean": self.predicted, "mean_se": self.se_mean, "mean_ci_lower": mean_lo,
+                "mean_ci_upper": mean_hi, "obs_ci_lower": obs_lo, "obs_ci_upper": obs_hi}
+        return self._frame(cols, "prediction interval", alpha)
+
+    def __repr__(self) -> str:
+        return f"<LmPrediction: {len(self.row_labels)} row(s), {self.scale} scale>"
+
+
+def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,
+                    response: ResponseMap, *, scale: str, var_resid: NDArray[np.float64],
+                    like: Any = None) -> LmPrediction:
+    """An :class:`LmPrediction` of the rows ``x0``; on the response scale one warning names
+    the rows whose linear predictor has no back-transform (their numbers are NaN)."""
+    eta, var = linear_predictor(x0, fit)
+    if scale == "response":
+        outside = ~np.isnan(eta) & np.isnan(response.median(eta))
+        if outside.any():
+            warn_rows(f"the linear predictor lies outside the range of the {fit.family} "
+                      f"transform at lambda = {fit.lmbda:.6g}, so it has no back-transform; "
+                      "the prediction is NaN", list(index[outside]))
+    se, vr = np.sqrt(var), np.array(var_resid, dtype=np.float64)
+    for a in (eta, se, vr):
+        a.flags.writeable = False  # immutable, as every result
+    return LmPrediction(eta, se, vr, fit.df_resid, index, scale, response, like)

@@ -28,12 +28,11 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from .._input import as_pandas_frame, like_native, native_frame
-from .._validation import BoxCoxError, check_option
+from .._validation import BoxCoxError, as_numbers, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number
-from ..families import transform
 from ..univariate.results import PowerTransformResult
 from . import prediction as pr
 from .formula_grammar import check_formula, check_term
@@ -129,7 +128,8 @@ class LmResult(ResultBase):
         assert self.x is not None and self.y is not None
         x = pd.DataFrame(self.x[:, self._kept], index=self.index,
                          columns=[self.column_names[j] for j in self._kept])
-        z = pd.Series(transform(self.y, self.lmbda, self.family), index=self.index)
+        # the power's own transform: a shift (bcnPower, gamma=) included
+        z = pd.Series(self.power._transform_values(self.y, 0), index=self.index)
         if self.weights is None:
             return sm.OLS(z, x).fit()
         return sm.WLS(z, x, weights=self.weights).fit()
@@ -211,6 +211,11 @@ class LmResult(ResultBase):
         # the formula is text to show, but a document's text is read by the grammar only
         check_formula(values.get("formula"), "formula")
         check_term(values.get("response"), "response")
+        lams = values.get("term_lambdas") or {}
+        if not all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and -1e300 < v < 1e300) for v in lams.values()):
+            raise jsonio._Bad("field 'term_lambdas' must map each bc() / yj() term to its "
+                              "power, a finite number")
         table, st = values.get("coefficients"), values.get("fit_stats")
         if table is not None and list(table.columns) != list(_COEF):
             raise jsonio._Bad(f"field 'coefficients' must have columns {list(_COEF)}")
@@ -305,6 +310,42 @@ class LmResult(ResultBase):
         return float(self._stats["scale"])
 
     @property
+    def ssr(self) -> float:
+        """Residual sum of squares of the transformed response (weighted with weights), as
+        statsmodels' ``ssr``: ``scale * df_resid``."""
+        return self.scale * self.df_resid
+
+    @property
+    def df_model(self) -> int:
+        """statsmodels' ``df_model``: the rank of the design less one if it has a constant
+        (statsmodels finds the constant, an implicit one too, in the data; so a result
+        loaded from JSON does not have it)."""
+        self._need_data("df_model")
+        return int(round(self._regression.df_model))
+
+    @property
+    def fvalue(self) -> float:
+        """F statistic of the regression of the transformed response against the model with
+        the constant only (no regressor), statsmodels' ``fvalue`` (``f_pvalue`` its
+        p-value); the power taken as known."""
+        self._need_data("fvalue")
+        return float(self._regression.fvalue)
+
+    @property
+    def f_pvalue(self) -> float:
+        """Upper-tail F(``df_model``, ``df_resid``) probability of :attr:`fvalue`."""
+        self._need_data("f_pvalue")
+        return float(self._regression.f_pvalue)
+
+    @property
+    def model(self) -> Any:
+        """statsmodels' model behind :attr:`ols` (read it, do not change it): ``endog`` is
+        the **transformed** response, ``exog`` the formula's full design, with ``formula``,
+        ``exog_names``, ``endog_names``, ``nobs``, ``weights`` (WLS)."""
+        self._need_data("model")
+        return self.ols.model
+
+    @property
     def llf(self) -> float:
         """Log-likelihood of the response at the power, the transform's Jacobian included:
         ``logLik`` of the transformed model plus ``(lambda - 1) sum log y`` (Box-Cox), so it
@@ -350,14 +391,16 @@ class LmResult(ResultBase):
         return self.power.profile(lmbda=lmbda)
 
     # ------------------------------------------------------------------ refits
-    def at(self, lmbda: float | Literal["rounded"]) -> LmResult:
+    def at(self, lmbda: float | Literal["rounded", "safe"]) -> LmResult:
         """The model refitted with the response power fixed at ``lmbda``.
 
         Parameters
         ----------
-        lmbda : float or "rounded"
+        lmbda : float, "rounded" or "safe"
             The power; ``"rounded"`` is ``power.rounded`` (the convenient power inside the
-            95% profile interval, e.g. 0 for the log).
+            95% profile interval, e.g. 0 for the log), ``"safe"`` is ``power.safe`` (the most
+            likely power whose transformed response keeps its resolution in float64). A
+            power that loses it gives a :class:`~boxcoxstat.ResolutionWarning`.
 
         Returns
         -------
@@ -369,14 +412,24 @@ class LmResult(ResultBase):
         self._need_data("at")
         if not isinstance(lmbda, str):
             lmbda = _number("lmbda", lmbda)
-        return replace(self, power=self.power.at(lmbda), coefficients=None, fit_stats=None,
+        assert self.y is not None
+        g = self.power.gamma_values
+        scaled = (self.y if g is None or np.isnan(g[0]) else self.y + g[0])[:, None]
+        power = self.power._at(lmbda, stacklevel=3, values=scaled, what="response")
+        return replace(self, power=power, coefficients=None, fit_stats=None,
                        covariance=None, smearing_residuals=None, mixture=None)
 
     @cached_property
     def ols(self) -> Any:
         """statsmodels' OLS (WLS with weights) of the transformed response, built from the
         formula (``refit.formula_ols``): ``predict`` and ``get_prediction`` take new data by
-        column name and equal ``smf.ols`` on the transformed response."""
+        column name and equal ``smf.ols`` on the transformed response.
+
+        Everything it reports is on the **transformed** scale: ``m.ols.get_prediction(new)``
+        predicts the transformed response. For predictions of the response itself (the
+        back-transformed intervals) use :meth:`get_prediction` (statsmodels' surface,
+        ``summary_frame``) or :meth:`predict`; ``m.get_prediction(new,
+        scale="transformed")`` gives ``m.ols``'s numbers."""
         from .refit import formula_ols
 
         self._need_data("ols")
@@ -491,13 +544,82 @@ class LmResult(ResultBase):
                                mixture=mixture)
         if shifted and scale == "response":  # the back-transform gave the positive base
             for col in out.columns:
-                v = out[col].to_numpy(copy=True)
-                ok = np.isfinite(v)
-                v[ok] = self.power._unprepare(v[ok], 0)
-                out[col] = v
+                out[col] = self._response_map.unshift(out[col].to_numpy())
         if native:  # polars in, polars out
             return like_native(out.to_numpy(dtype=np.float64), list(out.columns), newdata)
         return out
+
+    @property
+    def _response_map(self) -> pr.ResponseMap:
+        """The map from the transformed scale back to the response (the shift included)."""
+        p = self.power
+        return pr.ResponseMap(self.lmbda, p._power_family(0), p._shift(0),
+                              p.families[0] == "bcnpower")
+
+    def get_prediction(
+        self,
+        exog: Any = None,
+        *,
+        scale: Literal["response", "transformed"] = "response",
+        weights: Any = None,
+    ) -> pr.LmPrediction:
+        """Predictions with statsmodels' prediction surface (``summary_frame(alpha)``).
+
+        The fixed-power intervals of :meth:`predict` as statsmodels users know them:
+        ``m.get_prediction(new).summary_frame(alpha=0.05)`` is a DataFrame ``mean``,
+        ``mean_se``, ``mean_ci_lower``, ``mean_ci_upper``, ``obs_ci_lower``,
+        ``obs_ci_upper``.
+
+        Parameters
+        ----------
+        exog : DataFrame, optional
+            New data, as ``predict``'s ``newdata`` (pandas or polars; columns found by name,
+            predictor transforms reused; a row with a missing predictor is NaN in place).
+            Default: the fitted rows.
+        scale : {"response", "transformed"}, default="response"
+            ``"transformed"``: the linear model of the transformed response, the numbers of
+            statsmodels' ``OLS(...).get_prediction(...)`` (and of ``m.ols.get_prediction``).
+            ``"response"``: those intervals mapped back by the inverse transform; the column
+            ``mean`` is then the conditional **median** (``predict``'s ``kind="median"``;
+            the mean is ``predict(kind="mean")``) and ``mean_se`` its delta-method standard
+            error (see :class:`~boxcoxstat.regression.prediction.LmPrediction`).
+        weights : float or array-like, optional
+            Weights of the predicted observations in the ``obs_ci`` intervals (the residual
+            variance is ``scale / weights``), as statsmodels' ``weights``. Default, as
+            statsmodels: the model's weights for the fitted rows of a weighted model, else 1.
+
+        Returns
+        -------
+        LmPrediction
+            ``predicted_mean``, ``se_mean``, ``conf_int(obs=, alpha=)``,
+            ``summary_frame(alpha=)``, indexed as ``exog``.
+
+        Raises
+        ------
+        BoxCoxError
+            For an unknown ``scale``, weights that are not positive numbers (one, or one per
+            row), or a result loaded from JSON asked for its fitted rows.
+
+        Examples
+        --------
+        >>> import pandas as pd, boxcoxstat as bcs
+        >>> m = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", bcs.datasets.load("trees"))
+        >>> new = pd.DataFrame({"Height": [70, 80], "Girth": [10, 15]})
+        >>> m.get_prediction(new).summary_frame(alpha=0.1).round(2)
+            mean  mean_se  mean_ci_lower  mean_ci_upper  obs_ci_lower  obs_ci_upper
+        0  14.62     0.31          14.10          15.17         12.76         16.78
+        1  37.65     0.70          36.48          38.85         32.62         43.50
+        """
+        check_option("scale", scale, ("response", "transformed"))
+        native = exog is not None and native_frame(exog) is not None
+        x0, index = self._new_rows(as_pandas_frame(exog) if native else exog)
+        if weights is None:
+            w = self.weights if exog is None and self.weights is not None else 1.0
+        else:
+            w = _prediction_weights(weights, len(index))
+        var_resid = np.broadcast_to(self.scale / np.asarray(w, dtype=np.float64), index.shape)
+        return pr.make_prediction(x0, index, self._fit, self._response_map, scale=scale,
+                                  var_resid=var_resid, like=exog if native else None)
 
     def _new_rows(self, newdata: pd.DataFrame | None) -> tuple[NDArray[np.float64], pd.Index]:
         """Kept design columns of ``newdata`` (or of the fitted rows) and their index."""
@@ -556,6 +678,16 @@ class LmResult(ResultBase):
 
         self._need_data("plot_residuals")
         return plot_lm_residuals(self, ax=ax)
+
+
+def _prediction_weights(weights: Any, n: int) -> NDArray[np.float64]:
+    w = as_numbers(weights, "weights must be positive numbers (one, or one per predicted row)")
+    if w.ndim > 1 or (w.ndim == 1 and w.shape[0] != n):
+        raise BoxCoxError(f"weights must be one number or one per predicted row ({n}), got "
+                          f"shape {w.shape}")
+    if not np.all(np.isfinite(w) & (w > 0)):
+        raise BoxCoxError("weights must be finite and > 0 (a new observation's weight)")
+    return np.broadcast_to(w, (n,)).astype(np.float64)
 
 
 def _number(name: str, value: Any) -> float:

@@ -72,6 +72,7 @@ class PowerTransformerState:
     copy: bool = saved(jsonio.Bool())
     estimator: str = saved(jsonio.Str(choices=ESTIMATORS))
     ymax: float | None = saved(jsonio.Float(optional=True))
+    lmbda: str | None = saved(jsonio.Str(optional=True, choices=("safe",)))
     feature_names: tuple[str, ...] | None = saved(jsonio.Strs(optional=True,
                                                               length_of="lambdas"))
     lambdas: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
@@ -153,6 +154,15 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         or the standardiser (a year column under Yeo-Johnson: lambda 99 sends 2009 to
         1e329). ``None``: the unconstrained power always (Table 1's exact lambdas); the
         transform then refuses values beyond float64.
+    lmbda : {None, "safe"}, default=None
+        ``None``: each feature's maximum-likelihood power (within ``ymax``). ``"safe"``:
+        each feature's safe power instead where that power loses the feature's resolution
+        in float64 (distinct values mapped to one output, or a round trip off by more than
+        1e-8): the most likely power whose transformed values map back within 1e-10 and
+        stay within 1e100 (:attr:`boxcoxstat.PowerTransformResult.safe`, the same as
+        ``boxcoxstat.fit(X, lmbda="safe")``). Maximum likelihood only. Without it, such a
+        power gives a :class:`~boxcoxstat.ResolutionWarning` naming the feature, at ``fit``
+        and at ``transform``.
 
     Attributes
     ----------
@@ -222,12 +232,14 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         copy: bool = True,
         estimator: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
         ymax: float | None = 1e100,
+        lmbda: Literal["safe"] | None = None,
     ) -> None:
         self.method = method
         self.standardize = standardize
         self.copy = copy
         self.estimator = estimator
         self.ymax = ymax
+        self.lmbda = lmbda
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: ArrayLike, y: Any = None, sample_weight: ArrayLike | None = None
@@ -260,6 +272,11 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _check_settings(self) -> str:
         check_option("method", self.method, tuple(FAMILY_OF_METHOD))
         check_option("estimator", self.estimator, ESTIMATORS)
+        if self.lmbda is not None:
+            check_option("lmbda", self.lmbda, ("safe",))
+            if self.estimator != "mle":
+                raise BoxCoxError(f"lmbda='safe' needs estimator='mle', got "
+                                  f"estimator={self.estimator!r}")
         for name in ("standardize", "copy"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise BoxCoxError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -294,7 +311,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                            "frame" if hasattr(self, "feature_names_in_") else "array2d",
                            np.isnan(values[:, fitted]).sum(axis=0).astype(np.int64))
             if self.estimator == "mle":
-                self.result_ = fit_columns(cols, family, self.ymax, weights=w, stacklevel=4)
+                self.result_ = fit_columns(cols, family, self.ymax, weights=w, stacklevel=4,
+                                           safe=self.lmbda == "safe",
+                                           safe_option="PowerTransformer(lmbda='safe')")
             else:
                 self.result_ = fit_robust_columns(cols, family, parse_spec(self.estimator))
             self.lambdas_[fitted] = self.result_.lmbda_used
@@ -380,15 +399,20 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             return self.result_
         return replace(self.result_, lmbda_used=sub)
 
-    def _forward(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The power transform of every feature of ``x`` (NaN stays NaN)."""
+    def _forward(self, x: NDArray[np.float64], warn: int | None = None) -> NDArray[np.float64]:
+        """The power transform of every feature of ``x`` (NaN stays NaN); with ``warn`` (a
+        stack level counted from the caller), a ``ResolutionWarning`` for every feature
+        whose power loses the values' resolution."""
         res = self._columns()
         lam = np.asarray(self.lambdas_, dtype=np.float64).reshape(-1)
+        level = None if warn is None else warn + 1
+        hint = "fit PowerTransformer(lmbda='safe') (the safe power), or set another power"
         if res is not None and self._fitted.size == lam.size:  # no constant feature
-            return res._transform_matrix(x)
+            return res._transform_matrix(x, warn=level, hint=hint)
         out = np.array(x, dtype=np.float64, copy=True)
         if res is not None:
-            out[:, self._fitted] = res._transform_matrix(x[:, self._fitted])
+            out[:, self._fitted] = res._transform_matrix(x[:, self._fitted], warn=level,
+                                                         hint=hint)
         for j in np.setdiff1d(np.arange(lam.size), self._fitted):
             out[:, j] = fam.forward_unchecked(x[:, j], lam[j], self.families_[j])
         return out
@@ -429,7 +453,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 with _negative_values_named(report, "boxcox"):
                     check_column(report, self.get_feature_names_out()[j], family="boxcox",
                                  min_n=0, spread=False, remedy=_REMEDY)
-        Z = self._forward(x)
+        Z = self._forward(x, warn=3)  # the user's call, above scikit-learn's set_output wrapper
         if self.standardize:
             Z = self._scaler.transform(Z)
         return self._output(Xv, Z)
@@ -479,6 +503,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         state = PowerTransformerState(
             method=self.method, standardize=bool(self.standardize), copy=bool(self.copy),
             estimator=self.estimator, ymax=None if self.ymax is None else float(self.ymax),
+            lmbda=self.lmbda,
             feature_names=(tuple(str(c) for c in self.feature_names_in_)
                            if hasattr(self, "feature_names_in_") else None),
             lambdas=np.asarray(self.lambdas_, dtype=np.float64), families=self.families_,
@@ -499,7 +524,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         path). Its ``result_`` reports as the original; new intervals need the data."""
         s = jsonio.load(PowerTransformerState, source)
         pt = cls(s.method, standardize=s.standardize, copy=s.copy, estimator=s.estimator,
-                 ymax=s.ymax)
+                 ymax=s.ymax, lmbda=s.lmbda)  # type: ignore[arg-type]
         pt.n_features_in_ = int(s.lambdas.size)
         if s.feature_names is not None:
             pt.feature_names_in_ = np.asarray(s.feature_names, dtype=object)

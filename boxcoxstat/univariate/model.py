@@ -13,11 +13,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._errors import ResolutionWarning
 from .._validation import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
+from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
 from ..core.likelihood import llf_constant
 from ..core.profile import SampleProfile
+from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
 from ..core.sample import Sample
 from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import solve
@@ -93,18 +96,25 @@ def auto_family(llf_boxcox: float | None, llf_yeojohnson: float) -> tuple[str, s
 
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                 stacklevel: int = 3, shift: float | None = None,
-                weights: NDArray[np.float64] | None = None) -> PowerTransformResult:
+                weights: NDArray[np.float64] | None = None, *, safe: bool = False,
+                safe_option: str = "bcs.fit(..., lmbda='safe')") -> PowerTransformResult:
     """Maximum-likelihood power of every column of validated data (``family`` may be
     ``"auto"``; ``shift`` is added first, car's ``bcPower(gamma=)``); the result keeps the
     data (and the case ``weights``, frequency weights of the rows, validated by
-    ``_validation.as_weights``) for inference on demand."""
+    ``_validation.as_weights``) for inference on demand.
+
+    Every column's safe power is computed from its extremes
+    (:func:`~boxcoxstat.core.resolution.safe_powers`); ``safe`` transforms with it. A power
+    used that loses the data's resolution gives a :class:`~boxcoxstat.ResolutionWarning`
+    naming the column and ``safe_option``, the caller's spelling of the safe power."""
     fam = family
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
     if weights is not None:
         weights = np.array(weights, dtype=np.float64)
         weights.setflags(write=False)
-    est, fams, reasons = _choose(x if shift is None else x + shift, fam, weights)
+    xs = x if shift is None else x + shift
+    est, fams, reasons = _choose(xs, fam, weights)
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -128,7 +138,26 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         bad = [cols.names[j] for j in np.flatnonzero(~est["converged"])]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=stacklevel)
-    return PowerTransformResult(
+    extremes = data_range(xs)  # one pass: the resolution checks need the extremes only
+    lost = loses_resolution(extremes[:, 0], extremes[:, 1], lam_used, fams)
+    gaps = np.full(p, np.inf)  # a sort of the columns that need a safe power, only
+    for j in np.flatnonzero(lost).tolist():
+        gaps[j] = min_relative_gap(xs[:, j])
+    safe_values = safe_powers(lam_used, extremes[:, 0], extremes[:, 1], fams, ymax, lost,
+                              gaps)
+    if safe:
+        none = np.isnan(safe_values)
+        if none.any():
+            raise BoxCoxError(
+                f"no power keeps column(s) {[cols.names[j] for j in np.flatnonzero(none)]} "
+                "finite and resolved in float64 (Yeo-Johnson data of both signs beyond about "
+                "1e50 in magnitude): rescale the data")
+        for j in np.flatnonzero(safe_values != lam_used).tolist():
+            lam_used[j] = safe_values[j]
+            one = SampleProfile(Sample.from_array(xs[:, j], fams[j], weights))
+            val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
+            llf[j] = one.llf_offset()[0] - val[0]
+    res = PowerTransformResult(
         names=tuple(cols.names),
         layout=cols.layout,
         families=tuple(fams),
@@ -148,7 +177,35 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         gamma_status=None if shift is None else ("fixed",) * p,
         weights=weights,
         fitted_=None if fam == "auto" or ymax is not None else (est["profile"], est["slope"]),
+        safe_values=safe_values, safe_used=safe, data_range=extremes,
     )
+    if safe:
+        _warn_safe_outside(res, stacklevel)
+    elif lost.any():
+        res._warn_resolution(stacklevel, f"the safe power is {{safe}}: refit with "
+                             f"{safe_option}, or use a rounded power", lost=lost)
+    return res
+
+
+def _warn_safe_outside(res: PowerTransformResult, stacklevel: int) -> None:
+    """Under ``lmbda="safe"``: a warning for every column whose safe power differs from the
+    MLE and lies outside its 95% profile interval (every power the data support loses the
+    resolution)."""
+    moved = np.flatnonzero(res.lmbda_used != res._bounded())
+    if not moved.size:
+        return
+    ci = res.conf_int()
+    pvalue = inf.chi2_pvalue(res._safe_statistic)
+    for j in moved:
+        lo, hi = float(ci["lower"].iloc[j]), float(ci["upper"].iloc[j])
+        if lo <= res.lmbda_used[j] <= hi:
+            continue
+        warnings.warn(
+            f"column {res.names[j]!r}: no power in the 95% profile interval [{lo:.6g}, "
+            f"{hi:.6g}] keeps the values resolved in float64; the safe power "
+            f"{res.lmbda_used[j]:.6g} lies outside it (LR test against the MLE: p = "
+            f"{pvalue[j]:.2g}); subtract an offset from the data or check their units",
+            ResolutionWarning, stacklevel=stacklevel + 1)
 
 
 def check_shift(x: NDArray[np.float64], gamma: float, name: str, row_label: object = None
@@ -191,9 +248,11 @@ def gamma_summary(columns: list[ShiftedColumn], lmbda: NDArray[np.float64],
 
 
 def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
-                        gamma_min: float, stacklevel: int = 3) -> PowerTransformResult:
+                        gamma_min: float, stacklevel: int = 3,
+                        safe: bool = False) -> PowerTransformResult:
     """bcnPower (``family="bcnpower"``, gamma estimated unless given) or Box-Cox with a fixed
-    shift (``family="boxcox"``, ``gamma`` given) of every column of validated data."""
+    shift (``family="boxcox"``, ``gamma`` given; ``safe``: transform with the safe power)
+    of every column of validated data."""
     x = cols.values
     x.setflags(write=False)
     p = x.shape[1]
@@ -202,11 +261,12 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         for j, name in enumerate(cols.names):
             check_shift(x[:, j], float(gamma), name, cols.row_label)
         res = fit_columns(cols, "boxcox", None, stacklevel=stacklevel + 1,
-                          shift=float(gamma))
+                          shift=float(gamma), safe=safe)
         return res
     columns = [ShiftedColumn(cols.column(j), qr_design(np.ones((cols.column(j).size, 1))),
                              gamma_min=gamma_min, gamma_fixed=gamma) for j in range(p)]
     profile = ShiftedProfile(tuple(columns))
+    profile.check_maximum(cols.names)
     sol = solve(profile)
     gam, gse, status = gamma_summary(columns, sol.lmbda, profile.gamma_at(sol.lmbda))
     if not np.all(sol.converged):
@@ -225,9 +285,12 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
     )
 
 
-def fixed_columns(cols: Columns, family: str, lmbda: Any) -> PowerTransformResult:
+def fixed_columns(cols: Columns, family: str, lmbda: Any,
+                  stacklevel: int = 4) -> PowerTransformResult:
     """Every column of validated data at a given power (``fit(x, lmbda=...)``): no estimation;
-    the result's likelihood is evaluated at that power and it has no lambda inference."""
+    the result's likelihood is evaluated at that power and it has no lambda inference. A
+    power that loses the data's resolution gives a ``ResolutionWarning`` (``stacklevel``
+    counted from the warning's call in ``PowerTransformResult._at``)."""
     x = cols.values
     x.setflags(write=False)
     p = x.shape[1]
@@ -238,5 +301,6 @@ def fixed_columns(cols: Columns, family: str, lmbda: Any) -> PowerTransformResul
         nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
         converged_values=np.ones(p, dtype=bool), ymax=None,
         lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, fixed=True,
+        data_range=data_range(x),
     )
-    return template.at(lmbda)
+    return template._at(lmbda, stacklevel=stacklevel)

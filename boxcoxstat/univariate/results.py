@@ -8,6 +8,7 @@ Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from .._errors import ResolutionWarning
 from .._validation import BoxCoxError, as_numbers, check_lambdas, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
@@ -24,6 +26,13 @@ from ..base.summary import Summary, format_number, format_power, format_pvalue
 from ..base.transform import ColumnTransforms
 from ..core import inference as inf
 from ..core.profile import Profile, SampleProfile
+from ..core.resolution import (
+    ROUND_TRIP_RTOL,
+    SAFE_RTOL,
+    SAFE_YMAX,
+    loses_resolution,
+    loss_message,
+)
 
 __all__ = ["PowerTransformResult"]
 
@@ -48,6 +57,11 @@ def _check_federated(fed: dict[str, Any]) -> None:
     dropped = fed.get("dropped", [])
     if not isinstance(dropped, (list, dict)) or not all(isinstance(d, str) for d in dropped):
         raise jsonio._Bad("field 'federated': 'dropped' must list the names of sites")
+    flagged = fed.get("influential", {})
+    if not isinstance(flagged, dict) or not all(
+            isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+            for k, v in flagged.items()):
+        raise jsonio._Bad("field 'federated': 'influential' must map site names to numbers")
 
 
 def _lambda_test(names: tuple[str, ...], statistic: NDArray[np.float64], lmbda0: NDArray,
@@ -80,6 +94,9 @@ class PowerTransformResult(ColumnTransforms):
 
     _overflow_hint: ClassVar[str] = ("refit with ymax= (for example ymax=1e300) to bound "
                                      "lambda, or rescale the data")
+    _resolution_hint: ClassVar[str] = ("refit with bcs.fit(..., lmbda='safe') or use "
+                                       "result.at('safe') (the safe power) or "
+                                       "result.at('rounded')")
 
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower",
@@ -104,6 +121,16 @@ class PowerTransformResult(ColumnTransforms):
     # a power given by the user (``fit(x, lmbda=0)``, ``r.at(0)``): not estimated, so no
     # standard error, interval, test or rounded power
     fixed: bool = saved(jsonio.Bool(), default=False)
+    # the safe power of each column (core.resolution.safe_powers; NaN where none exists),
+    # its LR statistic against the MLE, and whether it is the power used (lmbda="safe")
+    safe_values: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None)
+    safe_lr: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None, compare=False)
+    safe_used: bool = saved(jsonio.Bool(), default=False)
+    # each column's smallest and largest value on the scale the power applies to (p, 2):
+    # what the resolution checks of ``at`` need (not saved: a loaded result has no data)
+    data_range: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
     data: NDArray[np.float64] | None = None
     # case weights of the rows of ``data`` (frequency weights; None: every row counts once)
     weights: NDArray[np.float64] | None = None
@@ -126,9 +153,11 @@ class PowerTransformResult(ColumnTransforms):
             _check_federated(fed)
         used, mle = values.get("lmbda_used"), values.get("lmbda_mle")
         if values.get("ymax") is None and used is not None and mle is not None and (
-                np.shape(used) != np.shape(mle) or not np.array_equal(used, mle)):
+                np.shape(used) != np.shape(mle) or not np.array_equal(used, mle)) and not (
+                values.get("safe_used") and values.get("safe_values") is not None
+                and np.array_equal(used, values["safe_values"])):
             raise jsonio._Bad("fields 'lmbda_used' and 'lmbda_mle' differ, but no bound "
-                              "(ymax) is recorded that would explain it")
+                              "(ymax) or safe power is recorded that would explain it")
         if stored is None and not values.get("fixed"):
             raise jsonio._Bad("field 'stored' (the inference at the 95% level) is needed for "
                               "an estimated power: a loaded result has no data to compute it")
@@ -151,6 +180,9 @@ class PowerTransformResult(ColumnTransforms):
     def _json_value(self, name: str) -> Any:
         if name == "stored" and self.stored is None and self._live and not self.fixed:
             return self._inference  # saved with the result, so a loaded one can report
+        if name == "safe_lr" and self.safe_lr is None and self.safe_values is not None \
+                and self._live and not self.fixed:
+            return self._safe_statistic
         return getattr(self, name)
 
     def _refuse_fixed(self, what: str) -> None:
@@ -221,6 +253,7 @@ class PowerTransformResult(ColumnTransforms):
         if self.gamma_values is None:
             return self._series(self._stored("bse"), "bse")
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._stored("bse"), gse, "bse")
 
     @property
@@ -259,13 +292,63 @@ class PowerTransformResult(ColumnTransforms):
                            "rounded")
 
     @property
+    def safe(self) -> Any:
+        """The safe power: the most likely power that keeps the transformed values resolved.
+
+        The power the fit uses (the MLE, or its ``ymax`` bound) when its transformed values
+        keep the data's resolution in float64 (a round trip within 1e-8 relative, nothing
+        beyond float64); otherwise the power of highest likelihood whose round trip is
+        within 1e-10 (and within a quarter of the closest pair's relative gap, so no two
+        distinct values share an output) and whose transformed values stay within 1e100
+        (NaN where no power does). See :mod:`boxcoxstat.core.resolution`.
+        ``fit(x, lmbda="safe")`` transforms with it; ``at("safe")`` fixes it;
+        ``test(r.safe)`` is its LR test against the MLE, which the summary shows when the
+        two differ.
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> x = np.array([4.61, 4.60, 4.60, 4.62, 4.61])  # scikit-learn #29595
+        >>> r = bcs.fit(x, lmbda="safe")
+        >>> round(float(r.lmbda_mle[0]), 1), r.safe, r.lmbda
+        (-143.0, -9.52, -9.52)
+        """
+        self._refuse_fixed("safe")
+        return self._shape(self._safe(), "safe")
+
+    def _safe(self) -> NDArray[np.float64]:
+        if self.safe_values is None:
+            self._not_available("safe", "the result does not know its data's range (it was "
+                                "fitted without pooling the data, by bcnPower, or loaded "
+                                "from an older document); refit with bcs.fit")
+        return self.safe_values
+
+    @cached_property
+    def _safe_statistic(self) -> NDArray[np.float64]:
+        """LR statistic of the safe power against the MLE (0 where they agree)."""
+        if self.safe_lr is not None:
+            return self.safe_lr
+        safe = self._safe()
+        stat = np.where(np.isnan(safe), np.nan, 0.0)
+        differ = np.isfinite(safe) & (safe != self.lmbda_mle)
+        if differ.any():
+            for idx, profile in self._profiles().values():
+                sub = differ[idx]
+                if sub.any():
+                    lam0 = np.where(sub, safe[idx], self.lmbda_mle[idx])
+                    stat[idx] = np.where(sub, inf.lr_statistic(profile, self.nll_mle[idx],
+                                                               lam0), stat[idx])
+        return stat
+
+    @property
     def converged(self) -> Any:
         """Whether the score's sign change was bracketed and closed."""
         return self._shape(self.converged_values, "converged")
 
     @property
     def bound_active(self) -> Any:
-        """Whether ``ymax`` moved the estimate away from the unconstrained MLE."""
+        """Whether ``ymax`` (or ``lmbda="safe"``) moved the power used away from the
+        unconstrained MLE."""
         return self._shape(self.lmbda_used != self.lmbda_mle, "bound_active")
 
     # ------------------------------------------------------------------ inference
@@ -302,6 +385,7 @@ class PowerTransformResult(ColumnTransforms):
             return frame
         # gamma: Wald, cut at its lower bound (car's summary does the same at 0)
         assert self.gamma_bse is not None
+        self._warn_gamma_unavailable("interval", self.gamma_bse)
         glo, ghi = inf.wald_interval(self.gamma_values[rows], self.gamma_bse[rows], alpha)
         glo = np.maximum(glo, self.gamma_min or 0.0)
         return pd.concat([frame, interval_frame(glo, ghi, [f"{self.names[j]}:gamma"
@@ -354,14 +438,16 @@ class PowerTransformResult(ColumnTransforms):
         return pd.DataFrame({"lmbda": lam, "llf": profile.llf_offset()[k] - val})
 
     # ------------------------------------------------------------------ fixed powers
-    def at(self, lmbda: ArrayLike | Literal["rounded"]) -> PowerTransformResult:
+    def at(self, lmbda: ArrayLike | Literal["rounded", "safe"]) -> PowerTransformResult:
         """The same columns with the power fixed at ``lmbda`` (no estimation).
 
         Parameters
         ----------
-        lmbda : float, one float per column, Series by column, or "rounded"
+        lmbda : float, one float per column, Series by column, "rounded" or "safe"
             The power(s); ``"rounded"`` takes :attr:`rounded` (the convenient power inside
-            the 95% profile interval).
+            the 95% profile interval), ``"safe"`` takes :attr:`safe`. A power whose
+            transformed values lose the fitted data's resolution in float64 gives a
+            :class:`~boxcoxstat.ResolutionWarning` naming the column.
 
         Returns
         -------
@@ -378,13 +464,25 @@ class PowerTransformResult(ColumnTransforms):
         >>> log.lmbda, log.fixed, round(log.llf - r.llf, 3)
         (0.0, True, -0.662)
         """
+        return self._at(lmbda, stacklevel=3)
+
+    def _at(self, lmbda: Any, stacklevel: int, values: NDArray[np.float64] | None = None,
+            what: str = "column", remedy: str = "fix another power (e.g. at(0), the log, or "
+            "at('safe') of an estimated fit)") -> PowerTransformResult:
+        """:meth:`at`, warning at ``stacklevel`` (counted from here) where the power loses
+        the data's resolution (``values``: the data on the power's scale, (n, p), where the
+        result does not hold them)."""
         if "bcnpower" in self.families:
             self._not_available("at", "a bcnPower fit profiles gamma out of lambda's "
                                 "likelihood; fixing lambda alone is not implemented yet")
         if isinstance(lmbda, str):
-            check_option("lmbda", lmbda, ("rounded",))
-            self._refuse_fixed("at('rounded')")
-            lam = self._rounded_values()
+            check_option("lmbda", lmbda, ("rounded", "safe"))
+            self._refuse_fixed(f"at({lmbda!r})")
+            lam = self._rounded_values() if lmbda == "rounded" else self._safe().copy()
+            if np.isnan(lam).any():
+                bad = [n for n, v in zip(self.names, lam, strict=True) if np.isnan(v)]
+                raise BoxCoxError(f"no power keeps column(s) {bad} finite and resolved in "
+                                  "float64; rescale the data")
         else:
             lam = self._null_values(lmbda, "lmbda")
         nll = np.empty(len(self.names))
@@ -393,10 +491,49 @@ class PowerTransformResult(ColumnTransforms):
             val, _ = profile.evaluate(lam[idx], np.arange(idx.size), score=False)
             nll[idx] = val
             llf[idx] = profile.llf_offset() - val
-        return replace(self, lmbda_used=lam.copy(), lmbda_mle=lam.copy(), nll_mle=nll,
-                       llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
-                       ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
-                       stored=None, fixed=True)
+        out = replace(self, lmbda_used=lam.copy(), lmbda_mle=lam.copy(), nll_mle=nll,
+                      llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
+                      ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
+                      stored=None, fixed=True, safe_values=None, safe_lr=None, safe_used=False)
+        out._warn_resolution(stacklevel, remedy, what, values)
+        return out
+
+    def _warn_resolution(self, stacklevel: int, remedy: str, what: str = "column",
+                         values: NDArray[np.float64] | None = None,
+                         lost: NDArray[np.bool_] | None = None) -> None:
+        """A :class:`~boxcoxstat.ResolutionWarning` for every column whose power loses the
+        fitted data's resolution (``core.resolution``; needs ``data_range``, and the data,
+        held or given as ``values`` on the power's scale, for the message's facts).
+        ``stacklevel`` counts from the caller; ``remedy`` may name ``{safe}``, the column's
+        safe power; ``lost``, the columns that lose it, if the caller has them."""
+        if self.data_range is None:
+            return
+        if lost is None:
+            lost = loses_resolution(self.data_range[:, 0], self.data_range[:, 1],
+                                    self.lmbda_used, [self._power_family(j)
+                                                      for j in range(len(self.names))])
+        safe = self.safe_values
+        for j in np.flatnonzero(lost).tolist():
+            hint = remedy.format(safe="none" if safe is None else f"{safe[j]:.6g}")
+            warnings.warn(loss_message(self.names[j], float(self.lmbda_used[j]),
+                                       self._power_family(j),
+                                       self._column_on_power_scale(j, values), hint, what),
+                          ResolutionWarning, stacklevel=stacklevel + 1)
+
+    def _column_on_power_scale(self, j: int, values: NDArray[np.float64] | None = None
+                               ) -> NDArray[np.float64]:
+        """Column ``j``'s fitted values on the scale its power applies to (a fixed shift
+        added), from ``values`` where given."""
+        if values is not None:
+            col = values[:, j]
+            return col[~np.isnan(col)]
+        if self.data is None:  # no data: the extremes stand for them
+            assert self.data_range is not None
+            return self.data_range[j]
+        col = self.data[:, j]
+        col = col[~np.isnan(col)]
+        g = self._shift(j)
+        return col if g is None else col + g
 
     # ------------------------------------------------------------------ reports
     def summary(self, alpha: float = 0.05) -> Summary:
@@ -446,6 +583,10 @@ class PowerTransformResult(ColumnTransforms):
                  "rounded: the convenient power nearest the estimate inside the 95% profile "
                  "interval (rounded_power(rule='car') gives car's Rounded Pwr)."]
         tables = [("", est), ("", tests), ("", info)]
+        resolution = self._resolution_table(ci)
+        if resolution is not None:
+            tables.insert(2, ("Resolution in float64", resolution[0]))
+            notes += resolution[1]
         if self.gamma_values is not None:
             tables.insert(1, ("Shift gamma", self._gamma_table(alpha)))
             notes += self._gamma_notes()
@@ -456,16 +597,57 @@ class PowerTransformResult(ColumnTransforms):
                          "the profile likelihood given the predictors (as MASS::boxcox).")
         notes += self._fit_notes()
         title = f"{fams} power transformation, maximum likelihood"
-        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power}
+        fmts = {"p(l=0)": format_pvalue, "p(l=1)": format_pvalue, "rounded": format_power,
+                "p(safe)": format_pvalue}
         fmts["status"] = str
         return Summary(title, tables, notes, fmts)
+
+    def _bounded(self) -> NDArray[np.float64]:
+        """The power the fit uses without ``lmbda="safe"``: the MLE within ``ymax``'s
+        limits."""
+        return np.clip(self.lmbda_mle, self.lambda_limits[:, 0], self.lambda_limits[:, 1])
+
+    def _resolution_table(self, ci: pd.DataFrame) -> tuple[pd.DataFrame, list[str]] | None:
+        """The summary's table of safe powers and their notes, where some column's MLE (or
+        its ``ymax`` bound) loses the data's resolution."""
+        if self.safe_values is None:
+            return None
+        before = self._bounded()
+        lost = ~(self.safe_values == before)  # NaN: no safe power
+        if not lost.any():
+            return None
+        stat = self._safe_statistic
+        table = pd.DataFrame({"MLE": before, "safe": self.safe_values, "LR(safe)": stat,
+                              "p(safe)": inf.chi2_pvalue(stat)}, index=list(self.names))
+        names = ", ".join(n for n, b in zip(self.names, lost, strict=True) if b)
+        notes = [f"Safe: the most likely power keeping the transformed values resolved in "
+                 f"float64 (round trip within {SAFE_RTOL:g} relative, or a quarter of the "
+                 f"closest values' gap; |values| <= {SAFE_YMAX:g}); the MLE of {names} "
+                 f"loses the resolution (round trip off by more than {ROUND_TRIP_RTOL:g}, or "
+                 "values beyond float64). LR(safe): its "
+                 "likelihood-ratio test against the MLE."]
+        lo, hi = ci["lower"].to_numpy(), ci["upper"].to_numpy()
+        for j, n in enumerate(self.names):
+            sj = self.safe_values[j]
+            if np.isnan(sj):
+                notes.append(f"{n}: no power keeps the values finite and resolved; rescale "
+                             "the data")
+            elif lost[j] and not lo[j] <= sj <= hi[j]:
+                notes.append(f"{n}: no power in the interval keeps the values resolved; the "
+                             "safe power lies outside it (subtract an offset or check the "
+                             "data's units)")
+        if self.safe_used:
+            notes.append("lambda is the safe power (lmbda='safe'); the interval, tests and "
+                         "std err are the MLE's.")
+        return table, notes
 
     def _fit_notes(self) -> list[str]:
         """Notes on how the fit went: an active ``ymax`` bound, a solver that did not
         converge, and a federated fit's cost and the clients it left out."""
         notes = []
+        bounded = self._bounded()
         for j, n in enumerate(self.names):
-            if self.lmbda_used[j] != self.lmbda_mle[j]:
+            if self.ymax is not None and bounded[j] != self.lmbda_mle[j]:
                 notes.append(
                     f"{n}: bound active (ymax={self.ymax:.3g}); the unconstrained MLE is "
                     f"{self.lmbda_mle[j]:.10g}"
@@ -478,8 +660,17 @@ class PowerTransformResult(ColumnTransforms):
             if "bytes_up" in fed:
                 cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
             notes.append(f"Fitted without pooling the data: {cost}.")
-            if fed.get("dropped"):
-                notes.append("Left out (bad messages): " + ", ".join(fed["dropped"]))
+            flagged = fed.get("influential") or {}
+            bad = [d for d in fed.get("dropped") or () if d not in flagged]
+            if bad:
+                notes.append("Left out (bad messages): " + ", ".join(bad))
+            if flagged:
+                gone = fed.get("dropped") or ()
+                notes.append(
+                    f"Influential (lambda moves by more than {fed.get('screen', 0):g} SE "
+                    "without them): " + ", ".join(
+                        f"{k} ({v:+.3g} SE{', left out' if k in gone else ''})"
+                        for k, v in flagged.items()))
         return notes
 
     def _gamma_table(self, alpha: float) -> pd.DataFrame:

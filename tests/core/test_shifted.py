@@ -30,6 +30,9 @@ from boxcoxstat.core.shifted import ShiftedColumn, ShiftedProfile
 REF = json.loads((Path(__file__).parents[1] / "reference" / "car_toolbox_reference.json")
                  .read_text())
 BCN = REF["bcnpower"]
+GLOBAL = json.loads((Path(__file__).parents[1] / "reference" / "bcnpower_global_reference.json")
+                    .read_text())
+CASES = GLOBAL["cases"]
 
 
 def _lwg() -> pd.Series:
@@ -80,7 +83,11 @@ def test_fit_joint_bcnpower_matches_car_on_two_columns():
     assert r.nll_hat <= at_r
     np.testing.assert_allclose(r.gamma, tight["gamma"], rtol=1e-5)
     assert r.test(0).statistic == pytest.approx(tight["lr0_profile"], rel=1e-9)
-    assert r.test(1).statistic == pytest.approx(tight["lr1_profile"], rel=1e-9)
+    # lambda = (1, 1): inc's gamma goes to infinity (the column untransformed); the global
+    # maximum over both gammas (bcnpower_global_reference.R) is higher than the local one
+    # L-BFGS-B from the estimate's gammas finds (car_toolbox_reference's 372.28: issue 27)
+    assert r.test(1).statistic == pytest.approx(GLOBAL["mroz_lwg_inc"]["lr1"]["lr"], rel=1e-9)
+    assert GLOBAL["mroz_lwg_inc"]["lr0"]["lr"] == pytest.approx(tight["lr0_profile"], rel=1e-9)
     # car's det(var) scaling differs from det(R'R/n) by (n/2)(p - 1) log(n/(n - 1))
     n = case["n"]
     car_llik = -r.nll_hat - 0.5 * n * np.log(n / (n - 1))
@@ -179,3 +186,85 @@ def test_dask_input_refuses_bcnpower_rather_than_ignoring_it():
         bcs.fit(x, family="bcnpower")
     with pytest.raises(bcs.BoxCoxError, match="not available for Dask input"):
         bcs.fit(x + 3.0, gamma=1.0)
+
+
+# ----------------------------------------------------------------- issue 27: the global maximum
+# Reference: tests/reference/bcnpower_global_reference.R -> .json: car's own bcnPowerllik
+# maximised globally in R (a grid of step 0.05 in log gamma, each point's lambda by optimize,
+# the best polished with tol 1e-13), the limit gamma -> inf (Manly's exponential family)
+# maximised by optimize (tol 1e-13). Tolerances: lambda 1e-6 absolute (the brief's bar; R's
+# optimize on the flat profile resolves it to about 1e-8), gamma 1e-6 relative (the same), log-
+# likelihoods and LR statistics 1e-9 relative (one smooth function on both sides, to rounding).
+
+def _case(name: str):
+    c = CASES[name]
+    n = c["n"]
+    return c, np.array(c["y"]), n, 0.5 * n * (np.log(2 * np.pi) + 1)
+
+
+def test_bcnpower_finds_the_global_maximum_gh27():
+    """A local maximum at gamma ~ 4.2 (where car's start leads) must not hide the global one
+    at gamma ~ 0.14."""
+    c, y, n, const = _case("global_small_gamma")
+    tight = c["tight"]
+    r = bcs.fit(pd.Series(y, name="y"), family="bcnpower")
+    assert r.lmbda == pytest.approx(tight["lambda"], abs=1e-6)
+    assert r.gamma == pytest.approx(tight["gamma"], rel=1e-6)
+    assert r.llf + const == pytest.approx(tight["sup_llik"], rel=1e-9)
+    assert r.test(1).statistic == pytest.approx(tight["lr1"], rel=1e-9)
+    assert r.test(0).statistic == pytest.approx(tight["lr0"], rel=1e-6, abs=1e-9)
+    # the local maximum (gamma ~ 4.25) is 2.85 lower; car itself stops elsewhere, lower still
+    assert min(loc["llik"] for loc in tight["locals"]) < tight["sup_llik"] - 2.8
+    assert c["car"]["llik"] < tight["sup_llik"] - 0.2
+
+
+def test_bcnpower_lm_at_the_lower_bound_not_a_runaway_gh27():
+    """y ~ x: the maximum is at gamma's lower bound (car errors on these data)."""
+    c, y, n, const = _case("lm_x")
+    tight = c["tight"]
+    df = pd.DataFrame({"y": y, "x": np.array(c["x"])})
+    m = bcs.lm("y ~ x", df, family="bcnpower")
+    assert m.lmbda == pytest.approx(tight["lambda"], abs=1e-6)
+    assert m.power.gamma_status == ("lower bound",)
+    assert m.llf + const == pytest.approx(tight["sup_llik"], rel=1e-9)
+    assert m.power.test(1).statistic == pytest.approx(tight["lr1"], rel=1e-8)
+    assert "error" in c["car"]
+
+
+@pytest.mark.parametrize("name", ["limit_after_local", "runaway"])
+def test_bcnpower_supremum_at_gamma_infinity_gh27(name):
+    """The likelihood rises towards Manly's exponential family as gamma -> inf: the limit,
+    its supremum and the LR tests against it match R's."""
+    c, y, n, const = _case(name)
+    tight, lim = c["tight"], c["limit"]
+    col = ShiftedColumn(y, qr_design(np.ones((n, 1))))
+    opt = col.optimum()
+    assert opt.status == "infinite"
+    assert opt.kappa == pytest.approx(lim["kappa"], rel=1e-6)  # R's optimize, tol 1e-13
+    assert -opt.nll_limit == pytest.approx(tight["sup_llik"], rel=1e-9)
+    assert -col.limit()[2] == pytest.approx(lim["llik_untransformed"], rel=1e-12)
+    for lam0, key in ((0.0, "lr0"), (1.0, "lr1")):
+        assert 2 * (col.gamma_hat(lam0)[1] - opt.nll_limit) == pytest.approx(tight[key],
+                                                                             rel=1e-8)
+    if tight["locals"]:  # the best finite local maximum (where car's start leads)
+        assert opt.lmbda == pytest.approx(tight["locals"][0]["lambda"], abs=1e-6)
+        assert -opt.nll == pytest.approx(tight["locals"][0]["llik"], rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["limit_after_local", "runaway"])
+def test_bcnpower_refuses_a_runaway_estimate_gh27(name):
+    """No estimate exists: fit, lm and fit_joint refuse, naming the column, the limit model,
+    the supremum and the LR statistics against it, and what to do."""
+    c, y, n, const = _case(name)
+    tight, lim = c["tight"], c["limit"]
+    df = pd.DataFrame({"y": y})
+    want = (rf"column 'y': the bcnPower likelihood has no maximum: it rises towards llf = "
+            rf"{tight['sup_llf']:.6g} as gamma -> infinity .* kappa = {lim['kappa']:.4g}.*"
+            rf"Manly's exponential transformation.*{tight['lr0']:.4g} for lambda = 0 and "
+            rf"{tight['lr1']:.4g} for lambda = 1.*family='yeojohnson'")
+    with pytest.raises(bcs.BoxCoxError, match=want):
+        bcs.fit(df["y"], family="bcnpower")
+    with pytest.raises(bcs.BoxCoxError, match="response 'y': the bcnPower likelihood has no"):
+        bcs.lm("y ~ 1", df, family="bcnpower")
+    with pytest.raises(bcs.BoxCoxError, match=want):
+        bcs.fit_joint(df, ["y"], family="bcnpower")

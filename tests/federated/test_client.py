@@ -18,7 +18,7 @@ from .fedutil import sites as _sites
 )
 def test_bad_client_data(data, match):
     sites = _sites()
-    with pytest.raises(BoxCoxError, match=f"client 1.*{match}"):
+    with pytest.raises(BoxCoxError, match=f"client '#1'.*{match}"):
         bcs.federated.fit([sites[0], np.array(data), sites[1]])
     fed = bcs.federated.fit([sites[0], np.array(data), sites[1]], on_bad_client="drop")
-    assert list(fed.federated["dropped"]) == ["client 1"]
+    assert list(fed.federated["dropped"]) == ["#1"]

@@ -57,15 +57,15 @@ def test_clients_disagreeing_on_columns_are_refused_by_name():
     X = _two_columns(200, 3)
     good = [Client(X[:100], name="a"), Client(X[100:150], name="b")]
     one_col = Client(X[150:, 0], name="narrow")
-    with pytest.raises(BoxCoxError, match="'narrow' holds 1 column"):
+    with pytest.raises(BoxCoxError, match="'#2 narrow' holds 1 column"):
         bcs.federated.fit(good + [one_col])
     fed = bcs.federated.fit(good + [one_col], on_bad_client="drop")
-    assert list(fed.federated["dropped"]) == ["narrow"]
+    assert list(fed.federated["dropped"]) == ["#2 narrow"]
     assert _rel_all(fed.lmbda, bcs.fit(X[:150]).lmbda) < 1e-10
     df = pd.DataFrame(X, columns=["p", "q"])
     renamed = Client(df.iloc[150:].rename(columns={"q": "r"}), name="renamed")
     named = [Client(df.iloc[:100], name="a"), Client(df.iloc[100:150], name="b")]
-    with pytest.raises(BoxCoxError, match="'renamed' names its columns"):
+    with pytest.raises(BoxCoxError, match="'#2 renamed' names its columns"):
         bcs.federated.fit(named + [renamed])
 
 

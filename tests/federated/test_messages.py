@@ -72,3 +72,12 @@ def test_reply_round_trip_with_columns_and_rounds():
     assert (rep.column, rep.ncols, rep.columns) == (1, 2, None)
     assert message_from_json(rep.to_json()) == rep
     assert rep.nbytes == 40  # labels (column, ncols, names) are not counted as numbers
+
+
+def test_request_holds_tuples_gh27():
+    """A request built from arrays or lists keeps tuples: no client can write into it."""
+    lam = np.array([0.5, 1.0])
+    req = Request(lam, [0.0, 0.0], (), True)
+    lam[0] = 9.0
+    assert req.lmbda == (0.5, 1.0) and req.shift_pos == (0.0, 0.0)
+    assert all(isinstance(f, tuple) for f in (req.lmbda, req.shift_pos, req.shift_neg))

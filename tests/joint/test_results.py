@@ -309,3 +309,29 @@ def test_car_rule_gives_cars_rounded_pwr_on_highway(fits, case):
                                atol=0.01 + 1e-12)
     with pytest.raises(bcs.BoxCoxError, match="rule='wald' is not valid"):
         r.rounded_power(rule="wald")
+
+
+def test_bcnpower_gamma_se_not_available_says_why_gh27():
+    """A gamma at its lower bound has no standard error: a warning says so (no silent NaN),
+    and the other column's estimated gamma still gets one (its information with the bounded
+    gamma held there)."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    import boxcoxstat as bcs
+
+    ref = json.loads((Path(__file__).parents[1] / "reference" / "car_toolbox_reference.json")
+                     .read_text())["bcnpower"]["mroz_lwg_inc"]
+    y = pd.DataFrame(np.array(ref["Y"]).reshape(ref["n"], 2, order="F"), columns=ref["names"])
+    r = bcs.fit_joint(y.iloc[::18].reset_index(drop=True), family="bcnpower")
+    assert r.gamma_status == ("estimated", "lower bound")
+    with pytest.warns(RuntimeWarning, match=r"standard error of gamma is not available \(NaN\) "
+                      r"for 'inc': it is at its lower bound gamma_min = 0.1"):
+        bse = r.bse
+    assert np.isfinite(bse["lwg:gamma"]) and bse["lwg:gamma"] > 0
+    with pytest.warns(RuntimeWarning, match="interval of gamma is not available"):
+        r.conf_int(interval="wald")

@@ -339,3 +339,203 @@ def test_lambda_uncertainty_with_yeo_johnson_and_weights():
                 cdf = integrate.trapezoid(post * stats.t.cdf((g - (X0 @ beta)[j]) / sd[:, j],
                                                              nu), lam)
                 assert cdf == pytest.approx(p, abs=1e-7), (interval, j, end)
+
+
+# --------------------------------------------------------------------------- get_prediction
+SF_COLUMNS = ["mean", "mean_se", "mean_ci_lower", "mean_ci_upper", "obs_ci_lower",
+              "obs_ci_upper"]
+
+
+def _smf_reference(m, data, weights=None):
+    """statsmodels' own fit of the model's transformed response on the same formula."""
+    z = transform(data["Volume"].to_numpy(), m.lmbda)
+    rhs = m.formula.split("~", 1)[1]
+    if weights is None:
+        return smf.ols(f"z ~ {rhs}", data.assign(z=z)).fit()
+    return smf.wls(f"z ~ {rhs}", data.assign(z=z), weights=weights).fit()
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1])
+def test_get_prediction_on_the_transformed_scale_is_statsmodels_gh29(split, alpha):
+    """Issue 29 item 6: m.get_prediction(new, scale='transformed').summary_frame(alpha) is
+    statsmodels' OLS(...).get_prediction(new).summary_frame(alpha) of the same design and
+    transformed response (the same least-squares solution and t quantile: 1e-12)."""
+    train, new = split
+    m = bcs.lm(FORMULA, train)
+    ref = _smf_reference(m, train)
+    got = m.get_prediction(new, scale="transformed").summary_frame(alpha=alpha)
+    want = ref.get_prediction(new).summary_frame(alpha=alpha)
+    assert list(got.columns) == SF_COLUMNS and list(got.index) == list(new.index)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
+    # without new data: the fitted rows, indexed as the data
+    got = m.get_prediction(scale="transformed").summary_frame(alpha=alpha)
+    want = ref.get_prediction().summary_frame(alpha=alpha)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
+    p = m.get_prediction(new, scale="transformed")
+    np.testing.assert_allclose(p.predicted_mean, ref.predict(new), rtol=1e-12)
+    np.testing.assert_allclose(p.se_mean, ref.get_prediction(new).se_mean, rtol=1e-12)
+
+
+def test_get_prediction_on_the_response_scale_maps_statsmodels_intervals_back_gh29(split):
+    """By default the frame is on the response scale: every interval end is the inverse
+    Box-Cox transform (written out here) of statsmodels' transformed-scale end, ``mean`` the
+    back-transformed linear predictor (the median), ``mean_se`` the delta-method standard
+    error |d g^-1 / d eta| se, the derivative by mpmath. 1e-12 for the mapped ends (one
+    power of a float), 1e-10 for the derivative (mpmath's numerical differentiation)."""
+    import mpmath
+
+    train, new = split
+    m = bcs.lm(FORMULA, train)
+    lam = m.lmbda
+    ref = _smf_reference(m, train).get_prediction(new).summary_frame(alpha=0.1)
+    got = m.get_prediction(new).summary_frame(alpha=0.1)
+    assert list(got.columns) == SF_COLUMNS and list(got.index) == list(new.index)
+
+    def inv(z):
+        return (1.0 + lam * np.asarray(z)) ** (1.0 / lam)
+
+    for col in ("mean", "mean_ci_lower", "mean_ci_upper", "obs_ci_lower", "obs_ci_upper"):
+        np.testing.assert_allclose(got[col], inv(ref[col]), rtol=1e-12, err_msg=col)
+    with mpmath.workdps(30):
+        slope = [float(mpmath.diff(lambda e: (1 + mpmath.mpf(lam) * e) ** (1 / mpmath.mpf(lam)),
+                                   mpmath.mpf(float(e)))) for e in ref["mean"]]
+    np.testing.assert_allclose(got["mean_se"], np.array(slope) * ref["mean_se"], rtol=1e-10)
+    # one engine: the same numbers as predict's median and fixed-power intervals
+    for interval, prefix in (("confidence", "mean_ci"), ("prediction", "obs_ci")):
+        want = m.predict(new, interval=interval, alpha=0.1)
+        np.testing.assert_allclose(got["mean"], want["fit"], rtol=1e-14)
+        np.testing.assert_allclose(got[f"{prefix}_lower"], want["lower"], rtol=1e-14)
+        np.testing.assert_allclose(got[f"{prefix}_upper"], want["upper"], rtol=1e-14)
+
+
+def test_get_prediction_of_the_log_model_is_exp_of_statsmodels(split):
+    """At lambda = 0 the response-scale frame is exp() of statsmodels' log-scale frame and
+    mean_se is exp(eta) se (the derivative of exp is exp): 1e-12."""
+    train, new = split
+    m = bcs.lm(FORMULA, train, lmbda=0)
+    ref = smf.ols("np.log(Volume) ~ np.log(Girth) + np.log(Height)", train).fit()
+    want = ref.get_prediction(new).summary_frame()
+    got = m.get_prediction(new).summary_frame()
+    for col in ("mean", "mean_ci_lower", "mean_ci_upper", "obs_ci_lower", "obs_ci_upper"):
+        np.testing.assert_allclose(got[col], np.exp(want[col]), rtol=1e-12, err_msg=col)
+    np.testing.assert_allclose(got["mean_se"], np.exp(want["mean"]) * want["mean_se"],
+                               rtol=1e-12)
+    ci = m.get_prediction(new).conf_int(obs=True, alpha=0.2)
+    assert list(ci.columns) == ["lower", "upper"] and list(ci.index) == list(new.index)
+    np.testing.assert_allclose(ci.to_numpy(), np.exp(ref.get_prediction(new).conf_int(
+        obs=True, alpha=0.2)), rtol=1e-12)
+
+
+def test_get_prediction_of_a_weighted_model_weights_observations_as_statsmodels():
+    """WLS: for the fitted rows the prediction interval uses the model's weights (scale / w,
+    statsmodels' default), for new data weight 1, and given weights are used as given; the
+    transformed-scale frame equals statsmodels' WLS get_prediction in each case (1e-12)."""
+    trees = bcs.datasets.load("trees")
+    w = np.linspace(0.5, 2.0, len(trees))
+    m = bcs.lm("Volume ~ np.log(Girth) + np.log(Height)", trees, weights=w)
+    ref = _smf_reference(m, trees, weights=w)
+    new = trees.iloc[[3, 7, 11, 15]]  # 4 rows: statsmodels refuses as many weights as columns
+    for x, wt in ((None, None), (new, None), (new, 2.5), (new, [1.0, 2.0, 3.0, 4.0])):
+        got = m.get_prediction(x, scale="transformed", weights=wt).summary_frame()
+        want = ref.get_prediction(x, weights=wt).summary_frame()
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
+
+
+def test_get_prediction_of_a_shifted_response_maps_to_the_response():
+    """bcnPower (Hawkins & Weisberg 2017): the response is b - gamma^2 / (4 b) with
+    b = (1 + lambda z)^(1/lambda) (car's bcnPowerInverse, written out here) of the
+    transformed-scale frame's ends; mean_se by the chain rule, mpmath's derivative (1e-9)."""
+    import mpmath
+
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"x": rng.uniform(1, 5, 60)})
+    df["u"] = np.exp(0.3 + 0.3 * df["x"] + 0.2 * rng.standard_normal(60)) - 2.0
+    m = bcs.lm("u ~ x", df, family="bcnpower")
+    lam, gam = m.lmbda, float(m.power.gamma_values[0])
+    new = pd.DataFrame({"x": [1.5, 3.0, 4.5]})
+    t = m.get_prediction(new, scale="transformed").summary_frame()
+    got = m.get_prediction(new).summary_frame()
+
+    def inv(z):
+        b = (1.0 + lam * np.asarray(z, dtype=float)) ** (1.0 / lam)
+        return b - gam ** 2 / (4.0 * b)
+
+    for col in ("mean", "mean_ci_lower", "mean_ci_upper", "obs_ci_lower", "obs_ci_upper"):
+        np.testing.assert_allclose(got[col], inv(t[col]), rtol=1e-12, err_msg=col)
+    lam_m, gam_m = mpmath.mpf(lam), mpmath.mpf(gam)
+
+    def inv_mp(e):
+        b = (1 + lam_m * e) ** (1 / lam_m)
+        return b - gam_m ** 2 / (4 * b)
+
+    slope = [float(mpmath.diff(inv_mp, mpmath.mpf(float(e)))) for e in t["mean"]]
+    np.testing.assert_allclose(got["mean_se"], np.array(slope) * t["mean_se"], rtol=1e-9)
+    np.testing.assert_allclose(got["mean"], m.predict(new)["fit"], rtol=1e-14)
+
+
+def test_get_prediction_rows_missing_outside_and_unbounded():
+    """A missing predictor: NaN in place (statsmodels drops the row). A linear predictor
+    outside the range (lambda = 1, eta <= -1): NaN on the response scale with one warning
+    naming the row, finite on the transformed scale. An end beyond the range: its limit,
+    with a warning when it is infinite (lambda = -1: the upper ends reach the pole)."""
+    df = pd.DataFrame({"x": np.arange(1.0, 21.0)})
+    df["y"] = 1.0 + 0.5 * df["x"] + np.sin(df["x"])
+    m = bcs.lm("y ~ x", df, lmbda=1.0)
+    new = pd.DataFrame({"x": [np.nan, 5.0, -40.0]}, index=["miss", "ok", "far"])
+    with pytest.warns(UserWarning, match=r"1 row\(s\) \('far'\).*no back-transform") as rec:
+        p = m.get_prediction(new)
+    assert all(r.filename == __file__ for r in rec)  # stacklevel: the user's call
+    sf = p.summary_frame()
+    assert sf.loc["miss"].isna().all() and sf.loc["far"].isna().all()
+    assert sf.loc["ok"].notna().all()
+    tr = m.get_prediction(new, scale="transformed").summary_frame()
+    assert tr.loc["miss"].isna().all() and tr.loc["far"].notna().all()
+    inv = bcs.lm("y ~ x", df, lmbda=-1.0)
+    edge = pd.DataFrame({"x": [20.0]}, index=["edge"])  # eta 0.97, the pole at 1
+    p = inv.get_prediction(edge)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a bounded interval: no warning
+        assert np.isfinite(p.conf_int(alpha=0.5).to_numpy()).all()
+    with pytest.warns(UserWarning, match=r"\('edge'\): the 95% prediction interval reaches "
+                                         "beyond the range") as rec:
+        sf = p.summary_frame()
+    assert rec[0].filename == __file__
+    assert np.isfinite(sf.loc["edge", "mean"]) and sf.loc["edge", "obs_ci_upper"] == np.inf
+
+
+def test_get_prediction_options_refusals_and_loaded_results(split):
+    train, new = split
+    m = bcs.lm(FORMULA, train)
+    with pytest.raises(BoxCoxError, match="scale='log' is not valid"):
+        m.get_prediction(new, scale="log")
+    for bad in ([1.0, 2.0], -1.0, 0.0, "a", [np.nan] * 10, np.ones((10, 1))):
+        with pytest.raises(BoxCoxError, match="weights"):
+            m.get_prediction(new, weights=bad)
+    p = m.get_prediction(new)
+    with pytest.raises(BoxCoxError, match="alpha"):
+        p.summary_frame(alpha=1.5)
+    with pytest.raises(BoxCoxError, match="obs"):
+        p.conf_int(obs="yes")
+    assert repr(p) == "<LmPrediction: 10 row(s), response scale>"
+    with pytest.raises(Exception):  # noqa: B017 - immutable: any attempt to set fails
+        p.scale = "transformed"
+    with pytest.raises(ValueError, match="read-only"):
+        p.linpred[0] = 0.0
+    # a loaded result predicts new data; its fitted rows are not in the document
+    back = bcs.LmResult.from_json(m.to_json())
+    pd.testing.assert_frame_equal(back.get_prediction(new).summary_frame(), p.summary_frame(),
+                                  check_exact=False, rtol=1e-13, atol=0)
+    with pytest.raises(BoxCoxError, match=r"LmResult.predict\(\) without new data is not "
+                                          "available"):
+        back.get_prediction()
+
+
+def test_get_prediction_takes_polars_and_returns_polars(split):
+    """polars in, polars out (the rows in their order), the pandas path's numbers."""
+    pl = pytest.importorskip("polars")
+    train, new = split
+    m = bcs.lm(FORMULA, train)
+    got = m.get_prediction(pl.from_pandas(new.reset_index(drop=True))).summary_frame()
+    assert isinstance(got, pl.DataFrame) and got.columns == SF_COLUMNS
+    np.testing.assert_allclose(got.to_numpy(), m.get_prediction(new).summary_frame(),
+                               rtol=1e-15)

@@ -69,3 +69,70 @@ def test_json_round_trip_reports_and_refuses_what_needs_data(trees_model, tmp_pa
         doc = __import__("json").loads(m.to_json())
         doc["coefficients"]["columns"] = ["a", "b", "c", "d"]
         bcs.LmResult.from_json(doc)
+
+
+@pytest.mark.parametrize("formula", ["Volume ~ np.log(Height) + np.log(Girth)",
+                                     "Volume ~ 0 + np.log(Height) + np.log(Girth)"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_statsmodels_regression_names_gh29(formula, weighted):
+    """Issue 29 item 6: df_model, df_resid, ssr, fvalue, f_pvalue are statsmodels' OLS (WLS)
+    of the transformed response at the power, with and without a constant (two least-squares
+    solutions of the same problem: 1e-12 relative; the p-value, a tail of 1e-24, 1e-10)."""
+    trees = bcs.datasets.load("trees")
+    w = np.linspace(0.5, 2.0, len(trees)) if weighted else None
+    m = bcs.lm(formula, trees, weights=w)
+    z = transform(trees["Volume"].to_numpy(), m.lmbda)
+    rhs = formula.split("~", 1)[1]
+    data = trees.assign(z=z)
+    ref = (smf.wls(f"z ~ {rhs}", data, weights=w) if weighted else smf.ols(f"z ~ {rhs}", data)
+           ).fit()
+    assert m.df_model == ref.df_model and m.df_resid == ref.df_resid
+    assert m.ssr == pytest.approx(ref.ssr, rel=1e-12)
+    assert m.fvalue == pytest.approx(ref.fvalue, rel=1e-12)
+    assert m.f_pvalue == pytest.approx(ref.f_pvalue, rel=1e-10)
+    # model: statsmodels' model of the transformed response (the refit's)
+    assert m.model.exog_names == ref.model.exog_names
+    np.testing.assert_allclose(m.model.endog, z, rtol=1e-14)
+    assert m.model.formula.startswith("boxcox(Volume, lmbda=")
+    assert m.model.formula.endswith(rhs.strip())
+    np.testing.assert_allclose(m.model.fit().params, ref.params, rtol=1e-12)
+
+
+def test_statsmodels_names_of_a_loaded_result_gh29(trees_model):
+    """Loaded from JSON: ssr comes from the saved scale and df_resid; what statsmodels finds
+    in the data (the constant, hence df_model and the F test) and the model itself are
+    refused with the package's 'not available' error, never AttributeError."""
+    back = bcs.LmResult.from_json(trees_model.to_json())
+    assert back.ssr == pytest.approx(trees_model.ssr, rel=1e-15)
+    assert back.df_resid == trees_model.df_resid
+    for name in ("model", "df_model", "fvalue", "f_pvalue"):
+        with pytest.raises(bcs.BoxCoxError, match=f"LmResult.{name} is not available"):
+            getattr(back, name)
+
+
+def test_ols_docstring_says_it_is_on_the_transformed_scale():
+    doc = bcs.LmResult.ols.__doc__
+    assert "predicts the transformed response" in doc and ":meth:`get_prediction`" in doc
+
+
+@pytest.mark.parametrize("kw", [{"family": "bcnpower"}, {"gamma": 2.0}])
+def test_aliased_column_with_a_shifted_response(kw):
+    """A design with an aliased column and a shifted response (bcnPower, gamma=) raised
+    "unknown family 'bcnpower'" / "Box-Cox requires strictly positive data": the regression
+    on the kept columns transformed the response without its shift. Now it is statsmodels'
+    OLS of the shifted transform (written out: Box-Cox of (u + sqrt(u^2 + g^2))/2 or of
+    u + g) on the kept columns (1e-10: two least-squares fits)."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"x": rng.uniform(1, 5, 80)})
+    df["x2"] = 2.0 * df["x"]
+    df["u"] = np.exp(0.2 + 0.3 * df["x"] + 0.2 * rng.standard_normal(80)) - 1.5
+    m = bcs.lm("u ~ x + x2", df, **kw)
+    assert m.aliased == ("x2",)
+    g = float(m.power.gamma_values[0])
+    u = df["u"].to_numpy()
+    base = (u + np.sqrt(u ** 2 + g ** 2)) / 2 if "family" in kw else u + g
+    z = (base ** m.lmbda - 1) / m.lmbda
+    ref = smf.ols("z ~ x", df.assign(z=z)).fit()
+    np.testing.assert_allclose(m.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+    assert m.ssr == pytest.approx(ref.ssr, rel=1e-10)
+    assert m.fvalue == pytest.approx(ref.fvalue, rel=1e-10)

@@ -147,21 +147,7 @@ def _check_offline(app, exception):
         raise RuntimeError(f"pages load resources from another host: {listing}")
 
 
-# Pages that other branches add (the papers' section; the statsmodels mapping): index.rst lists
-# them, and until they are in the tree their toctree lines are left out of the build.
-OPTIONAL_PAGES = ("from_statsmodels", "papers/index")
-
-
-def _optional_pages(app, docname, source):
-    if docname != "index":
-        return
-    for page in OPTIONAL_PAGES:
-        if not (HERE / f"{page}.rst").exists():
-            source[0] = re.sub(rf"^   {re.escape(page)}\n", "", source[0], flags=re.M)
-
-
 def setup(app):
-    app.connect("source-read", _optional_pages)
     app.connect("build-finished", _check_offline, priority=900)
     app.connect("autodoc-skip-member", _skip_metadata_requests)
     app.connect("config-inited", _require_data)

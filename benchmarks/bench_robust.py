@@ -47,7 +47,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    glass = load("glass_spectra").iloc[:, 13:513]  # V14..V513: V1..V13 are constant
+    glass = load("glass_spectra").iloc[:, 13:513]  # V14..V513: V1..V13 have no robust scale
     x = glass.to_numpy()
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"{os.cpu_count()} cpu(s); data {x.shape}")

@@ -155,6 +155,9 @@ class Columns:
         The input's layout, so results can be returned in the same form.
     n_missing : ndarray of int, shape (p,)
         How many missing values each column had (dropped under ``missing="drop"``).
+    skipped : tuple of (str, str)
+        Columns of the input left out (``as_columns(degenerate="skip")``) with the reason,
+        in input order; ``values`` and ``names`` hold the other columns.
     """
 
     values: NDArray[np.float64]
@@ -162,6 +165,7 @@ class Columns:
     index: Any
     layout: str
     n_missing: NDArray[np.int64]
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def univariate(self) -> bool:
@@ -200,6 +204,7 @@ def as_columns(
     missing: str = "drop",
     min_n: int = 3,
     tiny_scale: bool = False,
+    degenerate: Literal["raise", "skip"] = "raise",
 ) -> Columns:
     """Validate ``data`` for a power-transform fit.
 
@@ -217,6 +222,12 @@ def as_columns(
         Accept Yeo-Johnson columns on a tiny scale (range down to 1e-300): for callers whose
         solver reaches the inverse of the range (a sample's profile, see
         :func:`check_spread`).
+    degenerate : {"raise", "skip"}, default="raise"
+        A constant column, or one whose spread float64 cannot resolve
+        (:func:`check_spread`), is refused, or left out and recorded with the reason in
+        ``Columns.skipped`` (callers that report the columns they could not fit, as
+        cellWise's ``transfo`` does). Every other problem is refused either way, and so is
+        data in which no column is left.
 
     Raises
     ------
@@ -227,6 +238,7 @@ def as_columns(
     """
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
+    check_option("degenerate", degenerate, ("raise", "skip"))
     values, names, index, layout = to_matrix(data, booleans=False)
     n, p = values.shape
     if p == 0:
@@ -239,6 +251,7 @@ def as_columns(
     n_missing = np.zeros(p, dtype=np.int64)
     labels = None if index is None else index
     row_label = None if labels is None else (lambda i: labels[i])
+    skipped: dict[int, str] = {}
     if clean.all() and n >= min_n and not (family == "boxcox" and np.any(lo <= 0)) \
             and _spread_ok(lo, hi, family, tiny_scale):
         return Columns(values, names, index, layout, n_missing)
@@ -251,8 +264,35 @@ def as_columns(
             report = ColumnReport.of(values[:, j], row_label)
         n_missing[j] = report.n_missing
         check_column(report, name, family=family, missing=missing, min_n=min_n,
-                     tiny_scale=tiny_scale)
-    return Columns(values, names, index, layout, n_missing)
+                     tiny_scale=tiny_scale, spread=degenerate == "raise")
+        if degenerate == "skip":
+            reason = _spread_problem(report, name, family, tiny_scale)
+            if reason:
+                skipped[j] = reason
+    if not skipped:
+        return Columns(values, names, index, layout, n_missing)
+    if len(skipped) == p:
+        if p == 1:  # one column: the gate's own message
+            col = values[:, 0]
+            check_spread(col[~np.isnan(col)], names[0], family, tiny_scale=tiny_scale)
+        listed = "; ".join(f"{names[j]!r}: {r}" for j, r in skipped.items())
+        raise BoxCoxError(f"no column can be fitted: {listed}")
+    keep = [j for j in range(p) if j not in skipped]
+    return Columns(values[:, keep], [names[j] for j in keep], index, layout, n_missing[keep],
+                   tuple((names[j], r) for j, r in skipped.items()))
+
+
+def _spread_problem(report: ColumnReport, name: str, family: str, tiny_scale: bool) -> str:
+    """Why :func:`check_spread` refuses the column (without the column's name), or ``""``."""
+    if not report.n_finite:
+        return ""
+    if report.lo == report.hi:
+        return f"constant (every value is {report.lo!r})"
+    try:
+        check_spread(np.array([report.lo, report.hi]), name, family, tiny_scale=tiny_scale)
+    except BoxCoxError as err:
+        return str(err).removeprefix(f"column {name!r}").lstrip(": ")
+    return ""
 
 
 def _spread_ok(lo: NDArray, hi: NDArray, family: str, tiny_scale: bool) -> bool:

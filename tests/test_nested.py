@@ -45,7 +45,8 @@ def _cases():
                                 id=f"table1-{r['family']}-{r['data'][-1]}"))
     for name, col, arr, fams in mpref.unstable_features():
         for f in fams:
-            out.append(pytest.param(arr, f, id=f"{name}-{col}-{f}"))
+            out.append(pytest.param(arr, f, id=f"{name}-{col}-{f}",
+                                    marks=mpref.data_marks(name)))
     out.append(pytest.param(mpref.huge_lambda_case(), "boxcox", id="500x2.0+3x2.0000001"))
     out.append(pytest.param(mpref.tight_gaussian_case(), "boxcox", id="figure5-tight"))
     # Yeo-Johnson on a tiny scale: every path works in lambda times a unit (lambda ~ 1e100)

@@ -155,3 +155,24 @@ def test_missing_narwhals_names_the_extra(monkeypatch):
         monkeypatch.setitem(sys.modules, mod, None)
     with pytest.raises(BoxCoxError, match=r"pip install 'boxcoxstat\[polars\]'"):
         to_matrix(pl.DataFrame({"a": [1.0, 2.0]}))
+
+
+def test_degenerate_columns_can_be_skipped_with_the_reason_gh29():
+    """as_columns(degenerate="skip"): constant and unresolvable columns leave the matrix and
+    are listed with the reason; every other problem is still refused."""
+    df = pd.DataFrame({"a": [1.0, 1.0, np.nan, 1.0], "b": [1.0, 2.0, 3.0, 4.0],
+                       "c": [1.0, 1.0 + 1e-14, 1.0, 1.0]})
+    cols = as_columns(df, family="yeojohnson", degenerate="skip")
+    assert cols.names == ["b"] and cols.values.shape == (4, 1)
+    assert [n for n, _ in cols.skipped] == ["a", "c"]
+    assert dict(cols.skipped)["a"] == "constant (every value is 1.0)"
+    assert "beyond the 12th significant digit" in dict(cols.skipped)["c"]
+    with pytest.raises(BoxCoxError, match="column 'a' is constant"):
+        as_columns(df, family="yeojohnson")  # the default refuses
+    with pytest.raises(BoxCoxError, match="no column can be fitted: 'a': constant"):
+        as_columns(df[["a", "c"]], family="yeojohnson", degenerate="skip")
+    with pytest.raises(BoxCoxError, match="infinite"):
+        as_columns(df.assign(b=[1.0, np.inf, 2.0, 3.0]), family="yeojohnson",
+                   degenerate="skip")
+    with pytest.raises(BoxCoxError, match="degenerate='maybe' is not valid"):
+        as_columns(df, family="yeojohnson", degenerate="maybe")

@@ -3,6 +3,8 @@
 #   jupytext:
 #     text_representation:
 #       format_name: percent
+# boxcoxstat:
+#   data_not_bundled: [house_prices_train.csv]
 # ---
 
 # %% [markdown]

@@ -3,6 +3,8 @@
 #   jupytext:
 #     text_representation:
 #       format_name: percent
+# boxcoxstat:
+#   data_not_bundled: [adult.csv, bank_full.csv, credit_default.csv]
 # ---
 
 # %% [markdown]

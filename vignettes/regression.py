@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+# boxcoxstat:
+#   data_not_bundled: [house_prices_train.csv]
 # ---
 
 # %% [markdown]

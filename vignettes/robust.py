@@ -102,18 +102,29 @@ for var in ("MPG", "Weight"):
 # Yeo-Johnson per wavelength, prestandardized by median and MAD (as the paper did for this
 # example), with lambda by ML and by RewML; then each column is standardized (ML: mean and sd
 # of all points; RewML: of the weight-1 points) and cells beyond +-2.57 are coloured.
-# `V1..V13` are constant, so the 500 wavelengths are `V14..V513`.
+#
+# `glass_spectra` is cellWise's `data_glass`: 180 spectra at 750 wavelengths. The first 13
+# have no robust scale (`V1`, `V2`, `V5`, `V6`, `V8`-`V11` are constant at 0.1; in `V3`,
+# `V4`, `V7`, `V12`, `V13` at least half the values are 0.1, so their MAD is 0). RewML on
+# all 750 leaves those out and reports them, as cellWise's `transfo` does, and fits each of
+# the other 737 as it would alone. The paper shows 500 wavelengths without saying which; we
+# show the first 500 fitted ones, `V14..V513`.
 
 # %%
-glass = load("glass_spectra").iloc[:, 13:513]
-rew_g = bcs.fit(glass, family="yeojohnson", method="rewml")
+spectra = load("glass_spectra")
+rew_all = bcs.fit(spectra, family="yeojohnson", method="rewml")
+print(f"RewML on all {spectra.shape[1]} wavelengths: {len(rew_all.names)} fitted, "
+      f"{len(rew_all.skipped)} left out:")
+for reason in dict.fromkeys(rew_all.skipped.values()):
+    print("  ", ", ".join(c for c, r in rew_all.skipped.items() if r == reason), "--", reason)
+glass = spectra.loc[:, "V14":"V513"]
 pre = (glass - glass.median()) / (1.4826 * (glass - glass.median()).abs().median())
 ml_g = bcs.fit(pre, family="yeojohnson")
 y_ml = ml_g.transform(pre)
 z_ml = (y_ml - y_ml.mean()) / y_ml.std()
-z_rew = rew_g.standardized
+z_rew = rew_all.standardized[glass.columns]
 print("lambda quartiles, ML:", ml_g.params.quantile([0.25, 0.5, 0.75]).round(2).tolist(),
-      " RewML:", rew_g.params.quantile([0.25, 0.5, 0.75]).round(2).tolist())
+      " RewML:", rew_all.params[glass.columns].quantile([0.25, 0.5, 0.75]).round(2).tolist())
 print(f"cells beyond 2.57: ML {int((z_ml.abs() > 2.57).sum().sum())}, "
       f"RewML {int((z_rew.abs() > 2.57).sum().sum())}")
 

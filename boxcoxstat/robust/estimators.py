@@ -11,8 +11,10 @@ cellWise parity needs it.
 
 Huber estimates of a column with more than 25000 values use the 25000 values cellWise uses
 (drawn as R draws them after ``set.seed(0)``, :mod:`.rrng`; option ``subsample``). Where this
-differs from cellWise: cellWise's data checks (dropping discrete,
-zero-MAD and case-number columns) are replaced by the package's errors naming the column;
+differs from cellWise: cellWise's data checks drop discrete, zero-MAD and case-number
+columns; here constant and zero-MAD columns are left out and reported by ``bcs.fit``
+(:func:`zero_mad_columns`, ``as_columns(degenerate="skip")``) and refused by name by
+:func:`robust_lambda`, while discrete and case-number columns are fitted;
 ``fmin`` steps golden where R's parabola would become NaN (only after DBL_MAX stand-ins).
 Carroll's estimator is Carroll's (1980) Huber likelihood with Huber's proposal 2 (b = 1.5, as
 ``MASS::hubers``) for location and scale; the paper's equation (17) read as "the ML criterion
@@ -57,7 +59,7 @@ from .blocks import (
 from .rfmin import fmin
 from .stable import LogScale, RetainedNLL, WindowNLL
 
-__all__ = ["RobustSolution", "robust_lambda"]
+__all__ = ["RobustSolution", "robust_lambda", "zero_mad_columns"]
 
 
 def _at_most_max(y: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -333,14 +335,18 @@ def _expanded(
     return res, lo, hi, converged
 
 
-def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:
-    """Refuse columns whose median absolute deviation is zero (relative to the median's size).
+def zero_mad_columns(x: NDArray[np.float64], family: str) -> dict[int, str]:
+    """Columns whose median absolute deviation is zero (relative to the median's size), with
+    the reason, by position.
 
     At least half of such a column's values are equal, so every robust scale of its
     transformed values is zero whatever lambda is: the robust criteria are degenerate
     (RewML and Carroll drift to ``|lambda|`` of 1e12 with every weight zero, MTL keeps a
-    window of equal values). cellWise drops such columns; the package names them instead.
+    window of equal values). cellWise's ``checkDataSet`` drops such columns
+    (``namesZeroScale``); ``bcs.fit`` leaves them out and reports them, the lower-level
+    :func:`robust_lambda` refuses them.
     """
+    out = {}
     for j in range(x.shape[1]):
         v = x[~np.isnan(x[:, j]), j]
         if v.size == 0:
@@ -349,11 +355,17 @@ def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:
         mad = float(np.median(np.abs(v - med)))
         size = abs(med) if family == "boxcox" else 1.0 + abs(med)
         if not mad > PREC_SCALE * size:
-            raise BoxCoxError(
-                f"column {names[j]!r}: at least half of its {v.size} values equal its median "
-                f"{med:.6g} (MAD = 0), so a robust estimator cannot tell "
-                "the bulk of the data from outliers; use method='mle', or drop the column"
-            )
+            out[j] = (f"at least half of its {v.size} values equal its median {med:.6g} "
+                      "(MAD = 0), so a robust estimator cannot tell the bulk of the data from "
+                      "outliers")
+    return out
+
+
+def _check_bulk(x: NDArray[np.float64], family: str, names: list[str]) -> None:
+    """Refuse columns whose median absolute deviation is zero (:func:`zero_mad_columns`)."""
+    for j, reason in zero_mad_columns(x, family).items():
+        raise BoxCoxError(f"column {names[j]!r}: {reason}; use method='mle', or drop the "
+                          "column")
 
 
 def robust_lambda(

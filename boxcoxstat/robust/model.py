@@ -3,10 +3,14 @@
 Layer 6. ``bcs.fit(..., method="rewml" | "carroll" | "mtl")`` lands here after validation,
 with the estimator's options checked by :mod:`.registry`: each column is estimated by
 ``estimators.robust_lambda`` (Raymaekers & Rousseeuw 2021; cellWise 2.5.3 ``transfo()``) and
-the result is labelled.
+the result is labelled. Columns without a robust scale (constant, or MAD 0) are left out and
+reported in the result, as cellWise's ``transfo`` drops them, while every other column gets
+the numbers it gets when fitted alone.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -56,13 +60,38 @@ def _check_converged(s: rb.RobustSolution, names: list[str], spec: Spec) -> None
         )
 
 
-def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransformResult:
+def _without_zero_mad(cols: Columns, family: str) -> Columns:
+    """``cols`` without the columns whose MAD is zero, which join ``cols.skipped`` (the
+    criterion is Yeo-Johnson's for ``"auto"``: a column it keeps, Box-Cox keeps too)."""
+    bad = rb.zero_mad_columns(cols.values, "boxcox" if family == "boxcox" else "yeojohnson")
+    if not bad:
+        return cols
+    if len(bad) == len(cols.names):
+        if len(bad) == 1 and not cols.skipped:  # one column: the estimator's own message
+            rb._check_bulk(cols.values, "boxcox" if family == "boxcox" else "yeojohnson",
+                           cols.names)
+        listed = "; ".join(f"{n!r}: {r}" for n, r in cols.skipped)
+        listed += "; " * bool(listed) + "; ".join(f"{cols.names[j]!r}: {r}"
+                                                   for j, r in bad.items())
+        raise BoxCoxError(f"no column can be fitted: {listed}")
+    keep = [j for j in range(len(cols.names)) if j not in bad]
+    return replace(cols, values=cols.values[:, keep], names=[cols.names[j] for j in keep],
+                   n_missing=cols.n_missing[keep],
+                   skipped=cols.skipped + tuple((cols.names[j], r) for j, r in bad.items()))
+
+
+def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
+                       skip: bool = False) -> RobustTransformResult:
     """Fit every column of validated data by the robust estimator ``spec`` and build the
     result.
 
     ``family="auto"``: Yeo-Johnson for columns with values <= 0; for positive columns the
-    family with the smaller robust criterion (cellWise's ``"bestObj"``).
+    family with the smaller robust criterion (cellWise's ``"bestObj"``). With ``skip``,
+    columns whose MAD is zero are left out and reported (``RobustTransformResult.skipped``,
+    with those ``cols.skipped`` already holds); otherwise they are refused by name.
     """
+    if skip:
+        cols = _without_zero_mad(cols, family)
     x = cols.values
     p = x.shape[1]
     method, opt = spec.method, spec.options
@@ -104,7 +133,7 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec) -> RobustTransfor
         scale_values=s.scale, muhat_values=s.muhat, sigmahat_values=s.sigmahat,
         locx_values=s.locx, scalex_values=s.scalex, prestandardize=opt["prestandardize"],
         cutoff=rejection_cutoff(opt["quant"]), median_values=med, mad_values=mad,
-        tuning=dict(spec.given),
+        tuning=dict(spec.given), skipped=dict(cols.skipped),
         weights_matrix=s.weights,
         index=cols.index, data=x,
     )

@@ -53,6 +53,14 @@ class RobustTransformResult(ColumnTransforms):
     cellWise 2.5.3), which ``transform`` applies to new data too. Likelihood inference
     (``conf_int``, ``test``, ``bse``, ``profile``) raises the package's error saying why.
 
+    Columns that ``bcs.fit`` could not fit robustly -- constant ones, and ones whose MAD is
+    zero (at least half the values equal), which cellWise's ``transfo`` also drops -- are
+    not columns of the result: ``skipped`` maps each to the reason, ``summary()`` and the
+    ``repr`` report them, and ``lmbda``, ``weights``, ``transform`` and the rest cover the
+    fitted columns only (a DataFrame passed to ``transform`` is matched by name, so its
+    skipped columns are ignored). Every fitted column has the numbers it has when fitted
+    alone.
+
     Examples
     --------
     >>> import numpy as np, boxcoxstat as bcs
@@ -60,6 +68,15 @@ class RobustTransformResult(ColumnTransforms):
     >>> back = bcs.RobustTransformResult.from_json(r.to_json())
     >>> bool(np.allclose(back.transform([1.0, 2.0]), r.transform([1.0, 2.0])))
     True
+
+    A column with MAD 0 is left out and reported:
+
+    >>> import pandas as pd
+    >>> x = np.exp(np.linspace(-2, 2, 50))
+    >>> df = pd.DataFrame({"a": x, "flat": np.r_[np.full(30, 1.0), x[:20]]})
+    >>> r = bcs.fit(df, method="rewml")
+    >>> list(r.lmbda.index), list(r.skipped)
+    (['a'], ['flat'])
     """
 
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
@@ -88,6 +105,8 @@ class RobustTransformResult(ColumnTransforms):
     # weights, saved so that a loaded result still names its outliers
     flagged: dict[str, list[Any]] | None = saved(jsonio.Mapping_(optional=True), default=None,
                                                   compare=False)
+    # input columns left out (constant, or MAD 0), each with the reason, in input order
+    skipped: dict[str, str] = saved(jsonio.Mapping_(), default_factory=dict)
     weights_matrix: NDArray[np.float64] | None = None
     index: Any = None
     data: NDArray[np.float64] | None = None
@@ -155,6 +174,11 @@ class RobustTransformResult(ColumnTransforms):
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
+        skipped = values.get("skipped", {})
+        if not all(isinstance(v, str) for v in skipped.values()) or \
+                set(skipped) & set(values["names"]):
+            raise jsonio._Bad("field 'skipped' must map columns that are not fitted to the "
+                              "reason (a string)")
         flagged = values.get("flagged")
         if flagged is not None and (sorted(flagged) != sorted(values["names"]) or not all(
                 isinstance(v, list) for v in flagged.values())):
@@ -198,12 +222,28 @@ class RobustTransformResult(ColumnTransforms):
         """Prestandardize ``data`` as in the fit and transform it with the fitted powers.
 
         With ``standardized=True`` the result is further centred and scaled by the mean and
-        sd of the transformed weight-1 points (cellWise's ``transfo_newdata``).
+        sd of the transformed weight-1 points (cellWise's ``transfo_newdata``). Only the
+        fitted columns are transformed: a DataFrame's other columns (the ``skipped`` ones
+        among them) are ignored; other input must hold the fitted columns only.
         """
+        self._refuse_skipped_width(data)
         out = self._transform_matrix(new_columns(data, self.names, self.families))
         if standardized:
             out = (out - self.muhat_values) / self.sigmahat_values
         return self._wrap(out, data)
+
+    def _refuse_skipped_width(self, data: Any) -> None:
+        """Array input as wide as the fitted data *with* the skipped columns: say which
+        columns were left out instead of only counting columns."""
+        if not self.skipped or hasattr(data, "columns") or hasattr(data, "name"):
+            return
+        shape = np.shape(data) if isinstance(data, (list, tuple, np.ndarray)) else ()
+        if len(shape) == 2 and shape[1] == len(self.names) + len(self.skipped):
+            raise BoxCoxError(
+                f"{shape[1]} columns given, but the fit left out {list(self.skipped)} "
+                f"(see .skipped: constant or MAD 0) and transforms the other "
+                f"{len(self.names)}; pass those columns only, or a DataFrame (its columns are "
+                "matched by name)")
 
     def inverse_transform(self, data: Any, *, standardized: bool = False) -> Any:
         """Map transformed values back to the original scale (undoing the prestandardization;
@@ -329,6 +369,7 @@ class RobustTransformResult(ColumnTransforms):
                          "ML steps (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).")
         if self.requested_family == "auto":
             notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
+        notes += self._skipped_notes()
         for j, n in enumerate(self.names):
             labels = self._labels(j)
             if labels:
@@ -341,13 +382,30 @@ class RobustTransformResult(ColumnTransforms):
         title = f"{fams} power transformation, {METHODS[self.method].title}"
         return Summary(title, [("", est), ("", info)], notes, {})
 
+    def _skipped_notes(self) -> list[str]:
+        """One note per reason, naming the columns left out for it."""
+        if not self.skipped:
+            return []
+        by_reason: dict[str, list[str]] = {}
+        for name, reason in self.skipped.items():
+            by_reason.setdefault(reason, []).append(name)
+        total = len(self.names) + len(self.skipped)
+        notes = [f"Not fitted: {len(self.skipped)} of {total} columns (constant or MAD 0; "
+                 "cellWise's transfo drops them too), listed in .skipped:"]
+        for reason, names in by_reason.items():
+            shown = ", ".join(names[:20]) + (f" ... ({len(names)} in all)"
+                                             if len(names) > 20 else "")
+            notes.append(f"{shown}: {reason}")
+        return notes
+
     def __repr__(self) -> str:
         pairs = ", ".join(
             f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
         )
         nflag = sum(len(self._labels(j)) for j in range(len(self.names)))
+        left = f"; {len(self.skipped)} not fitted" if self.skipped else ""
         return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
-                f"lmbda {pairs}; {nflag} flagged>")
+                f"lmbda {pairs}; {nflag} flagged{left}>")
 
     def qqplot(self, column: str | int | None = None, *, axes=None):
         """QQ plots before and after the transform, flagged points marked in red."""

@@ -133,22 +133,24 @@ def test_huge_lambda_boxcox():
 # c. the paper's unstable real features
 # ---------------------------------------------------------------------------------------------
 UNSTABLE = [
-    (ds, feat, arr, fam) for ds, feat, arr, fams in mpref.unstable_features() for fam in fams
+    pytest.param(ds, feat, arr, fam, id=f"{ds}-{feat}-{_fam_tag(fam)}",
+                 marks=mpref.data_marks(ds))
+    for ds, feat, arr, fams in mpref.unstable_features() for fam in fams
 ] + [  # the paper's Figure 5 data, where naive one-pass variance gives a spiky NLL
-    ("synthetic", "fig5_tight_gaussian", mpref.tight_gaussian_case(), fam)
+    pytest.param("synthetic", "fig5_tight_gaussian", mpref.tight_gaussian_case(), fam,
+                 id=f"synthetic-fig5_tight_gaussian-{_fam_tag(fam)}")
     for fam in ("boxcox", "yeojohnson")
 ]
-UNSTABLE_IDS = [f"{ds}-{feat}-{_fam_tag(fam)}" for ds, feat, _, fam in UNSTABLE]
 
 
-@pytest.mark.parametrize(("dataset", "feature", "x", "family"), UNSTABLE, ids=UNSTABLE_IDS)
+@pytest.mark.parametrize(("dataset", "feature", "x", "family"), UNSTABLE)
 def test_unstable_feature_lambda(dataset, feature, x, family):
     lam = _fit_lambda(x, family)
     exact = mpref.exact_lambda(x, family)
     _assert_lambda_close(lam, exact, f"{dataset}.{feature} ({family})")
 
 
-@pytest.mark.parametrize(("dataset", "feature", "x", "family"), UNSTABLE, ids=UNSTABLE_IDS)
+@pytest.mark.parametrize(("dataset", "feature", "x", "family"), UNSTABLE)
 def test_unstable_feature_nll_curve(dataset, feature, x, family):
     """NLL on 2001 points over lambda* +- 20: finite, convex without spikes, exact at 11."""
     center = float(mpref.exact_lambda(x, family))

@@ -17,8 +17,8 @@ EXPSEARCH_FAILS = {("lip", "yeojohnson"), ("chg", "yeojohnson"), ("YearRemodAdd"
                    ("YrSold", "boxcox"), ("Street", "yeojohnson"),
                    ("YearRemodAdd", "yeojohnson"), ("YrSold", "yeojohnson")}
 CASES = [
-    pytest.param(feat, arr, fam, id=f"{feat}-{fam}")
-    for _, feat, arr, fams in mpref.unstable_features()
+    pytest.param(feat, arr, fam, id=f"{feat}-{fam}", marks=mpref.data_marks(ds))
+    for ds, feat, arr, fams in mpref.unstable_features()
     for fam in fams
 ]
 

@@ -61,9 +61,9 @@ def test_dask_dataframe_with_missing_on_local_cluster(cluster_client):
 
 
 def test_threaded_scheduler_unstable_feature_and_series():
-    _, _, x, _ = mpref.unstable_features()[7]  # house YearRemodAdd, lambda ~ 40
+    x = mpref.unstable_feature("house_prices_train", "YrSold")  # lambda ~ -90.5
     with dask.config.set(scheduler="threads"):
-        s = dd.from_pandas(pd.Series(x, name="YearRemodAdd"), npartitions=8)
+        s = dd.from_pandas(pd.Series(x, name="YrSold"), npartitions=8)
         r = bcs.fit(s)
         assert _rel(r.lmbda, bcs.fit(x).lmbda) < 1e-12
         arr2 = da.from_array(np.column_stack([x, x[::-1] * 2.0]), chunks=(200, 2))

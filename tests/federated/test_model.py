@@ -19,8 +19,8 @@ from tests import mpref
 from .fedutil import rel as _rel
 
 CASES = [
-    pytest.param(arr, fam, id=f"{feat}-{fam}")
-    for _, feat, arr, fams in mpref.unstable_features()
+    pytest.param(arr, fam, id=f"{feat}-{fam}", marks=mpref.data_marks(ds))
+    for ds, feat, arr, fams in mpref.unstable_features()
     for fam in fams
 ]
 

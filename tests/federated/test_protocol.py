@@ -15,8 +15,8 @@ from tests import mpref
 from .fedutil import rel as _rel
 
 YJ_CASES = [
-    pytest.param(arr, id=feat)
-    for _, feat, arr, fams in mpref.unstable_features()
+    pytest.param(arr, id=feat, marks=mpref.data_marks(ds))
+    for ds, feat, arr, fams in mpref.unstable_features()
     if "yeojohnson" in fams
 ]
 

@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import mpref
+
 SCRIPT = Path(__file__).parent.parent.parent / "vignettes" / "federated.py"
+pytestmark = mpref.vignette_needs(SCRIPT.name)  # Kaggle's House Prices file (not bundled)
 
 
 def test_vignette_federated(tmp_path):

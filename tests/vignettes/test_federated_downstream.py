@@ -18,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import mpref
+
 SCRIPT = Path(__file__).parent.parent.parent / "vignettes" / "federated_downstream.py"
+pytestmark = mpref.vignette_needs(SCRIPT.name)  # UCI's adult, bank and credit (not bundled)
 TABLE = re.compile(r"^(adult|bank|credit)\s+(LDA|QDA|LR)\s+(Raw|STD|YJ)\s+(\S+)\s+(\S+)"
                    r"\s+(\S+)\s+(\S+)$", re.M)
 VERDICT = re.compile(r"^(adult|bank|credit)\s+(LDA|QDA|LR)\s+([+-]\S+)\s+([+-]\S+)\s+(\S+)"

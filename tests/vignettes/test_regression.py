@@ -7,11 +7,14 @@ from pathlib import Path
 
 import matplotlib
 
+from tests import mpref
+
 matplotlib.use("Agg")
 
 ROOT = Path(__file__).parent.parent.parent
 
 
+@mpref.vignette_needs("regression.py")  # Kaggle's House Prices file (not bundled)
 def test_regression_vignette_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("BOXCOXSTAT_FIGDIR", str(tmp_path))
     runpy.run_path(str(ROOT / "vignettes" / "regression.py"), run_name="__main__")

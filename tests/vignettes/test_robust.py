@@ -20,6 +20,8 @@ def test_robust_vignette_runs(tmp_path):
     assert "Weight: ML lambda = 0.83, RewML lambda = 0.09" in out.stdout
     assert "RewML SC is exactly 0 for |z| >= 4: True" in out.stdout
     assert "robust PCA: 4 components explain 97.2% of the variance" in out.stdout
+    # all of cellWise's data_glass: the 13 wavelengths without a robust scale are reported
+    assert "RewML on all 750 wavelengths: 737 fitted, 13 left out:" in out.stdout
     names = {p.name for p in tmp_path.glob("*.png")}
     assert {"robust_topgear_mpg.png", "robust_topgear_weight.png", "robust_glass_heatmap.png",
             "robust_dposs_area.png", "robust_sensitivity.png", "robust_sim_fig6.png",

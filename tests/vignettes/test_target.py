@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import mpref
+
 VIGNETTE = Path(__file__).parent.parent.parent / "vignettes" / "target.py"
+pytestmark = mpref.vignette_needs(VIGNETTE.name)  # Kaggle's House Prices file (not bundled)
 
 
 def test_target_vignette_runs_and_shows_when_the_conditional_power_wins(tmp_path):

@@ -56,6 +56,10 @@ def fit(
         Robust fits return a :class:`~boxcoxstat.robust.results.RobustTransformResult`
         with ``weights``, ``outliers``, ``cutoffs`` and ``standardized`` values; their
         lambda refers to prestandardized data (see ``boxcoxstat.robust.estimators``).
+        A robust fit leaves out the columns that have no robust scale (constant, or MAD 0:
+        at least half the values equal) and lists them with the reason in the result's
+        ``skipped`` and summary, as cellWise's ``transfo`` drops them; the other columns
+        get the numbers they get alone.
     ymax : float, optional
         Bound on the magnitude of transformed values. lambda is restricted to the interval
         where every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse, Xu & Cormode 2025); the
@@ -116,12 +120,13 @@ def fit(
     Raises
     ------
     BoxCoxError
-        For unusable input, named by column (and first row) or option: columns that are not
-        real numbers (datetimes, durations, text, categories, complex numbers, booleans),
-        constant columns, infinite values, fewer than 3 finite values, Box-Cox with values
-        <= 0, missing values under ``missing="raise"``, no columns or no rows, ragged lists,
-        integers beyond float64, Yeo-Johnson data spanning less than 1e-150; options of the
-        wrong type or value (a string ``ymax``, a NaN ``lmbda``, ``|lmbda| > 1e150``, ...).
+        For unusable input, named by column (and first row) or option: columns that are not real
+        numbers (datetimes, durations, text, categories, complex numbers, booleans), constant
+        columns (robust methods: only if no column is left), infinite values, fewer than 3 finite
+        values, Box-Cox with values <= 0, missing values under ``missing="raise"``, no columns or
+        no rows, ragged lists, integers beyond float64, Yeo-Johnson data spanning less than 1e-150;
+        options of the wrong type or value (a string ``ymax``, a NaN ``lmbda``,
+        ``|lmbda| > 1e150``, ...).
         A masked array's masked entries are missing values.
 
     Notes

@@ -128,6 +128,11 @@ def _build_parser() -> argparse.ArgumentParser:
              "--method mle only), e.g. 1e300 when --output would overflow",
     )
     fit.add_argument(
+        "--lmbda", type=_power, metavar="L",
+        help="a fixed power instead of the estimate, or 'safe': the most likely power that "
+             "keeps the data's resolution in float64 (--method mle only)",
+    )
+    fit.add_argument(
         "--alpha",
         type=_alpha,
         default=0.05,
@@ -190,6 +195,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.ymax is not None and (args.method != "mle" or args.family == "bcnpower"):
         raise _UsageError("--ymax applies to --method mle with --family boxcox, yeojohnson "
                           "or auto")
+    if args.lmbda is not None and args.method != "mle":
+        raise _UsageError("--lmbda applies to --method mle")
     data, sep, decimal = _read_csv(args.file, args.sep, args.decimal)
     columns = list(dict.fromkeys(args.columns or _numeric_columns(data, where, decimal)))
     missing = [c for c in columns if c not in data.columns]
@@ -200,7 +207,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         )
     numbers = _numbers(data, columns, where, decimal)
     try:  # the data's row labels are the file's line numbers: say "line", not "row"
-        result = _fit(numbers, family=args.family, method=args.method, ymax=args.ymax)
+        result = _fit(numbers, family=args.family, method=args.method, ymax=args.ymax,
+                      lmbda=args.lmbda)
         transformed = result.transform(numbers) if args.output else None
     except BoxCoxError as exc:
         raise BoxCoxError(_rows_as_lines(str(exc), data.index.name)) from None
@@ -227,12 +235,26 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _fit(data: pd.DataFrame, *, family: str, method: str = "mle",
-         ymax: float | None = None) -> Any:
+         ymax: float | None = None, lmbda: float | str | None = None) -> Any:
     import boxcoxstat as bcs
 
     # argparse has already restricted family and method to their literal choices
+    fixed: dict[str, Any] = {} if lmbda is None else {"lmbda": lmbda}
     return bcs.fit(data, family=cast(Any, family), method=cast(Any, method), missing="drop",
-                   ymax=ymax)
+                   ymax=ymax, **fixed)
+
+
+def _power(text: str) -> float | str:
+    """``--lmbda``: a finite number, or ``safe``."""
+    if text.strip().lower() == "safe":
+        return "safe"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'safe', got {text!r}") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def _read_text(path: str) -> str:
@@ -495,6 +517,8 @@ def _write_plots(
 def _cli_terms(message: str) -> str:
     """The package's advice in command-line terms: ``family='yeojohnson'`` becomes
     ``--family yeojohnson`` (likewise ``method=``), ``ymax=1e300`` ``--ymax 1e300``."""
+    message = re.sub(r"bcs\.fit\(\.\.\., lmbda=(['\"])safe\1\)", "--lmbda safe", message)
+    message = re.sub(r"\blmbda=(['\"])safe\1", "--lmbda safe", message)
     message = re.sub(r"\b(family|method)=(['\"])([\w-]+)\2", r"--\1 \3", message)
     return re.sub(r"\bymax=(\d[\w.+-]*)?", lambda m: "--ymax" + (f" {m[1]}" if m[1] else ""),
                   message)

@@ -269,11 +269,16 @@ def bcnpower_log_base(x: ArrayLike, gamma: float) -> tuple[NDArray[np.float64],
     """
     x = np.asarray(x, dtype=np.float64)
     g = float(gamma)
-    s = np.hypot(x, g)
+    # near float64's end, x and gamma are scaled by a power of two (exact) first
+    top = max(float(np.max(np.abs(x), initial=0.0)), g)
+    k = int(np.frexp(top)[1]) if top > 1e300 else 0
+    xs = np.ldexp(x, -k)
+    s = np.hypot(xs, np.ldexp(g, -k))
+    shift = k * np.log(2.0)
     with np.errstate(divide="ignore"):
-        log_s = np.log(s)
-        pos = np.log(0.5 * x + 0.5 * s)
-        neg = 2.0 * np.log(g) - np.log(2.0 * (s - x))
+        log_s = np.log(s) + shift
+        pos = np.log(0.5 * xs + 0.5 * s) + shift
+        neg = 2.0 * np.log(g) - np.log(2.0 * (s - xs)) - shift
     return np.where(x >= 0, pos, neg), log_s
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -308,8 +309,15 @@ def test_overflow_advice_names_the_cli_option_gh27(tmp_path, capsys):
     path = _write(tmp_path, "x\n" + "0.1\n0.1\n0.1\n0.101\n" * 3)
     out = tmp_path / "out.csv"
     assert main(["fit", str(path), "--output", str(out)]) == 2
-    line = _one_error_line(capsys)
+    err = capsys.readouterr().err.strip().splitlines()
+    # the MLE also loses the data's resolution: one warning, in CLI terms, then the error
+    assert len(err) == 2 and err[0].startswith("boxcoxstat: warning: ")
+    assert "--lmbda safe" in err[0] and "bcs.fit" not in err[0]
+    line = err[1]
+    assert line.startswith("boxcoxstat: error: ")
     assert "refit with --ymax (for example --ymax 1e300)" in line and "ymax=" not in line
+    assert main(["fit", str(path), "--output", str(out), "--lmbda", "safe"]) == 0
+    capsys.readouterr()
     assert main(["fit", str(path), "--output", str(out), "--ymax", "1e300"]) == 0
     written = pd.read_csv(out)["x"].abs()
     assert written.max() <= 1e300 * (1 + 1e-12)  # the bound, up to the CSV's 17 digits
@@ -339,3 +347,14 @@ def test_rows_fall_back_to_data_row_numbers(tmp_path, monkeypatch, capsys):
     path = _write(tmp_path, "x\n1\n2\n0\n3\n")
     assert main(["fit", str(path)]) == 2
     assert "first at data row 3 (0.0)" in _one_error_line(capsys)
+
+
+def test_lmbda_option_fixes_the_power_or_takes_the_safe_one(tmp_path, capsys):
+    """--lmbda 0 is the log (the report says the power is fixed); a value that is not a
+    number or 'safe' is a usage error naming it."""
+    path = _write(tmp_path, "x\n1\n2\n4\n8\n16\n3\n")
+    assert main(["fit", str(path), "--lmbda", "0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["lmbda_used"] == [0.0] and doc["fixed"] is True
+    assert main(["fit", str(path), "--lmbda", "half"]) == 2
+    assert "expected a number or 'safe', got 'half'" in capsys.readouterr().err

@@ -90,10 +90,10 @@ def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
     sign = -1.0 if kind == "neg" else 1.0
     one = 0.0 if kind == "bc" else 1.0
     ref = one + sign * ref_x
-    inv = sign / ref
     v = np.empty(x.shape)  # C order: the fix-ups below write through v.reshape(-1) views
     rows = max(1, (1 << 16) // max(1, x.shape[1]))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        inv = sign / ref  # a subnormal reference: inf, and the fix-ups below take over
         for i in range(0, x.shape[0], rows):
             xb = x[i : i + rows]
             out = v[i : i + rows]  # the ratio is formed in place (no temporary per block)

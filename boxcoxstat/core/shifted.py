@@ -117,7 +117,9 @@ class ShiftedColumn:
         self.weights = weights
         self.gamma_min = float(gamma_min)
         self.gamma_fixed = None if gamma_fixed is None else float(gamma_fixed)
-        self.gamma_max = GAMMA_SPAN * float(np.ptp(self.u))
+        # at most 1e300: beyond, the base of data near float64's end would overflow (the
+        # gamma -> inf limit is handled analytically, see limit())
+        self.gamma_max = min(GAMMA_SPAN * float(np.ptp(self.u)), 1e300)
         self._frames: dict[float, _Frame] = {}
         self._by_gamma: dict[float, tuple[float, float]] = {}  # gamma -> (lambda_hat, NLL)
         self._limit: tuple[float, float, float] | None = None
@@ -133,13 +135,11 @@ class ShiftedColumn:
         if got is not None:
             return got
         log_b, log_s = bcnpower_log_base(self.u, gamma)
-        s = np.exp(log_s)
-        pos = self.u >= 0
-        # ratios formed before products, so values near float64's end do not overflow
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            g_s = gamma / s
-            dlog_b = np.where(pos, g_s / (self.u + s), (s - self.u) / s / gamma)
-            curv = float(np.sum(g_s / s))
+        # d log b / d gamma = gamma / (2 b s) on both sides of 0 (as s - u = gamma^2 / (2 b));
+        # formed in logs, so values near float64's end do not overflow
+        log_g = float(np.log(gamma))
+        dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
+        curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
         prof = ResponseProfile.build(np.exp(log_b), self.design, "boxcox", self.weights)
         out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)), curv)
         if len(self._frames) > 4096:
@@ -176,8 +176,8 @@ class ShiftedColumn:
         times ``max|u|`` (times ``|lmbda|`` where larger than 1: at ``gamma`` far beyond
         ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``."""
         t_lo, t_hi = self.log_bounds()
-        top = min(t_hi, float(np.log(GRID_REACH * np.max(np.abs(self.u))
-                                     * max(1.0, abs(lmbda)))))
+        top = min(t_hi, float(np.log(GRID_REACH) + np.log(np.max(np.abs(self.u)))
+                              + np.log(max(1.0, abs(lmbda)))))  # in logs: data near 1e308
         return np.r_[np.arange(t_lo, top, GRID_STEP), top] if top > t_lo else np.array([t_lo])
 
     def limit(self) -> tuple[float, float, float]:

@@ -215,7 +215,8 @@ def predict_frame(
     lam, family = fit.lmbda, fit.family
     eta, var_mean = linear_predictor(x0, fit)
     missing = np.isnan(eta)
-    h = var_mean / fit.scale  # x0' (X'WX)^-1 x0
+    with np.errstate(over="ignore", invalid="ignore"):
+        h = var_mean / fit.scale  # x0' (X'WX)^-1 x0
     cols: dict[str, NDArray[np.float64]] = {}
     if scale == "transformed":
         cols["fit"] = eta

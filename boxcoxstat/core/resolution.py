@@ -154,9 +154,14 @@ def data_range(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """
     out = np.full((x.shape[1], 2), np.nan)
     if x.shape[0]:
-        with np.errstate(invalid="ignore"):
-            np.fmin.reduce(x, axis=0, out=out[:, 0])
-            np.fmax.reduce(x, axis=0, out=out[:, 1])
+        # numpy's min / max are vectorised; NaN-skipping fmin / fmax only where a NaN showed
+        np.min(x, axis=0, out=out[:, 0])
+        np.max(x, axis=0, out=out[:, 1])
+        gaps = np.flatnonzero(np.isnan(out[:, 0]))
+        if gaps.size:
+            with np.errstate(invalid="ignore"):
+                out[gaps, 0] = np.fmin.reduce(x[:, gaps], axis=0)
+                out[gaps, 1] = np.fmax.reduce(x[:, gaps], axis=0)
     return out
 
 

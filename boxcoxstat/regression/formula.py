@@ -621,8 +621,13 @@ def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:
                           "them as numbers; convert them (pd.to_numeric) first")
     frame = _plain_missing(frame)
     try:
-        (xdf,) = patsy.build_design_matrices([design_info], frame, return_type="dataframe",
-                                             NA_action=patsy.NAAction(NA_types=["NaN", "None"]))
+        # numpy's own warnings (log of a negative) are replaced by one naming the rows, below
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"), \
+                warnings.catch_warnings(record=True) as told:
+            warnings.simplefilter("always")
+            (xdf,) = patsy.build_design_matrices(
+                [design_info], frame, return_type="dataframe",
+                NA_action=patsy.NAAction(NA_types=["NaN", "None"]))
     except BoxCoxError:
         raise
     except (TypeError, ValueError, AttributeError) as err:  # patsy's own slips
@@ -642,7 +647,28 @@ def new_design(design_info: Any, data: pd.DataFrame) -> NDArray[np.float64]:
         raise BoxCoxError(f"cannot build the design for the new data: {msg}") from None
     out = np.full((len(frame), xdf.shape[1]), np.nan)
     out[frame.index.get_indexer(xdf.index)] = xdf.to_numpy(dtype=np.float64)
+    for w in told:  # a bc() / yj() term's own warning, naming its rows
+        if not issubclass(w.category, RuntimeWarning):
+            warnings.warn(w.message, w.category, stacklevel=4)
+    if not any(not issubclass(w.category, RuntimeWarning) for w in told):
+        _warn_valueless_rows(design_info, frame, out)
     return out
+
+
+def _warn_valueless_rows(design_info: Any, frame: pd.DataFrame,
+                         out: NDArray[np.float64]) -> None:
+    """One warning for rows whose predictors are all present but where a term has no value
+    (``log()`` of a value <= 0, ``sqrt()`` of a negative): their prediction is NaN."""
+    used = set()
+    for f in design_info.factor_infos:
+        used |= _factor_names(f.name())
+    cols = [c for c in frame.columns if str(c) in used]
+    present = frame[cols].notna().all(axis=1).to_numpy() if cols else np.ones(len(frame), bool)
+    lost = np.flatnonzero(present & np.isnan(out).any(axis=1))
+    if lost.size:
+        warn_rows("a term of the model has no value there (for example log() of a value <= 0 "
+                  "or sqrt() of a negative one); the prediction is NaN",
+                  list(frame.index[lost]), stacklevel=6)  # LmResult.predict's caller
 
 
 def design_variables(design: str, frame: pd.DataFrame) -> set[str]:

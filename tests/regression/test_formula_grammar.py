@@ -157,3 +157,22 @@ def test_a_formula_is_read_by_the_grammar(formula, message):
 def test_a_formula_lists_its_factors():
     terms = check_formula("log(y) ~ (a + b):C(g) * poly(x, 2) + I(z ** 2) - 1")
     assert [t.code for t in terms] == ["log(y)", "a", "b", "C(g)", "poly(x, 2)", "I(z ** 2)"]
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+def test_a_term_without_a_value_is_named_not_a_silent_nan(trees, loaded):
+    """log() of a negative Height: NaN for that row with one warning naming it and pointing
+    at the caller, for the fitted model and for one loaded from JSON (whose interpreter
+    must not swallow it); a missing predictor stays NaN in place without a warning."""
+    m = bcs.lm("Volume ~ log(Height) + Girth", trees)
+    if loaded:
+        m = bcs.LmResult.from_json(m.to_json())
+    new = trees.iloc[:4].copy()
+    new.loc[new.index[1], "Height"] = -5.0
+    new.loc[new.index[2], "Girth"] = np.nan
+    with pytest.warns(UserWarning, match=r"1 row\(s\) \(1\): a term of the model has no "
+                                         r"value") as caught:
+        pred = m.predict(new)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert np.isnan(pred["fit"].to_numpy()[[1, 2]]).all()
+    assert np.isfinite(pred["fit"].to_numpy()[[0, 3]]).all()

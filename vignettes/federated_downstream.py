@@ -98,6 +98,11 @@ ROWS = 4000 if QUICK else None  # subsample (quick run only)
 SEEDS = [0, 1] if QUICK else [0, 1, 2, 3, 4]  # the extra splits for the noise
 POINTS = 9 if QUICK else 100  # lambdas per sweep
 RAW_LR_ITER = 200 if QUICK else 1000
+# A few of these columns (capital-loss: 46 distinct values, lambda = -2.5) round-trip only
+# to about 2e-8 relative at their exact lambda, and boxcoxstat says so with a
+# ResolutionWarning; the study measures classifiers on the exact transforms, so the warning
+# is silenced here, on purpose.
+warnings.filterwarnings("ignore", category=bcs.ResolutionWarning)
 
 # %% [markdown]
 # ## The data (Table 2)

@@ -619,8 +619,7 @@ class _Evaluator:
         if fn in ("I", "C"):
             return x  # C's levels and contrasts are in the saved design
         if fn in ELEMENTWISE:
-            out = ELEMENTWISE[fn](x)
-            return out
+            return ELEMENTWISE[fn](x)
         obj = next(self.objs)
         kwargs = {str(k.arg): _plain(k.value) for k in node.keywords}
         return obj.transform(x, *[_plain(a) for a in node.args[1:]], **kwargs)

@@ -162,7 +162,12 @@ def fit_joint(
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
         **shifted,
     )
+    res._check_resolution(res._prepared(y), 2, _JOINT_RESOLUTION_HINT)
     return res
+
+
+_JOINT_RESOLUTION_HINT = ("use a rounded power (result.rounded_power()), or fit the column "
+                          "alone with bcs.fit(..., lmbda='safe') for its safe power")
 
 
 def _chosen_columns(frame: pd.DataFrame, columns: Sequence[str] | None, text: str,

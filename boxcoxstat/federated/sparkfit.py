@@ -205,7 +205,8 @@ def fit_spark(
     finally:
         for sub in cached:
             sub.unpersist()
-    res.federated["clients"] = clients[0]
+    if res.federated is not None:  # the partitions counted by the set-up pass
+        res.federated["clients"] = clients[0]
     return res
 
 

@@ -68,7 +68,9 @@ def _same(r, m):
         assert _rel(r.test(value).statistic_values, m.test(value).statistic_values) < 1e-10
 
 
-@pytest.mark.parametrize("family", ["boxcox", "yeojohnson", "auto"])
+@pytest.mark.parametrize("family", ["boxcox",
+                                    pytest.param("yeojohnson", marks=pytest.mark.slow),
+                                    pytest.param("auto", marks=pytest.mark.slow)])
 def test_spark_fit_equals_in_memory(spark, family):
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"pos": rng.lognormal(1.0, 0.6, 3000),
@@ -82,6 +84,7 @@ def test_spark_fit_equals_in_memory(spark, family):
     assert list(r.lmbda.index) == list(frame.columns)
 
 
+@pytest.mark.slow  # two columns, about 20 Spark jobs
 def test_spark_missing_values_and_ymax(spark):
     """NaN and null are missing (dropped and counted); ymax clips lambda as in memory
     (Table 1's 0.1/0.101 rows, whose unbounded optimum is far beyond ymax)."""

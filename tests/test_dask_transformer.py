@@ -94,3 +94,20 @@ def test_fit_transform_is_lazy_and_options_refused():
             PowerTransformer(estimator="rewml").fit(x)
         with pytest.raises(BoxCoxError, match="2-D Dask array"):
             PowerTransformer().fit(x[:, 0])
+
+
+def test_constant_yeojohnson_feature_keeps_lambda_one_as_in_memory():
+    """scikit-learn's rule (a constant feature is left unchanged, lambda 1) on Dask input too;
+    the other feature is fitted as in memory, and Box-Cox still refuses a constant one."""
+    rng = np.random.default_rng(9)
+    x = np.column_stack([rng.normal(size=500), np.full(500, 2.5)])
+    dx = da.from_array(x, chunks=(125, 2))
+    with dask.config.set(scheduler="sync"):
+        pt = PowerTransformer().fit(dx)
+        got = pt.transform(dx).compute()
+        with pytest.raises(BoxCoxError, match="constant"):
+            PowerTransformer(method="box-cox").fit(da.from_array(x + 3.0, chunks=(125, 2)))
+    ref = PowerTransformer().fit(x)
+    assert pt.lambdas_[1] == 1.0 and pt.families_ == ref.families_
+    np.testing.assert_allclose(pt.lambdas_, ref.lambdas_, rtol=1e-10)
+    np.testing.assert_allclose(got, ref.transform(x), rtol=1e-9, atol=1e-9)

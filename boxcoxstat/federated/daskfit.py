@@ -41,7 +41,7 @@ from .partitioned import (
 )
 from .protocol import GlobalFrame
 
-__all__ = ["is_dask", "fit_dask"]
+__all__ = ["is_dask", "fit_dask", "dask_plan"]
 
 
 def is_dask(data: Any) -> bool:
@@ -305,11 +305,20 @@ def fit_dask(
     >>> bool(abs(r.lmbda - bcs.fit(x).lmbda) < 1e-12), r.federated["clients"]
     (True, 8)
     """
+    setup, names, kind, clients, passes = dask_plan(data, split_every)
+    res = fit_partitioned(setup, names, kind, clients, family=family, missing=missing,
+                          ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes)
+    assert res is not None  # nothing is skipped unless asked for
+    return res
+
+
+def dask_plan(data: Any, split_every: int | None = None) -> tuple[Any, list[str], str, int, int]:
+    """What :func:`~boxcoxstat.federated.partitioned.fit_partitioned` needs for Dask input:
+    the set-up function, the column names, the input kind, the partition count and the
+    set-up's passes (one per column)."""
     cols, names, kind = _columns(data)
 
     def setup() -> list[tuple[dict, Any]]:
         return [_setup(col, name, split_every) for col, name in zip(cols, names, strict=True)]
 
-    return fit_partitioned(setup, names, kind, int(cols[0].npartitions), family=family,
-                           missing=missing, ymax=ymax, optimizer=optimizer, grid=grid,
-                           setup_passes=len(cols))
+    return setup, names, kind, int(cols[0].npartitions), len(cols)

@@ -163,7 +163,8 @@ def fit_partitioned(
     optimizer: str = "score",
     grid: int = 1000,
     setup_passes: int = 1,
-) -> PowerTransformResult:
+    skipped: list[int] | None = None,
+) -> PowerTransformResult | None:
     """Fit lambda per column of partitioned data (what ``boxcoxstat.fit`` runs on Dask and
     Spark input).
 
@@ -173,6 +174,11 @@ def fit_partitioned(
     checks run on the merged reports; then the core's solver finds each lambda from one pass
     per profile evaluation, starting from a systematic subsample of a column of more than
     100,000 values (one pass to extract it; its evaluations read only the subsample).
+
+    With a list ``skipped``, constant columns of a Yeo-Johnson or ``"auto"`` fit are not
+    fitted but their positions appended to it (scikit-learn's ``PowerTransformer`` leaves
+    them unchanged); the result then has the other columns, or is ``None`` when none is
+    left.
     """
     fam = normalize_family(family)
     ymax = check_ymax(ymax)
@@ -185,7 +191,14 @@ def fit_partitioned(
     tally["passes"] += setup_passes
     fits: list[ColumnFit] = []
     n_missing = []
-    for (rep, col), name in zip(columns, names, strict=True):
+    kept_names = []
+    for j, ((rep, col), name) in enumerate(zip(columns, names, strict=True)):
+        r = rep["report"]
+        if (skipped is not None and fam != "boxcox" and r.n_finite and not r.n_inf
+                and r.lo == r.hi and (missing == "drop" or not r.n_missing)):
+            skipped.append(j)
+            continue
+        kept_names.append(name)
         check_column(rep["report"], name, family=fam, missing=missing,
                      tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
         n = rep["n_pos"] + rep["n_neg"]
@@ -214,6 +227,8 @@ def fit_partitioned(
         tally["fit_rounds"] += fit.rounds
         fits.append(fit)
         n_missing.append(rep["report"].n_missing)
+    if not fits:
+        return None
     info = {"clients": int(clients), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return build_result(names, kind, fam, fits, n_missing, info, ymax)
+    return build_result(kept_names, kind, fam, fits, n_missing, info, ymax)

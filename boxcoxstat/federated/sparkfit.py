@@ -205,6 +205,7 @@ def fit_spark(
     finally:
         for sub in cached:
             sub.unpersist()
+    assert res is not None  # nothing is skipped unless asked for
     if res.federated is not None:  # the partitions counted by the set-up pass
         res.federated["clients"] = clients[0]
     return res

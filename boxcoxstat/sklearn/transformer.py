@@ -48,7 +48,8 @@ from .._validation import (
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..core.sample import length_unit
-from ..federated.daskfit import fit_dask, is_dask
+from ..federated.daskfit import dask_plan, is_dask
+from ..federated.partitioned import fit_partitioned
 from ..robust.model import fit_robust_columns
 from ..robust.registry import ROBUST_METHODS, parse_spec
 from ..robust.results import RobustTransformResult
@@ -344,9 +345,10 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _fit_dask(self, X: Any, family: str, sample_weight: Any, keep: bool) -> Any:
         """Fit on a Dask array or DataFrame without materialising it: lambda from the
-        partitions' merged moments (:func:`boxcoxstat.federated.daskfit.fit_dask`, the same
-        engine as ``boxcoxstat.fit``), the standardiser from one more pass (Dask's merged
-        per-chunk means and variances of the transformed values)."""
+        partitions' merged moments (:mod:`boxcoxstat.federated.partitioned`, the engine of
+        ``boxcoxstat.fit`` on Dask input; a constant Yeo-Johnson feature keeps lambda 1), the
+        standardiser from one more pass (Dask's merged per-chunk means and variances of the
+        transformed values)."""
         import dask
         import dask.array as da
 
@@ -375,11 +377,20 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         else:
             raise BoxCoxError(f"PowerTransformer takes a 2-D Dask array or a Dask DataFrame, "
                               f"got {type(X).__name__}")
-        self.n_features_in_ = len(names)
-        self.result_ = fit_dask(X, family=family, ymax=self.ymax)
-        self.lambdas_ = np.array(self.result_.lmbda_used, dtype=np.float64)
-        self.families_ = tuple(self.result_.families)
-        self._fitted = np.arange(len(names))
+        self.n_features_in_ = p = len(names)
+        setup, cols, kind, clients, passes = dask_plan(X)
+        skipped: list[int] = []  # constant features: lambda 1 (scikit-learn's rule)
+        self.result_ = fit_partitioned(setup, cols, kind, clients, family=family,
+                                       ymax=self.ymax, setup_passes=passes, skipped=skipped)
+        fitted = np.setdiff1d(np.arange(p), skipped)
+        self.lambdas_ = np.ones(p)
+        fams = ["yeojohnson"] * p
+        if self.result_ is not None:
+            self.lambdas_[fitted] = self.result_.lmbda_used
+            for k, j in enumerate(fitted):
+                fams[j] = self.result_.families[k]
+        self.families_ = tuple(fams)
+        self._fitted = fitted
         if self.standardize:
             Z = self._dask_matrix(X, self._forward)
             mean, var, count = dask.compute(da.nanmean(Z, axis=0), da.nanvar(Z, axis=0),

@@ -352,6 +352,11 @@ class ColumnTransforms(ResultBase):
             ``inverse_transform(transform(x))`` off by more than 1e-8 relative; distinct
             values then share an output), naming the column and what to do.
         """
+        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
+            from ..federated.sparkfit import is_spark, spark_transform
+
+            if is_spark(data):
+                return spark_transform(self, data)
         x = new_columns(data, self.names, self._gate_families())
         return self._wrap(self._transform_matrix(x, warn=2), data)
 
@@ -369,6 +374,11 @@ class ColumnTransforms(ResultBase):
             For values whose inverse exceeds float64 (the column and rows are named), as
             :meth:`transform` refuses them.
         """
+        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
+            from ..federated.sparkfit import is_spark, spark_transform
+
+            if is_spark(data):
+                return spark_transform(self, data, inverse=True)
         y = new_columns(data, self.names, None)
         out, bad = self._inverse_matrix(y)
         if bad.any():

@@ -1,0 +1,112 @@
+# Reference values for bcs.lmer: car::powerTransform of lme4::lmer fits (Box-Cox and
+# Yeo-Johnson), and a tight optimum of the same objective.
+#
+# Run from the repository root:
+#     Rscript tests/reference/lmer_reference.R
+# Writes tests/reference/lmer_reference.json (with the data of every case).
+#
+# car's definition (car:::estimateTransform.lmerMod): at each lambda the response is replaced
+# by its Jacobian-adjusted transform (bcPower / yjPower, jacobian.adjusted = TRUE), the lmer
+# model is refitted (REML or ML, as the model was fitted) and its logLik is the objective.
+# For each case the JSON stores
+#   * "car":   powerTransform(model) as car returns it (optimize's default tolerance, lambda
+#              boxed in [-3, 3]; se from optimHess), its rounded power and its LR tests at 0
+#              and 1 (testTransform);
+#   * "tight": the same objective with every lmer refit tightly converged (bobyqa,
+#              rhoend 1e-12), maximised by optimize (tol 1e-11); its curvature by Ridders'
+#              extrapolation of central second differences; logLik at 0 and 1 and the LR
+#              statistics against the tight maximum; the fit at the tight lambda on the
+#              transformed (not Jacobian-adjusted) response: fixed effects, their standard
+#              errors, the residual variance and the random-effect (co)variances.
+
+suppressPackageStartupMessages({library(car); library(lme4); library(MASS); library(nlme)})
+
+local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  here <- if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "tests/reference"
+  source(file.path(here, "common.R"), local = globalenv())
+  assign("HERE", here, envir = globalenv())
+})
+
+TIGHT <- lmerControl(optimizer = "bobyqa", calc.derivs = FALSE,
+                     optCtrl = list(rhobeg = 0.2, rhoend = 1e-12, maxfun = 1e5),
+                     check.conv.singular = "ignore")
+
+data_block <- function(d, cols) {
+  out <- list()
+  for (cn in cols) {
+    v <- d[[cn]]
+    out[[cn]] <- if (is.numeric(v)) as.numeric(v) else as.character(v)
+  }
+  out
+}
+
+run_case <- function(name, formula, data, REML, family, cols) {
+  cat(name, "\n")
+  m <- eval(bquote(lmer(.(formula), data = data, REML = .(REML))))
+  pt <- powerTransform(m, family = family)
+  tst0 <- testTransform(pt, 0)
+  tst1 <- testTransform(pt, 1)
+  fam <- match.fun(family)
+  mt <- eval(bquote(lmer(.(formula), data = data, REML = .(REML), control = TIGHT)))
+  y <- mt@resp$y
+  mf <- model.frame(mt)
+  llik <- function(lam) {
+    mf$y.lambda <- fam(y, lam, jacobian.adjusted = TRUE)
+    as.numeric(logLik(update(mt, y.lambda ~ ., data = mf, control = TIGHT)))
+  }
+  opt <- optimize(llik, c(-3, 3), maximum = TRUE, tol = 1e-11)
+  lam <- opt$maximum
+  curv <- ridders(llik, lam, 0.05, second = TRUE)$value
+  l0 <- llik(0); l1 <- llik(1)
+  mf$y.t <- fam(y, lam, jacobian.adjusted = FALSE)
+  fit <- update(mt, y.t ~ ., data = mf, control = TIGHT)
+  vc <- as.data.frame(VarCorr(fit))
+  list(
+    name = name, formula = paste(deparse(formula), collapse = ""), REML = REML,
+    family = family, nobs = nrow(mf),
+    car = list(lmbda = pt$lambda[[1]], rounded = pt$roundlam[[1]],
+               bse = sqrt(pt$invHess[1, 1]), llf = pt$value,
+               lr0 = tst0$LRT, lr1 = tst1$LRT),
+    tight = list(lmbda = lam, llf = opt$objective, bse = 1 / sqrt(-curv),
+                 llf0 = l0, llf1 = l1, lr0 = 2 * (opt$objective - l0),
+                 lr1 = 2 * (opt$objective - l1),
+                 fixef = as.list(fixef(fit)),
+                 fixef_se = as.list(sqrt(diag(as.matrix(vcov(fit))))),
+                 sigma2 = sigma(fit)^2,
+                 varcorr = list(grp = vc$grp, var1 = ifelse(is.na(vc$var1), "", vc$var1),
+                                var2 = ifelse(is.na(vc$var2), "", vc$var2),
+                                vcov = vc$vcov),
+                 llf_fit = as.numeric(logLik(fit))),
+    data = data_block(data, cols)
+  )
+}
+
+sleep <- lme4::sleepstudy
+oats <- MASS::oats
+orth <- as.data.frame(nlme::Orthodont)
+orth$Subject <- factor(as.character(orth$Subject))
+cases <- list(
+  run_case("sleepstudy_slope_reml", Reaction ~ Days + (Days | Subject), sleep, TRUE,
+           "bcPower", c("Reaction", "Days", "Subject")),
+  run_case("sleepstudy_intercept_ml", Reaction ~ Days + (1 | Subject), sleep, FALSE,
+           "bcPower", c("Reaction", "Days", "Subject")),
+  run_case("sleepstudy_uncorrelated_reml", Reaction ~ Days + (Days || Subject), sleep, TRUE,
+           "bcPower", c("Reaction", "Days", "Subject")),
+  run_case("dyestuff_reml", Yield ~ 1 + (1 | Batch), lme4::Dyestuff, TRUE, "bcPower",
+           c("Yield", "Batch")),
+  run_case("penicillin_crossed_reml", diameter ~ 1 + (1 | plate) + (1 | sample),
+           lme4::Penicillin, TRUE, "bcPower", c("diameter", "plate", "sample")),
+  run_case("pastes_nested_reml", strength ~ 1 + (1 | batch/cask), lme4::Pastes, TRUE,
+           "bcPower", c("strength", "batch", "cask")),
+  run_case("oats_nested_ml", Y ~ N + (1 | B/V), oats, FALSE, "bcPower", c("Y", "N", "B", "V")),
+  run_case("orthodont_yj_reml", distance ~ age + Sex + (1 | Subject), orth, TRUE, "yjPower",
+           c("distance", "age", "Sex", "Subject"))
+)
+
+out <- list(
+  source = paste("R", getRversion(), "car", packageVersion("car"), "lme4",
+                 packageVersion("lme4")),
+  cases = cases
+)
+writeLines(to_json(out), file.path(HERE, "lmer_reference.json"))

@@ -145,7 +145,8 @@ def split_random(formula: str) -> tuple[str, list[RandomTerm]]:
         raise BoxCoxError("formula must be a string with one '~', such as "
                           "'y ~ x + (1 | g)'")
     lhs, rhs = formula.split("~")
-    keep, terms, i = "", [], 0
+    keep, i = "", 0
+    terms: list[RandomTerm] = []
     while i < len(rhs):
         if rhs[i] == "(":
             j = _closing(rhs, i)

@@ -128,11 +128,15 @@ def lmer(
     >>> df = pd.DataFrame({"y": np.exp(eta), "x": x, "g": g})
     >>> m = bcs.lmer("y ~ x + (1 | g)", df)
     >>> round(m.lmbda, 2), m.power.rounded
-    (0.1, 0.0)
-    >>> m.params.round(3)
-    Intercept    3.289
-    x            0.231
+    (-0.06, 0.0)
+    >>> m.params.round(3)  # on the transformed scale
+    Intercept    1.894
+    x            0.091
     dtype: float64
+    >>> m.predict(pd.DataFrame({"x": [0.0, 7.0], "g": [0, 99]})).round(3)  # 99: a new group
+    0     7.231
+    1    15.294
+    Name: y, dtype: float64
     """
     check_option("missing", missing, ("drop", "raise"))
     if not isinstance(REML, (bool, np.bool_)):

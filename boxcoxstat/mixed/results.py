@@ -13,7 +13,6 @@ parameters. The power's own inference is ``m.power``, a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np

@@ -17,7 +17,9 @@
 #              extrapolation of central second differences; logLik at 0 and 1 and the LR
 #              statistics against the tight maximum; the fit at the tight lambda on the
 #              transformed (not Jacobian-adjusted) response: fixed effects, their standard
-#              errors, the residual variance and the random-effect (co)variances.
+#              errors, the residual variance and the random-effect (co)variances, and
+#              predict() on the transformed scale (with and without random effects) for the
+#              first six rows and for row 1 under a new level of the last grouping factor.
 
 suppressPackageStartupMessages({library(car); library(lme4); library(MASS); library(nlme)})
 
@@ -38,6 +40,9 @@ data_block <- function(d, cols) {
     v <- d[[cn]]
     out[[cn]] <- if (is.numeric(v)) as.numeric(v) else as.character(v)
   }
+  lev <- list()
+  for (cn in cols) if (is.factor(d[[cn]])) lev[[cn]] <- levels(d[[cn]])
+  out[["_levels"]] <- lev
   out
 }
 
@@ -62,6 +67,17 @@ run_case <- function(name, formula, data, REML, family, cols) {
   mf$y.t <- fam(y, lam, jacobian.adjusted = FALSE)
   fit <- update(mt, y.t ~ ., data = mf, control = TIGHT)
   vc <- as.data.frame(VarCorr(fit))
+  # predictions on the transformed scale for the first six rows and the first row again
+  # under a grouping level the fit has not seen (population level there)
+  nd <- mf[c(1:6, 1), ]
+  gcols <- names(getME(fit, "flist"))
+  first <- strsplit(gcols[length(gcols)], ":", fixed = TRUE)[[1]]
+  for (g in unique(unlist(lapply(gcols, function(z) strsplit(z, ":", fixed = TRUE)[[1]])))) {
+    nd[[g]] <- as.character(nd[[g]])
+  }
+  nd[7, first[1]] <- "new-level"
+  pred_re <- predict(fit, newdata = nd, allow.new.levels = TRUE)
+  pred_pop <- predict(fit, newdata = nd, re.form = NA)
   list(
     name = name, formula = paste(deparse(formula), collapse = ""), REML = REML,
     family = family, nobs = nrow(mf),
@@ -77,7 +93,9 @@ run_case <- function(name, formula, data, REML, family, cols) {
                  varcorr = list(grp = vc$grp, var1 = ifelse(is.na(vc$var1), "", vc$var1),
                                 var2 = ifelse(is.na(vc$var2), "", vc$var2),
                                 vcov = vc$vcov),
-                 llf_fit = as.numeric(logLik(fit))),
+                 llf_fit = as.numeric(logLik(fit)),
+                 new_rows = c(0:5, 0), new_level_column = first[1],
+                 pred_re = unname(pred_re), pred_pop = unname(pred_pop)),
     data = data_block(data, cols)
   )
 }

@@ -186,7 +186,8 @@ class MixedProfile:
             m = np.linalg.solve(c, glam.T)  # S^-1 Lam' G
         else:
             m = np.linalg.solve(ch, hlam.T)
-        d_logdet = 2.0 * st.grad_sum(np.asarray(m.T, dtype=np.float64))  # positions (i, j) read m[j, i]
+        # positions (i, j) read m[j, i]
+        d_logdet = 2.0 * st.grad_sum(np.asarray(m.T, dtype=np.float64))
         resid = b - glam @ w
         d_r2 = -2.0 * st.grad_sum(np.outer(resid, w))
         return val, d_logdet + self.df * d_r2 / r2

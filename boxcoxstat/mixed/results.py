@@ -250,22 +250,22 @@ class LmerResult(ResultBase):
     @property
     def params(self) -> pd.Series:
         """Fixed effects on the transformed scale."""
-        return self.coefficients["coef"].rename(None)
+        return self.coefficients["coef"].copy()
 
     @property
     def bse(self) -> pd.Series:
         """Standard errors of the fixed effects (``vcov`` of ``lmer``)."""
-        return self.coefficients["std err"].rename(None)
+        return self.coefficients["std err"].copy()
 
     @property
     def tvalues(self) -> pd.Series:
-        return self.coefficients["z"].rename(None)
+        return self.coefficients["z"].copy()
 
     @property
     def pvalues(self) -> pd.Series:
         """Two-sided p-values of the fixed effects from the normal distribution (Wald z,
         as statsmodels' ``MixedLM``; lme4 itself reports none)."""
-        return self.coefficients["P>|z|"].rename(None)
+        return self.coefficients["P>|z|"].copy()
 
     def cov_params(self) -> pd.DataFrame:
         return self.covariance.copy()

@@ -3,7 +3,7 @@ predictions, JSON and bad input.
 
 Reference values: tests/reference/lmer_reference.R (car 3.1-1, lme4 1.1-31) and its JSON,
 which also carries each case's data (lme4's sleepstudy, Dyestuff, Penicillin, Pastes; MASS's
-oats; nlme's Orthodont).
+oats; nlme's Orthodont, Oxboys, Machines and ergoStool).
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ from boxcoxstat.mixed.formula import split_random
 REF = json.loads((Path(__file__).parents[1] / "reference" / "lmer_reference.json").read_text())
 CASES = {c["name"]: c for c in REF["cases"]}
 SLOW = {"sleepstudy_slope_reml", "sleepstudy_uncorrelated_reml", "penicillin_crossed_reml",
-        "pastes_nested_reml"}
+        "pastes_nested_reml", "oxboys_slope_ml", "machines_nested_reml"}
+# car's se is optimHess's second difference (step 1e-3) of its objective; on Oxboys at
+# lambda = -2.7 that objective carries car's bcPower rounding (y^lambda ~ 1e-6: ~2e-7 in the
+# log-likelihood), which moves the difference by 3% (the tight R curvature agrees to 2e-5)
+CAR_BSE_RTOL = {"oxboys_slope_ml": 0.05}
 
 
 def _frame(case):
@@ -76,14 +80,15 @@ def test_power_equals_car(name, fits):
     # car maximises with optimize's default tolerance (eps^0.25, about 1.2e-4)
     assert m.lmbda == pytest.approx(car["lmbda"], abs=2.5e-4)
     # car's se is optimHess's finite difference (step 1e-3) at its own lambda
-    assert m.power.bse.iloc[0] == pytest.approx(car["bse"], rel=2e-3)
+    assert m.power.bse.iloc[0] == pytest.approx(car["bse"], rel=CAR_BSE_RTOL.get(name, 2e-3))
     assert m.power.rounded_power(rule="car") == car["rounded"]
     # car's maximum lies below the optimum by curvature x (its lambda error)^2 (< 2e-8 here)
     # and its LR statistics are differences of default-tolerance lmer refits
     assert m.power.test(0).statistic == pytest.approx(car["lr0"], abs=1e-6)
     assert m.power.test(1).statistic == pytest.approx(car["lr1"], abs=1e-6)
     assert m.llf == pytest.approx(car["llf"], abs=1e-6)
-    assert m.llf >= car["llf"] - 1e-9  # never below car's maximum (rounding: 1e-9)
+    # never below car's maximum, up to the rounding of car's objective (2e-7 on Oxboys)
+    assert m.llf >= car["llf"] - 1e-6
 
 
 @pytest.mark.parametrize("name", _params())
@@ -98,7 +103,12 @@ def test_power_equals_a_tight_optimum_of_cars_objective(name, fits):
     assert m.power.test(0).statistic == pytest.approx(tight["lr0"], abs=1e-7)
     assert m.power.test(1).statistic == pytest.approx(tight["lr1"], abs=1e-7)
     # R's curvature: Ridders' extrapolation of second differences of the refitted objective
-    assert m.power.bse.iloc[0] == pytest.approx(tight["bse"], rel=1e-5)
+    # (measured within 2e-5)
+    assert m.power.bse.iloc[0] == pytest.approx(tight["bse"], rel=5e-5)
+    # the profile itself at R's lambda, 0 and 1 (no optimiser involved; measured <= 2e-11)
+    prof = m.power.profile(lmbda=[tight["lmbda"], 0.0, 1.0])["llf"].to_numpy()
+    np.testing.assert_allclose(prof, [tight["llf"], tight["llf0"], tight["llf1"]],
+                               rtol=0, atol=1e-9)
     lo, hi = m.power.conf_int().iloc[0]
     assert lo < m.lmbda < hi
 

@@ -12,7 +12,7 @@ parameters. The power's own inference is ``m.power``, a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -235,6 +235,29 @@ class LmerResult(ResultBase):
             design_info=design_info, index=index, y=y, x=x, rdesign=rdesign,
             profile_=profile, data_=data,
         )
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle: the designs as their JSON documents (patsy's objects do not pickle)."""
+        d = dict(self.__dict__)
+        codec = DesignCodec()
+        if d.get("design_info") is not None:
+            d["design_info"] = codec.encode(d["design_info"])
+        rd = d.get("rdesign")
+        if rd is not None and rd.design_infos is not None:
+            d["rdesign"] = replace(rd, design_infos=tuple(codec.encode(i)
+                                                          for i in rd.design_infos))
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        d = dict(d)
+        codec = DesignCodec()
+        if isinstance(d.get("design_info"), dict):
+            d["design_info"] = codec.decode(d["design_info"])
+        rd = d.get("rdesign")
+        if rd is not None and rd.design_infos is not None:
+            d["rdesign"] = replace(rd, design_infos=tuple(
+                codec.decode(i) if isinstance(i, dict) else i for i in rd.design_infos))
+        self.__dict__.update(d)
 
     # ------------------------------------------------------------------ estimates
     @property

@@ -189,6 +189,17 @@ def test_a_tampered_document_is_refused_by_field(fits, field):
         bcs.LmerResult.from_json(json.dumps(doc))
 
 
+def test_pickle_round_trip_predicts_and_refits(fits):
+    import pickle
+
+    m = fits("orthodont_yj_reml")
+    back = pickle.loads(pickle.dumps(m))
+    new = _frame(CASES["orthodont_yj_reml"]).iloc[:5]
+    pd.testing.assert_series_equal(back.predict(new), m.predict(new))
+    assert back.at(1).llf == pytest.approx(CASES["orthodont_yj_reml"]["tight"]["llf1"],
+                                           abs=1e-8)  # lmer refit, rhoend 1e-12
+
+
 def test_summary_renders_and_names_the_parts(fits):
     m = fits("dyestuff_reml")
     text = str(m.summary())

@@ -132,7 +132,7 @@ def lmer(
     >>> m.params.round(3)  # on the transformed scale
     Intercept    1.894
     x            0.091
-    dtype: float64
+    Name: coef, dtype: float64
     >>> m.predict(pd.DataFrame({"x": [0.0, 7.0], "g": [0, 99]})).round(3)  # 99: a new group
     0     7.231
     1    15.294

@@ -37,6 +37,7 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -49,6 +50,7 @@ __all__ = ["Structure", "MixedProfile", "ThetaFit"]
 
 GTOL = 1e-10  # L-BFGS-B's projected-gradient tolerance on the deviance in theta
 CONVERGED_GRAD = 1e-4  # a projected gradient above this (after scaling) is a failed fit
+BOUNDARY_PROBES = (1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0)  # theta values (sd / residual sd) tried off 0
 
 
 @dataclass(frozen=True)
@@ -204,8 +206,29 @@ class MixedProfile:
         def fun(t: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
             return self._deviance(t, b, rr)
 
-        res = optimize.minimize(fun, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                                options={"gtol": GTOL, "ftol": 1e-15, "maxiter": 5000})
+        def run(start: NDArray[np.float64]) -> Any:
+            return optimize.minimize(fun, start, jac=True, method="L-BFGS-B", bounds=bounds,
+                                     options={"gtol": GTOL, "ftol": 1e-15, "maxiter": 5000})
+
+        res = run(x0)
+        # A variance at its bound 0 is a stationary point whatever the data say (the
+        # deviance is even in a scalar term's theta), so a descent can stop there with a
+        # zero gradient while a positive variance is better (a saddle, as on lme4's cake
+        # data, ~ temp + (1 | recipe) + (1 | replicate), at lambda = 0). Probe each such
+        # parameter off the bound and restart from the best probe that lowers the deviance.
+        for _ in range(3):
+            at_bound = np.flatnonzero(diag & (res.x <= 0.0))
+            best, best_x = float(res.fun), None
+            for k in at_bound:
+                for step in BOUNDARY_PROBES:
+                    trial = np.asarray(res.x, dtype=np.float64).copy()
+                    trial[k] = step
+                    val = self._deviance(trial, b, rr, grad=False)[0]
+                    if val < best - 1e-12 * max(1.0, abs(best)):
+                        best, best_x = val, trial
+            if best_x is None:
+                break
+            res = run(best_x)
         theta = np.asarray(res.x, dtype=np.float64)
         _, g = fun(theta)
         proj = np.where(diag & (theta <= 0.0), np.minimum(g, 0.0), g)

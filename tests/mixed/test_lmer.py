@@ -3,7 +3,7 @@ predictions, JSON and bad input.
 
 Reference values: tests/reference/lmer_reference.R (car 3.1-1, lme4 1.1-31) and its JSON,
 which also carries each case's data (lme4's sleepstudy, Dyestuff, Penicillin, Pastes; MASS's
-oats; nlme's Orthodont, Oxboys, Machines and ergoStool).
+oats; nlme's Orthodont, Oxboys, Machines and ergoStool; lme4's cake).
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ from boxcoxstat.mixed.formula import split_random
 REF = json.loads((Path(__file__).parents[1] / "reference" / "lmer_reference.json").read_text())
 CASES = {c["name"]: c for c in REF["cases"]}
 SLOW = {"sleepstudy_slope_reml", "sleepstudy_uncorrelated_reml", "penicillin_crossed_reml",
-        "pastes_nested_reml", "oxboys_slope_ml", "machines_nested_reml"}
+        "pastes_nested_reml", "oxboys_slope_ml", "machines_nested_reml",
+        "sleepstudy_yj_slope_ml"}
 # car's se is optimHess's second difference (step 1e-3) of its objective; on Oxboys at
 # lambda = -2.7 that objective carries car's bcPower rounding (y^lambda ~ 1e-6: ~2e-7 in the
-# log-likelihood), which moves the difference by 3% (the tight R curvature agrees to 2e-5)
-CAR_BSE_RTOL = {"oxboys_slope_ml": 0.05}
+# log-likelihood), which moves the difference by 3% (the tight R curvature agrees to 2e-5);
+# on cake (crossed, ML) the difference of car's default-tolerance lmer refits is 1% off
+# (the tight R curvature agrees to 1e-7)
+CAR_BSE_RTOL = {"oxboys_slope_ml": 0.05, "cake_crossed_ml": 0.02}
 
 
 def _frame(case):
@@ -83,10 +86,11 @@ def test_power_equals_car(name, fits):
     assert m.power.bse.iloc[0] == pytest.approx(car["bse"], rel=CAR_BSE_RTOL.get(name, 2e-3))
     assert m.power.rounded_power(rule="car") == car["rounded"]
     # car's maximum lies below the optimum by curvature x (its lambda error)^2 (< 2e-8 here)
-    # and its LR statistics are differences of default-tolerance lmer refits
-    assert m.power.test(0).statistic == pytest.approx(car["lr0"], abs=1e-6)
-    assert m.power.test(1).statistic == pytest.approx(car["lr1"], abs=1e-6)
-    assert m.llf == pytest.approx(car["llf"], abs=1e-6)
+    # and its values are default-tolerance lmer refits (up to 1.1e-6 below the optimum in
+    # theta, on cake): LR statistics and llf agree to measured 2.2e-6
+    assert m.power.test(0).statistic == pytest.approx(car["lr0"], abs=5e-6)
+    assert m.power.test(1).statistic == pytest.approx(car["lr1"], abs=5e-6)
+    assert m.llf == pytest.approx(car["llf"], abs=5e-6)
     # never below car's maximum, up to the rounding of car's objective (2e-7 on Oxboys)
     assert m.llf >= car["llf"] - 1e-6
 

@@ -128,6 +128,9 @@ mach <- as.data.frame(nlme::Machines); mach$Worker <- factor(as.character(mach$W
 mach$Machine <- factor(as.character(mach$Machine))
 ergo <- as.data.frame(nlme::ergoStool); ergo$Subject <- factor(as.character(ergo$Subject))
 ergo$Type <- factor(as.character(ergo$Type))
+cake <- lme4::cake
+sl <- lme4::sleepstudy
+sl$Reaction150 <- sl$Reaction - 150  # of both signs: Yeo-Johnson
 cases <- list(
   run_case("sleepstudy_slope_reml", Reaction ~ Days + (Days | Subject), sleep, TRUE,
            "bcPower", c("Reaction", "Days", "Subject")),
@@ -149,7 +152,11 @@ cases <- list(
   run_case("machines_nested_reml", score ~ Machine + (1 | Worker/Machine), mach, TRUE,
            "bcPower", c("score", "Machine", "Worker")),
   run_case("ergostool_reml", effort ~ Type + (1 | Subject), ergo, TRUE, "bcPower",
-           c("effort", "Type", "Subject"))
+           c("effort", "Type", "Subject")),
+  run_case("cake_crossed_ml", angle ~ temp + (1 | recipe) + (1 | replicate), cake, FALSE,
+           "bcPower", c("angle", "temp", "recipe", "replicate")),
+  run_case("sleepstudy_yj_slope_ml", Reaction150 ~ Days + (Days | Subject), sl, FALSE,
+           "yjPower", c("Reaction150", "Days", "Subject"))
 )
 
 out <- list(

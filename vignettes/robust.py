@@ -151,10 +151,11 @@ plt.close(fig)
 #
 # Colour band J, rows with all seven variables observed (11478 x 7, shipped as `dposs_j`).
 # Yeo-Johnson by RewML per variable, then a robust PCA of the standardized transformed data
-# with k = 4 components. The paper used cellWise's cellwise robust PCA (MacroPCA); with no
-# missing cells we use ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005), which MacroPCA
-# extends, computed as rrcov's `PcaHubert` (checked against it to 5e-11 on these data,
-# `tests/reference/robpca_reference.R`).
+# with k = 4 components. The paper used cellWise's MacroPCA (Hubert, Rousseeuw & Van den
+# Bossche 2019: DDC's cellwise detection, imputation, then a ROBPCA-like robust PCA), with
+# the options of the authors' vignette (`transfo_examples.R`); `method="macropca"` computes
+# it as cellWise does (checked against cellWise 2.5.3 on these data,
+# `tests/reference/macropca_reference.R`: the same flagged rows and cells).
 
 # %%
 dposs = load("dposs_j").drop(columns="id")
@@ -168,45 +169,72 @@ save(fig, "robust_dposs_area.png")
 
 # %%
 Y = rew_d.standardized
-pca_y = bcs.robust_pca(Y, n_components=4)
-pca_x = bcs.robust_pca(dposs, n_components=4)
+pca_y = bcs.robust_pca(Y, n_components=4, method="macropca")
+pca_x = bcs.robust_pca(dposs, n_components=4, method="macropca")
 print(pca_y.summary())
 share = pca_y.explained_variance_ratio.sum()
-print(f"robust PCA: 4 components explain {share:.1%} of the variance "
-      "(paper: 97%; rrcov PcaHubert: 97.2%)")
+print(f"MacroPCA: 4 components explain {share:.1%} of the variance (paper: 97%; "
+      "cellWise's MacroPCA(k = 0) prints the same shares)")
 
 # %% [markdown]
-# The paper colours three groups it describes in words; our reading of them on the
-# transformed scale: red, stars with a very high MAperJ (standardized value above 20, a
-# separate cluster); blue, in between (MAperJ from 5 to 20); orange, the two objects with an
-# extreme EllipJ (above 5). Figure 12 is the pairs plot of the four robust scores, Figure 13
-# the outlier maps after the transformation (left) and of the raw variables (right).
+# The colours are those of the authors' vignette: red, score distance above 25 (a separate
+# cluster of stars with a very high MAperJ); blue, score distance from 14 to 25; orange, the
+# two objects 98 and 10894 (1-based rows of the complete band-J data) with an extreme EllipJ.
+# Figure 12 is the pairs plot of the four MacroPCA scores (the first with its sign flipped,
+# as in the vignette), Figure 13 the outlier maps after the transformation (left) and of the
+# raw variables (right).
 
 # %%
-group = np.where(Y["MAperJ"] > 20, "red", np.where(Y["MAperJ"] > 5, "blue", "black"))
-group = np.where(Y["EllipJ"] > 5, "orange", group)
+sd_y = pca_y.score_distances
+group = np.full(len(Y), "black", dtype=object)
+group[[97, 10893]] = "darkorange"
+group[(sd_y > 14).to_numpy()] = "skyblue"
+group[(sd_y > 25).to_numpy()] = "firebrick"
 color = pd.Series(group, index=Y.index)
-axes = pca_y.plot_scores(color=color.to_numpy())
-save(axes[0, 0].figure, "robust_dposs_scores.png")
+scores = pca_y.scores.to_numpy().copy()
+scores[:, 0] = -scores[:, 0]
+fig, axes = plt.subplots(4, 4, figsize=(8.5, 8.5))
+for i in range(4):
+    for j in range(4):
+        ax = axes[i, j]
+        if i == j:
+            ax.text(0.5, 0.5, f"PC{i + 1}", ha="center", va="center", fontsize=12,
+                    transform=ax.transAxes)
+        else:
+            ax.scatter(scores[:, j], scores[:, i], s=3, c=list(group), linewidths=0)
+        ax.tick_params(labelsize=6)
+save(fig, "robust_dposs_scores.png")
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-for ax, res, title in ((axes[0], pca_y, "YJ-transformed (RewML)"),
-                       (axes[1], pca_x, "raw variables")):
-    res.plot_outlier_map(ax=ax, color=color.to_numpy())
-    ax.set_title(f"Outlier map, {title}", fontsize=10)
+for ax, res, title in ((axes[0], pca_y, "transformed data"),
+                       (axes[1], pca_x, "raw data")):
+    res.plot_outlier_map(ax=ax, color=list(group))
+    ax.set_title(f"Outlier map of {title}", fontsize=10)
 save(fig, "robust_dposs_outlier_map.png")
-sd_y, od_y = pca_y.score_distances, pca_y.orthogonal_distances
+od_y = pca_y.orthogonal_distances
 sd_x, od_x = pca_x.score_distances, pca_x.orthogonal_distances
 print(pd.DataFrame({
     "rows": color.value_counts(),
     "median SD (transformed)": sd_y.groupby(color).median().round(1),
     "median OD (transformed)": od_y.groupby(color).median().round(2),
     "median SD (raw)": sd_x.groupby(color).median().round(1),
-    "median OD (raw)": od_x.groupby(color).median().round(0),
+    "median OD (raw)": od_x.groupby(color).median().round(2),
 }).to_string())
 top_raw = np.argsort(-sd_x.to_numpy())[:50]
 n_black = int((group[top_raw] == "black").sum())
 print(f"of the 50 rows with the largest raw score distance, {n_black} are black (the paper: "
       "on the raw data black points look most outlying)")
+
+# %% [markdown]
+# MacroPCA also flags single cells. The cellwise residual map shows the standardized
+# residuals of the 25 stars with the largest orthogonal distance after the transformation:
+# red cells lie above the fit, blue below, yellow within sqrt(chi2_1(0.99)).
+
+# %%
+print(f"{len(pca_y.outlying_cells)} of {Y.size} cells flagged after the transformation, "
+      f"{len(pca_x.outlying_cells)} on the raw variables")
+worst = od_y.sort_values(ascending=False).index[:25]
+ax = pca_y.plot_residual_map(list(worst))
+save(ax.figure, "robust_dposs_residual_map.png")
 
 # %% [markdown]
 # ## Sensitivity curves (section 2.6, Figure 5)

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # Bicego & Baldo (2016) on their own protocol
 #
-# Their Tables 3-8 and Figure 3(d) with the package:
+# Their Tables 3-8 and Figures 1-6 (3(a-c) on stand-in data) with the package:
 #
 # * 30 random 50/50 splits (stratified, seed 0; their "Averaged Hold Out" protocol);
 # * every feature scaled into [1, 2] with the training half, Box-Cox, then scaled into

@@ -9,7 +9,7 @@
 # %% [markdown]
 # # Blum, Menon & Elgendi on their own protocol
 #
-# Their Tables 2 and 4-7 and Figures 1-2 and A1-A3, with the package, on the paper's
+# Their Tables 2 and 4-7 and Figures 1-5 and A1-A3, with the package, on the paper's
 # protocol:
 #
 # * folds: `RepeatedStratifiedKFold(n_splits=10, n_repeats=5, random_state=42)` (their

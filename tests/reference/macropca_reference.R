@@ -46,7 +46,7 @@ has_svd <- requireNamespace("svd", quietly = TRUE)
 branch_of <- function(data, pars, k) {
   pars$silent <- FALSE
   pars$DDCpars$silent <- TRUE
-  out <- capture.output(MacroPCA(data, k = k, MacroPCApars = pars))
+  out <- capture.output(fit <- MacroPCA(data, k = k, MacroPCApars = pars))
   if (any(grepl("eigenvectors of MCD scatter", out))) "mcd" else
     if (any(grepl("reweighted covariance", out))) "reweighted" else "unknown"
 }
@@ -66,7 +66,10 @@ summ <- function(fit, data, label, rows) {
     rows = as.integer(rows), SD_rows = unname(fit$SD[rows]), OD_rows = unname(fit$OD[rows]),
     scores_rows = lapply(seq_len(fit$k), function(j) unname(fit$scores[rows, j])),
     residScale = unname(fit$residScale),
-    stdResid_rows = lapply(seq_len(ncol(data)), function(j) unname(fit$stdResid[rows, j])),
+    # missing cells have NA residuals: stored as 0 here, their positions in stdResid_missing
+    stdResid_rows = lapply(seq_len(ncol(data)), function(j) {
+      v <- unname(fit$stdResid[rows, j]); v[is.na(v)] <- 0; v }),
+    stdResid_missing = as.integer(which(is.na(fit$stdResid))),
     indcells = as.integer(fit$indcells),
     ddc_locX = unname(ddc$locX), ddc_scaleX = unname(ddc$scaleX),
     ddc_ngbrs = lapply(seq_len(ncol(data)), function(j) as.integer(ddc$ngbrs[j, ])),
@@ -99,10 +102,15 @@ synthetic <- local({
   Z
 })
 
+step <- function(what) message(format(Sys.time(), "%H:%M:%S "), what)
+step("transfo done")
 t0 <- proc.time()[["elapsed"]]
 fit_y <- MacroPCA(Y, k = 4, MacroPCApars = PARS)
+step("transformed")
 fit_x <- MacroPCA(X, k = 4, MacroPCApars = PARS)
+step("raw")
 fit_s <- MacroPCA(synthetic, k = 2, MacroPCApars = PARS)
+step("synthetic")
 elapsed <- proc.time()[["elapsed"]] - t0
 # k = 0: cellWise's scree call (eigenvalues of the initial h-subset, h for kmax components,
 # and the cumulative share of the variance it prints and returns)
@@ -112,6 +120,7 @@ scree <- lapply(list(transformed = Y, raw = X), function(data) {
   list(eigenvalues = unname(s$eigenvalues), cumulativeVar = unname(s$cumulativeVar))
 })
 invisible(dev.off())
+step("scree")
 
 cols <- rep("black", nrow(X))
 cols[c(98, 10894)] <- "darkorange"
@@ -119,6 +128,7 @@ cols[which(fit_y$SD > 14)] <- "skyblue3"
 cols[which(fit_y$SD > 25)] <- "firebrick"
 
 fallback <- NULL
+step("fallback")
 if (has_svd) {
   # MacroPCA with truncPC's fallback (base svd) forced, to compare with propack.svd
   ns <- asNamespace("svd")
@@ -144,6 +154,7 @@ if (has_svd) {
                    truncPC_ncomp4_without_propack = tp)
 }
 
+step("summaries")
 rows <- SAMPLE_ROWS(nrow(X))
 out <- list(
   meta = list(

@@ -349,7 +349,8 @@ print(sim8.bias().xs(0.0, level="lmbda").rename(columns=LABEL)[["ML", "MTL95", "
 # MTL90 on Yeo-Johnson data with 10 % outliers, where the paper's Figures 6-7 (and ours) show
 # MTL90 doing well. So no single definition reproduces every MTL figure of the paper. The
 # cell below computes both readings by brute force (lambda on a grid of step 0.005 in
-# [-4, 6], every window), m = 20 replications per setting, outliers at k = 0 and 10.
+# [-4, 6], every window), m replications per setting (`BOXCOXSTAT_VIGNETTE_M`, default 20),
+# outliers at k = 0 and 10.
 
 # %%
 LAM = np.linspace(-4, 6, 2001)
@@ -400,7 +401,7 @@ for fig, family, lam0, make in (("8 top", "boxcox", 0.0, lambda y: np.exp(y)),
                                 ("8 bottom", "boxcox", 1.0, lambda y: 1 + y),
                                 ("7 (YJ)", "yeojohnson", 1.0, lambda y: y)):
     for k in (0, 10):
-        y = truncated(rng, 20, 100) if fig == "8 bottom" else rng.standard_normal((20, 100))
+        y = truncated(rng, M, 100) if fig == "8 bottom" else rng.standard_normal((M, 100))
         y[:, :10] = k
         for h_frac in (0.9, 0.85):
             for jac in ("window", "all"):

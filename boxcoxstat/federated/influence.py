@@ -96,7 +96,30 @@ def _effects(server: Any, members: NDArray[np.bool_], start: tuple[Any, Any]
              ) -> tuple[NDArray[np.float64], int]:
     """Lambda of each subset (row of ``members``) and its standard error, solved together
     from the starting bracket ``start`` (ends per subset, or common); NaN where a fit did not
-    converge. Returns the (m, 2) array and the rounds spent."""
+    converge. A subset whose likelihood cannot be evaluated along the way (a few values
+    driving lambda to where the merged statistics leave float64) stops the joint solve; the
+    subsets are then solved one at a time and that one gets NaN (its influence is not
+    measurable; the fit of all clients is unaffected). Returns the (m, 2) array and the
+    rounds spent."""
+    try:
+        return _effects_together(server, members, start)
+    except BoxCoxError:
+        m = members.shape[0]
+        lo, hi = (np.broadcast_to(np.asarray(e, dtype=np.float64), (m,)) for e in start)
+        out, spent = np.full((m, 2), np.nan), 0
+        for i in range(m):
+            try:
+                one, r = _effects_together(server, members[i : i + 1], (lo[i : i + 1],
+                                                                         hi[i : i + 1]))
+            except BoxCoxError:
+                continue
+            out[i], spent = one[0], spent + r
+        return out, spent
+
+
+def _effects_together(server: Any, members: NDArray[np.bool_], start: tuple[Any, Any]
+                      ) -> tuple[NDArray[np.float64], int]:
+    """:func:`_effects` for subsets whose likelihoods all evaluate: one joint solve."""
     frame = server.frame
     m = members.shape[0]
     counts = np.array([sum(server.counts[id(c)]) for c in server.active], dtype=np.float64)

@@ -250,8 +250,17 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
     def score(t: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
         vv = v if idx.size == v.shape[1] else v[:, idx]
         phi, chi = phi_chi(vv, t, span[idx])
-        r = resid(phi)
-        return n * np.einsum("ij,ij->j", r, chi) / np.einsum("ij,ij->j", r, r) - sum_v[idx]
+        # <M phi, chi> and |M phi|^2 from the projections' coefficients (13 rows, not n)
+        pq, cq = q.T @ phi, q.T @ chi
+        pp = np.einsum("ij,ij->j", phi, phi)
+        rss = pp - np.einsum("ij,ij->j", pq, pq)
+        cross = np.einsum("ij,ij->j", phi, chi) - np.einsum("ij,ij->j", pq, cq)
+        close = np.flatnonzero(rss < 1e-6 * pp)  # the fit explains almost all: cancellation
+        if close.size:  # those columns' residuals formed explicitly
+            r = resid(phi[:, close])
+            rss[close] = np.einsum("ij,ij->j", r, r)
+            cross[close] = np.einsum("ij,ij->j", r, chi[:, close])
+        return n * cross / rss - sum_v[idx]
 
     every = np.arange(cols.size)
     g_lo = score(np.full(cols.size, float(lower)), every)
@@ -260,7 +269,8 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
     at = np.flatnonzero(np.isnan(out))
     if at.size:
         res = find_root(lambda t, idx: score(t, at[idx]), np.full(at.size, float(lower)),
-                        np.full(at.size, float(upper)), g_lo[at], g_hi[at], xatol=1e-12)
+                        np.full(at.size, float(upper)), g_lo[at], g_hi[at], xatol=1e-12,
+                        predict=True)
         out[at] = res.x
     phi, _ = phi_chi(v, out, span, score=False)
     r = resid(phi)

@@ -104,15 +104,35 @@ def basis_products(q: NDArray[np.float64], u: NDArray[np.float64],
 
 
 def _project_out_blocked(q: NDArray[np.float64], u: NDArray[np.float64],
-                         rows: int = TSQR_ROWS) -> NDArray[np.float64]:
-    """``u - q (q' u)`` applied twice (as :meth:`Design.resid`), each product in row blocks."""
+                         rows: int = TSQR_ROWS, twice: bool = False) -> NDArray[np.float64]:
+    """``u - q (q' u)``, each product in row blocks; a second pass for the columns whose
+    residual is below ``1/sqrt(2)`` of their norm (the test of Daniel, Gragg, Kaufman &
+    Stewart 1976: above it one pass leaves an error of about ``sqrt(2) eps`` of the
+    residual), or for every column with ``twice`` (building a basis)."""
     r = u[:, None] if u.ndim == 1 else u
-    for _ in range(2):
-        c = basis_products(q, r, rows)
-        out = np.empty(r.shape)
-        for i in range(0, r.shape[0], rows):
-            np.subtract(r[i : i + rows], q[i : i + rows] @ c, out=out[i : i + rows])
-        r = out
+    cols = np.arange(r.shape[1])
+    for k in range(2):
+        sub = r if cols.size == r.shape[1] else r[:, cols]
+        c = basis_products(q, sub, rows)
+        out = np.empty(sub.shape)
+        for i in range(0, sub.shape[0], rows):
+            np.subtract(sub[i : i + rows], q[i : i + rows] @ c, out=out[i : i + rows])
+        if k == 1 or twice:
+            if cols.size == r.shape[1]:
+                r = out
+            else:
+                r = r.copy()
+                r[:, cols] = out
+            if k == 1:
+                break
+            continue
+        before = np.einsum("ij,ij->j", sub, sub)
+        after = np.einsum("ij,ij->j", out, out)
+        again = after < 0.5 * before
+        r = out if cols.size == r.shape[1] else r
+        if not again.any():
+            break
+        cols = cols[again]
     return r[:, 0] if u.ndim == 1 else r
 
 
@@ -184,7 +204,7 @@ def _long_design(xw: NDArray[np.float64], tol: float, sw: NDArray[np.float64] | 
         col = xw[:, j]
         norm = vector_norm(col)
         k = len(kept)
-        r = _project_out_blocked(qb[:, :k], col) if k else col.copy()
+        r = _project_out_blocked(qb[:, :k], col, twice=True) if k else col.copy()
         rn = vector_norm(r)
         if norm > 0 and rn >= tol * norm:
             np.divide(r, rn, out=qb[:, k])

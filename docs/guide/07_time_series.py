@@ -15,6 +15,7 @@
 
 # %%
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 import boxcoxstat as bcs
@@ -68,8 +69,6 @@ print("median:", bcs.inv_boxcox([last], g.lmbda).round(2),
 # frame.
 
 # %%
-import numpy as np
-
 rng = np.random.default_rng(7)
 months = pd.period_range("2015-01", periods=120, freq="M")
 t = np.arange(120)

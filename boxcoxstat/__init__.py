@@ -83,9 +83,9 @@ __all__ += ["lmer", "LmerResult"]
 # R's power-transformation toolbox: bcnPower lives in fit/lm/fit_joint; Box-Tidwell, the
 # inverse response plot, Guerrero's lambda and car's diagnostic plots (issue 13).
 from .timeseries.model import guerrero, inv_boxcox  # noqa: E402
-from .timeseries.results import GuerreroResult  # noqa: E402
+from .timeseries.results import GuerreroFrameResult, GuerreroResult  # noqa: E402
 
-__all__ += ["guerrero", "inv_boxcox", "GuerreroResult"]
+__all__ += ["guerrero", "inv_boxcox", "GuerreroResult", "GuerreroFrameResult"]
 from .linearity.model import box_tidwell, inverse_response  # noqa: E402
 from .linearity.results import BoxTidwellResult, InverseResponseResult  # noqa: E402
 

@@ -15,10 +15,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import BoxCoxError
 
-__all__ = ["Design", "qr_design", "r_factor", "vector_norm", "R_TOLERANCE"]
+__all__ = ["Design", "qr_design", "r_factor", "vector_norm", "R_TOLERANCE", "basis_products"]
 
 R_TOLERANCE = 1e-7  # lm()'s tolerance for declaring a column aliased
 THIN = 64  # basis vectors x columns up to which projections use einsum
+# from this many rows a projection runs in row blocks (``basis_products``): on 1e6 rows and 11
+# basis vectors 2.7x faster than einsum's matrix form for two columns, 1.25x for one
+LONG_ROWS = 65536
 TSQR_ROWS = 8192  # rows per block of r_factor: a block's Householder QR stays in cache
 
 
@@ -78,12 +81,59 @@ class Design:
         q = self.q
         thin = q.shape[1] * (1 if r.ndim == 1 else r.shape[1]) <= THIN
         sub = ("ik,i->k", "ik,k->i") if r.ndim == 1 else ("ik,ij->kj", "ik,kj->ij")
+        if r.shape[0] >= LONG_ROWS:  # long columns: blocked products, one pass each
+            return _project_out_blocked(q, r)
         for _ in range(2):  # twice is enough (Kahan's "twice is enough" re-orthogonalisation)
             if thin:  # a few vectors: einsum, not BLAS (whose threads cost more than the work)
                 r = r - np.einsum(sub[1], q, np.einsum(sub[0], q, r))
             else:
                 r = r - q @ (q.T @ r)
         return r
+
+
+def basis_products(q: NDArray[np.float64], u: NDArray[np.float64],
+                   rows: int = TSQR_ROWS) -> NDArray[np.float64]:
+    """``q.T @ u`` summed over blocks of ``rows`` rows: one pass over both, each block's
+    product small enough for BLAS to run it in one thread (on 1e6 x 11 by 1e6 x 12, 1.7x
+    faster than the one product on 2 cores under load, and 5x faster than column by column).
+    """
+    out = np.zeros((q.shape[1], u.shape[1]))
+    for i in range(0, q.shape[0], rows):
+        out += q[i : i + rows].T @ u[i : i + rows]
+    return out
+
+
+def _project_out_blocked(q: NDArray[np.float64], u: NDArray[np.float64],
+                         rows: int = TSQR_ROWS, twice: bool = False) -> NDArray[np.float64]:
+    """``u - q (q' u)``, each product in row blocks; a second pass for the columns whose
+    residual is below ``1/sqrt(2)`` of their norm (the test of Daniel, Gragg, Kaufman &
+    Stewart 1976: above it one pass leaves an error of about ``sqrt(2) eps`` of the
+    residual), or for every column with ``twice`` (building a basis)."""
+    r = u[:, None] if u.ndim == 1 else u
+    cols = np.arange(r.shape[1])
+    for k in range(2):
+        sub = r if cols.size == r.shape[1] else r[:, cols]
+        c = basis_products(q, sub, rows)
+        out = np.empty(sub.shape)
+        for i in range(0, sub.shape[0], rows):
+            np.subtract(sub[i : i + rows], q[i : i + rows] @ c, out=out[i : i + rows])
+        if k == 1 or twice:
+            if cols.size == r.shape[1]:
+                r = out
+            else:
+                r = r.copy()
+                r[:, cols] = out
+            if k == 1:
+                break
+            continue
+        before = np.einsum("ij,ij->j", sub, sub)
+        after = np.einsum("ij,ij->j", out, out)
+        again = after < 0.5 * before
+        r = out if cols.size == r.shape[1] else r
+        if not again.any():
+            break
+        cols = cols[again]
+    return r[:, 0] if u.ndim == 1 else r
 
 
 def qr_design(
@@ -113,6 +163,8 @@ def qr_design(
     # aliasing rule are scale invariant), so norms of values beyond 1e154 do not overflow
     big = np.max(np.abs(xw), axis=0, initial=0.0)
     xw = xw / np.where(big > 0, np.ldexp(1.0, np.frexp(big)[1]), 1.0)
+    if xw.shape[0] >= LONG_ROWS:
+        return _long_design(xw, tol, sw)
     basis: list[NDArray] = []
     kept: list[int] = []
     for j in range(xw.shape[1]):
@@ -133,6 +185,33 @@ def qr_design(
         q, _ = np.linalg.qr(xw[:, kept_a])
     else:
         q = np.zeros((xw.shape[0], 0))
+    return Design(q, kept_a, aliased, sw)
+
+
+def _long_design(xw: NDArray[np.float64], tol: float, sw: NDArray[np.float64] | None
+                 ) -> Design:
+    """:func:`qr_design` of a long design: the same column-by-column rule, each column
+    orthogonalised twice against the basis so far by blocked products
+    (:func:`_project_out_blocked`), and that basis kept (classical Gram-Schmidt applied twice
+    is orthonormal to rounding; Giraud, Langou & Rozloznik 2005) instead of a second,
+    Householder factorisation: on 1e6 x 11 one pass of blocked products per step replaces
+    ten growing copies of the basis and a LAPACK QR that ran through memory once per column.
+    """
+    n, p = xw.shape
+    qb = np.empty((n, p))
+    kept: list[int] = []
+    for j in range(p):
+        col = xw[:, j]
+        norm = vector_norm(col)
+        k = len(kept)
+        r = _project_out_blocked(qb[:, :k], col, twice=True) if k else col.copy()
+        rn = vector_norm(r)
+        if norm > 0 and rn >= tol * norm:
+            np.divide(r, rn, out=qb[:, k])
+            kept.append(j)
+    kept_a = np.array(kept, dtype=np.intp)
+    aliased = np.setdiff1d(np.arange(p), kept_a).astype(np.intp)
+    q = np.ascontiguousarray(qb[:, : len(kept)])
     return Design(q, kept_a, aliased, sw)
 
 

@@ -33,6 +33,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number
+from ..core.design import basis_products
 from ..univariate.results import PowerTransformResult
 from . import prediction as pr
 from .formula_grammar import check_formula, check_term
@@ -119,7 +120,11 @@ class LmResult(ResultBase):
     @cached_property
     def _regression(self) -> Any:
         """statsmodels' fit on the kept columns (the formula refit itself when none is
-        aliased): the coefficients R's ``lm`` reports."""
+        aliased): the coefficients R's ``lm`` reports. Without weights the fit comes from
+        the QR the power was solved with (:class:`_QRFit`), not a second factorisation."""
+        own = self._qr_fit()
+        if own is not None:
+            return own
         if not self.aliased:
             return self.ols
         import statsmodels.api as sm
@@ -133,6 +138,19 @@ class LmResult(ResultBase):
         if self.weights is None:
             return sm.OLS(z, x).fit()
         return sm.WLS(z, x, weights=self.weights).fit()
+
+    def _qr_fit(self) -> _QRFit | None:
+        """The unweighted fit from the response profile's design (``None`` where there is
+        none: weights, an intercept-only model, bcnPower, a result without data)."""
+        design = getattr(self.power.profile_, "design", None)
+        if (self.weights is not None or design is None or design.sw is not None
+                or self.y is None or self.x is None
+                or list(design.kept) != self._kept):
+            return None
+        z = self.power._transform_values(self.y, 0)
+        names = [self.column_names[j] for j in self._kept]
+        x = self.x if len(self._kept) == self.x.shape[1] else self.x[:, self._kept]
+        return _QRFit.of(design.q, x, z, names, self.index, design.constant_in_span)
 
     @cached_property
     def _table(self) -> pd.DataFrame:
@@ -696,3 +714,66 @@ def _number(name: str, value: Any) -> float:
     if not np.isfinite(value):
         raise BoxCoxError(f"{name} must be finite, got {value!r}")
     return float(value)
+
+
+@dataclass(frozen=True)
+class _QRFit:
+    """What ``LmResult`` reads from statsmodels' OLS, computed from the orthonormal basis
+    ``q`` of the design the power was solved with (``core.design``): with ``R = q' X`` and
+    ``c = q' z`` (one blocked pass, :func:`~boxcoxstat.core.design.basis_products`), the
+    coefficients solve ``R b = c``, their covariance is ``scale R^-1 R^-T``, and the
+    statistics follow statsmodels' definitions (``rsquared`` centred when the constant is in
+    the column space, ``df_model = rank - k_constant``, ``fvalue`` against the constant)."""
+
+    params: pd.Series
+    bse: pd.Series
+    tvalues: pd.Series
+    pvalues: pd.Series
+    resid: pd.Series
+    fittedvalues: pd.Series
+    nobs: float
+    df_resid: float
+    df_model: float
+    rsquared: float
+    rsquared_adj: float
+    scale: float
+    fvalue: float
+    f_pvalue: float
+    cov: pd.DataFrame
+
+    def cov_params(self) -> pd.DataFrame:
+        return self.cov
+
+    @classmethod
+    def of(cls, q: NDArray[np.float64], x: NDArray[np.float64], z: NDArray[np.float64],
+           names: list[str], index: Any, constant: bool) -> _QRFit:
+        n, k = x.shape
+        r = basis_products(q, x)
+        c = basis_products(q, z[:, None])[:, 0]
+        b = np.linalg.solve(r, c)
+        fitted = x @ b
+        e = z - fitted
+        ssr = float(e @ e)
+        df_resid = float(n - k)
+        scale = ssr / df_resid
+        r_inv = np.linalg.inv(r)
+        cov = scale * (r_inv @ r_inv.T)
+        bse = np.sqrt(np.diag(cov))
+        tv = b / bse
+        k_const = 1.0 if constant else 0.0
+        tss = float(np.sum((z - z.mean()) ** 2)) if constant else float(z @ z)
+        rsq = 1.0 - ssr / tss
+        df_model = float(k) - k_const
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fval = ((tss - ssr) / df_model) / scale if df_model > 0 else np.nan
+        idx = pd.Index(names)
+        return cls(
+            params=pd.Series(b, index=idx), bse=pd.Series(bse, index=idx),
+            tvalues=pd.Series(tv, index=idx),
+            pvalues=pd.Series(2.0 * stats.t.sf(np.abs(tv), df_resid), index=idx),
+            resid=pd.Series(e, index=index), fittedvalues=pd.Series(fitted, index=index),
+            nobs=float(n), df_resid=df_resid, df_model=df_model, rsquared=rsq,
+            rsquared_adj=1.0 - (n - k_const) / df_resid * (1.0 - rsq), scale=scale,
+            fvalue=fval, f_pvalue=float(stats.f.sf(fval, df_model, df_resid))
+            if df_model > 0 else np.nan,
+            cov=pd.DataFrame(cov, index=idx, columns=idx))

@@ -19,10 +19,16 @@ from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..base.transform import rows_text
 from ..core.design import qr_design
-from ..core.guerrero import guerrero_lambda, subseries
+from ..core.guerrero import (
+    guerrero_lambda,
+    guerrero_lambdas,
+    loglik_lambdas,
+    subseries,
+    subseries_matrix,
+)
 from ..core.response import response_profile
 from ..core.solve import solve
-from .results import GuerreroResult
+from .results import GuerreroFrameResult, GuerreroResult
 
 __all__ = ["guerrero", "inv_boxcox", "period_of"]
 
@@ -120,13 +126,22 @@ def guerrero(
     method: Literal["guerrero", "loglik"] = "guerrero",
     lower: float = -1.0,
     upper: float = 2.0,
-) -> GuerreroResult:
-    """The Box-Cox power of a time series, as forecast's ``BoxCox.lambda`` chooses it.
+    id: str | None = None,  # noqa: A002 - the column's role, as in long-format tools
+    time: str | None = None,
+    value: str | None = None,
+) -> Any:
+    """The Box-Cox power of a time series, as forecast's ``BoxCox.lambda`` chooses it, or of
+    each of many series at once.
 
     Parameters
     ----------
-    series : pandas Series or array_like
-        A positive series without missing values, oldest first.
+    series : pandas Series, DataFrame or array_like
+        A positive series without missing values, oldest first. A DataFrame (or 2-D array)
+        of several columns is one series per column (all of one length, rows oldest first);
+        with ``id=`` and ``time=`` it is long data, one row per observation. Many series are
+        solved together, vectorised (10,000 monthly series of 10 years take about the time
+        of one ``bcs.fit`` of their 1.2 million values), each lambda the same as for the
+        series alone.
     period : int, optional
         The seasonal period (12 for monthly data). Default: from the frequency of a pandas
         series' DatetimeIndex or PeriodIndex (:func:`period_of`); 1 for a series without times
@@ -140,10 +155,20 @@ def guerrero(
         exactly where forecast takes the best of a grid of step 0.05.
     lower, upper : float, default=-1, 2
         The range of lambda (forecast's defaults).
+    id, time : str, optional
+        Long data: the columns naming each row's series and its time. Rows are ordered by
+        time within each series; series may differ in length. Without ``period=`` the period
+        comes from the times' frequency (as :func:`period_of`; numbers: period 1).
+    value : str, optional
+        Long data: the column of values (default: the one column besides ``id`` and ``time``).
 
     Returns
     -------
     GuerreroResult
+        For one series.
+    GuerreroFrameResult
+        For many: ``lmbda`` and ``criterion`` as Series by series name, ``to_frame()`` the
+        table.
 
     Raises
     ------
@@ -170,10 +195,23 @@ def guerrero(
     >>> r = bcs.guerrero(x)
     >>> r.period, round(r.lmbda, 3)
     (12, 0.015)
+
+    Many series, one per column, or long data:
+
+    >>> frame = pd.DataFrame({"a": x, "b": x ** 2, "c": x + 1.0})
+    >>> bcs.guerrero(frame).lmbda.round(3).tolist()
+    [0.015, 0.009, -0.373]
+    >>> long = frame.melt(ignore_index=False, var_name="store").reset_index(names="month")
+    >>> bcs.guerrero(long, id="store", time="month").lmbda.round(3).tolist()
+    [0.015, 0.009, -0.373]
     """
-    check_option("method", method, ("guerrero", "loglik"))
-    if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
-        raise BoxCoxError(f"need finite lower < upper, got {lower!r} and {upper!r}")
+    if id is not None or time is not None or value is not None:
+        return _guerrero_long(series, period, method, lower, upper, id, time, value)
+    shape: tuple[int, ...] = (np.shape(series) if isinstance(series, (list, tuple))
+                              else tuple(getattr(series, "shape", ())))
+    if len(shape) == 2 and shape[1] > 1:
+        return _guerrero_wide(series, period, method, lower, upper)
+    _check_options(method, lower, upper)
     x, name = _series(series)
     per = period_of(series) if period is None else period
     if isinstance(per, bool) or not isinstance(per, (int, np.integer)) or per < 1:
@@ -194,22 +232,183 @@ def guerrero(
                 f"series {name!r}: {k - varying} of its {k} subseries of {sub.period} values "
                 "are constant, so Guerrero's criterion does not depend on lambda (it needs at "
                 "least two subseries that vary); use method='loglik' or a shorter period=")
-        lam, value = guerrero_lambda(sub, float(lower), float(upper))
-        nll = np.nan
+        lam, crit = guerrero_lambda(sub, float(lower), float(upper))
     else:
-        prof = response_profile(x, qr_design(_seasonal_trend(x.size, int(per))), "boxcox")
-        sol = solve(prof)
-        lam = float(np.clip(sol.lmbda[0], lower, upper))
-        val, _ = prof.evaluate(np.array([lam]), 0, score=False)
-        nll = float(val[0])
-        value = float(prof.llf_offset()[0] - nll)
+        lam, crit = _loglik_one(x, int(per), float(lower), float(upper))
     return GuerreroResult(
         names=(name,), layout="series", families=("boxcox",),
         lmbda_used=np.array([lam]), method=method, period=int(per), lower=float(lower),
-        upper=float(upper), criterion=float(value), nobs=int(x.size),
+        upper=float(upper), criterion=float(crit), nobs=int(x.size),
         n_used=int(sub.n_used if method == "guerrero" else x.size),
         n_dropped=int(sub.n_dropped if method == "guerrero" else 0),
         subseries_length=int(sub.period))
+
+
+def _loglik_one(x: NDArray[np.float64], per: int, lower: float, upper: float
+                ) -> tuple[float, float]:
+    """forecast's ``loglik`` lambda of one series by the one solver, and the log-likelihood."""
+    prof = response_profile(x, qr_design(_seasonal_trend(x.size, per)), "boxcox")
+    sol = solve(prof)
+    lam = float(np.clip(sol.lmbda[0], lower, upper))
+    val, _ = prof.evaluate(np.array([lam]), 0, score=False)
+    return lam, float(prof.llf_offset()[0] - float(val[0]))
+
+
+def _check_options(method: str, lower: float, upper: float) -> None:
+    check_option("method", method, ("guerrero", "loglik"))
+    if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+        raise BoxCoxError(f"need finite lower < upper, got {lower!r} and {upper!r}")
+
+
+def _check_period(per: Any, given: Any) -> int:
+    if isinstance(per, bool) or not isinstance(per, (int, np.integer)) or per < 1:
+        raise BoxCoxError(f"period must be a whole number >= 1, got {given!r}")
+    return int(per)
+
+
+def _listed(names: list[str], mask: Any, most: int = 5) -> str:
+    bad = [names[i] for i in np.flatnonzero(mask)]
+    more = f" and {len(bad) - most} more" if len(bad) > most else ""
+    return ", ".join(repr(b) for b in bad[:most]) + more
+
+
+def _solve_many(x: NDArray[np.float64], names: list[str], per: int, method: str,
+                lower: float, upper: float) -> dict[str, Any]:
+    """Lambdas of the columns of ``x`` (complete, one length), with the checks of one series
+    made for all at once; returns the result's per-series fields."""
+    n, s = x.shape
+    missing = np.isnan(x).any(axis=0)
+    if missing.any():
+        raise BoxCoxError(
+            f"series {_listed(names, missing)} have missing values; fill or interpolate them "
+            "first (a time series cannot skip a value), or pass series of different lengths "
+            "as long data (id=, time=)")
+    bad = (~np.isfinite(x) | (x <= 0)).any(axis=0)
+    if bad.any():
+        raise BoxCoxError(
+            f"series {_listed(names, bad)} have values that are not positive and finite; the "
+            "Box-Cox power needs positive data (add a constant, or drop those series)")
+    if n <= 2 * per:
+        raise BoxCoxError(
+            f"the series have {n} values, not more than two periods (2 x {per}); lambda "
+            "cannot be chosen from them (forecast's BoxCox.lambda returns 1 here)")
+    flat = (x.min(axis=0) == x.max(axis=0))
+    if flat.any():
+        raise BoxCoxError(f"series {_listed(names, flat)} are constant; a power cannot be "
+                          "chosen for them (drop them)")
+    if method == "guerrero":
+        top = x.max(axis=0)
+        big = top > 1e300  # scale free: those columns scaled by a power of two (exact)
+        if big.any():
+            x = x.copy()
+            x[:, big] = np.ldexp(x[:, big], -np.frexp(top[big])[1])
+        sub = subseries_matrix(x, per)
+        varying = np.isfinite(sub.log_sd).sum(axis=0)
+        if (varying < 2).any():
+            raise BoxCoxError(
+                f"series {_listed(names, varying < 2)}: fewer than two of their subseries of "
+                f"{sub.period} values vary, so Guerrero's criterion does not depend on lambda; "
+                "use method='loglik' or a shorter period=")
+        lam, crit = guerrero_lambdas(sub, lower, upper)
+        used = np.full(s, sub.n_used)
+        dropped = np.full(s, sub.n_dropped)
+        length = sub.period
+    else:
+        lam, crit, ok = loglik_lambdas(x, _seasonal_trend(n, per), lower, upper)
+        for j in np.flatnonzero(~ok):  # extreme ranges: the one-series solver
+            lam[j], crit[j] = _loglik_one(x[:, j], per, lower, upper)
+        used, dropped, length = np.full(s, n), np.zeros(s), max(2, per)
+    return {"lmbda": lam, "criterion": crit, "nobs": np.full(s, n), "used": used,
+            "dropped": dropped, "length": length}
+
+
+def _frame_result(names: list[str], layout: str, parts: dict[str, Any], method: str,
+                  per: int, lower: float, upper: float) -> GuerreroFrameResult:
+    return GuerreroFrameResult(
+        names=tuple(names), layout=layout, families=("boxcox",) * len(names),
+        lmbda_used=np.asarray(parts["lmbda"], dtype=np.float64), method=method, period=per,
+        lower=float(lower), upper=float(upper),
+        criterion_values=np.asarray(parts["criterion"], dtype=np.float64),
+        nobs_values=np.asarray(parts["nobs"], dtype=np.int64),
+        n_used_values=np.asarray(parts["used"], dtype=np.int64),
+        n_dropped_values=np.asarray(parts["dropped"], dtype=np.int64),
+        subseries_length=int(parts["length"]))
+
+
+def _guerrero_wide(frame: Any, period: Any, method: str, lower: float, upper: float
+                   ) -> GuerreroFrameResult:
+    """Many series, one per column of a frame or 2-D array."""
+    _check_options(method, lower, upper)
+    if isinstance(frame, pd.DataFrame):
+        text = [str(c) for c, dt in frame.dtypes.items()
+                if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt))]
+        if text:
+            raise BoxCoxError(
+                f"columns {text[:4]} of the frame are not numbers; many series are one numeric "
+                "column each (times in the index), long data needs id= and time=, and one "
+                "series is best passed as a Series indexed by their times, e.g. "
+                "df.set_index(pd.to_datetime(df['month']))['value']")
+    x, names, _, layout = to_matrix(frame)
+    per = _check_period(period_of(frame) if period is None else period, period)
+    parts = _solve_many(x, names, per, method, float(lower), float(upper))
+    return _frame_result(names, layout, parts, method, per, lower, upper)
+
+
+def _guerrero_long(frame: Any, period: Any, method: str, lower: float, upper: float,
+                   id: str | None, time: str | None, value: str | None) -> GuerreroFrameResult:
+    """Many series in long data: one row per (id, time, value)."""
+    _check_options(method, lower, upper)
+    if not isinstance(frame, pd.DataFrame):
+        raise BoxCoxError("id= and time= name columns of a pandas DataFrame of long data "
+                          f"(one row per observation), got {type(frame).__name__}")
+    if id is None or time is None:
+        raise BoxCoxError("long data needs both id= (the series' column) and time= (the "
+                          "times' column)")
+    for role, col in (("id", id), ("time", time), ("value", value)):
+        if col is not None and col not in frame.columns:
+            raise BoxCoxError(f"{role}={col!r} is not a column of the frame (columns: "
+                              f"{[str(c) for c in frame.columns][:8]})")
+    if value is None:
+        rest = [c for c in frame.columns if c not in (id, time)]
+        if len(rest) != 1:
+            raise BoxCoxError(f"long data has {len(rest)} columns besides id and time "
+                              f"({[str(c) for c in rest][:6]}); name the values with value=")
+        value = rest[0]
+    if frame[id].isna().any() or frame[time].isna().any():
+        raise BoxCoxError(f"the id column {id!r} or the time column {time!r} has missing "
+                          "entries; every row needs its series and its time")
+    if frame.duplicated([id, time]).any():
+        raise BoxCoxError(f"some series have two rows for one time (repeated ({id}, {time}) "
+                          "pairs); aggregate them first")
+    data = frame[[id, time, value]].sort_values([id, time], kind="stable")
+    x_all, _, _, _ = to_matrix(data[[value]])
+    codes, ids = pd.factorize(data[id], sort=False)
+    order = pd.unique(frame[id])  # the series in the order they first appear
+    pos = {k: i for i, k in enumerate(order)}
+    counts = np.bincount(codes, minlength=len(ids))
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    if period is None:
+        first = data[time].to_numpy()[: counts[0]]
+        per = period_of(pd.Series(np.zeros(first.size), index=pd.Index(first)))
+    else:
+        per = period
+    per = _check_period(per, period)
+    names = [str(k) for k in order]
+    out: dict[str, Any] = {k: np.zeros(len(order)) for k in ("lmbda", "criterion", "nobs",
+                                                              "used", "dropped")}
+    length = max(2, per)
+    for n in np.unique(counts):  # the series of one length together
+        grp = np.flatnonzero(counts == n)
+        rows = starts[grp][None, :] + np.arange(n)[:, None]
+        x = x_all[rows, 0]
+        targets = np.array([pos[ids[g]] for g in grp])
+        parts = _solve_many(x, [names[t] for t in targets], per, method, float(lower),
+                            float(upper))
+        for key in out:
+            out[key][targets] = parts[key]
+        length = parts["length"]
+    out["length"] = length
+    return _frame_result(names, "frame", out, method, per, lower, upper)
 
 
 def inv_boxcox(

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from boxcoxstat import BoxCoxError
-from boxcoxstat.core.design import R_TOLERANCE, qr_design
+from boxcoxstat.core.design import LONG_ROWS, R_TOLERANCE, qr_design
 
 
 def _base(n=30, seed=0):
@@ -186,3 +186,30 @@ def test_r_factor_by_blocks_is_the_householder_factor():
                                rtol=0, atol=1e-12 * np.abs(np.diag(want)).max())
     for j in range(4):
         assert abs(got[j, j]) == pytest.approx(abs(want[j, j]), rel=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_long_design_keeps_the_rule_and_gives_the_least_squares_residual(weighted):
+    """From LONG_ROWS rows the basis is built by blocked Gram-Schmidt applied twice (issue 31
+    item 4). The same aliasing decisions (an exact combination, a copy, a near-collinear
+    column either side of 1e-7), an orthonormal basis (1e-13: twice-orthogonalised
+    Gram-Schmidt on a condition number of about 1e7 reaches rounding) and the residual
+    numpy's SVD solver gives (1e-11 of ||u||: the near-collinear column's 1e7 amplifies
+    rounding of both routes), for one column and several."""
+    n = LONG_ROWS + 4_464
+    x = _base(n, seed=3)
+    c = x @ np.array([1.0, 2.0, -1.0])
+    e = _orthogonal_unit(x, seed=4)
+    keep = c + 2e-7 * np.linalg.norm(c) / np.sqrt(1 - 4e-14) * e
+    drop = c + 5e-8 * np.linalg.norm(c) / np.sqrt(1 - 2.5e-15) * _orthogonal_unit(x, seed=5)
+    design = np.column_stack([x, 2 * x[:, 1] - x[:, 2], keep, x[:, 1], drop])
+    w = np.random.default_rng(6).uniform(0.5, 2.0, n) if weighted else None
+    d = qr_design(design, w)
+    assert d.kept.tolist() == [0, 1, 2, 4] and d.aliased.tolist() == [3, 5, 6]
+    np.testing.assert_allclose(d.q.T @ d.q, np.eye(4), rtol=0, atol=1e-13)
+    sw = np.ones(n) if w is None else np.sqrt(w)
+    xw = design[:, d.kept] * sw[:, None]
+    u = np.random.default_rng(7).normal(5.0, 2.0, size=(n, 3))
+    for got, want in ((d.resid(u), _lstsq_resid(xw, u * sw[:, None])),
+                      (d.resid(u[:, 0]), _lstsq_resid(xw, u[:, 0] * sw))):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-11 * np.linalg.norm(u))

@@ -136,3 +136,31 @@ def test_aliased_column_with_a_shifted_response(kw):
     np.testing.assert_allclose(m.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
     assert m.ssr == pytest.approx(ref.ssr, rel=1e-10)
     assert m.fvalue == pytest.approx(ref.fvalue, rel=1e-10)
+
+
+@pytest.mark.parametrize("rhs", ["x1 + x2 + C(g)", "0 + x1 + x2"])
+def test_a_long_model_reports_statsmodels_numbers_from_its_own_qr(rhs):
+    """Issue 31 item 4: without weights the coefficients and statistics come from the QR the
+    power was solved with (no statsmodels refit; from 65,536 rows a blocked Gram-Schmidt
+    basis). They are smf.ols's on the transformed response, with and without a constant
+    (two least-squares solutions of a well-conditioned problem: 1e-10 relative; p-values of
+    1e-200 and beyond to 1e-8; statistics to 1e-12)."""
+    rng = np.random.default_rng(31)
+    n = 70_000
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.uniform(0, 2, n),
+                         "g": rng.choice(["a", "b", "c"], n)})
+    data["y"] = np.exp(0.3 + 0.2 * data.x1 - 0.1 * data.x2 + rng.normal(0, 0.3, n))
+    m = bcs.lm(f"y ~ {rhs}", data)
+    assert type(m._regression).__name__ == "_QRFit"  # not a statsmodels refit
+    ref = smf.ols(f"z ~ {rhs}", data.assign(z=transform(data["y"].to_numpy(), m.lmbda))).fit()
+    pd.testing.assert_series_equal(m.params, ref.params, check_names=False, rtol=1e-10)
+    pd.testing.assert_series_equal(m.bse, ref.bse, check_names=False, rtol=1e-10)
+    pd.testing.assert_series_equal(m.pvalues, ref.pvalues, check_names=False, rtol=1e-8)
+    np.testing.assert_allclose(m.cov_params().to_numpy(), ref.cov_params().to_numpy(),
+                               rtol=1e-10)
+    assert m.df_model == ref.df_model and m.df_resid == ref.df_resid and m.nobs == n
+    for name in ("rsquared", "rsquared_adj", "scale", "ssr", "fvalue"):
+        assert getattr(m, name) == pytest.approx(getattr(ref, name), rel=1e-12), name
+    np.testing.assert_allclose(m.resid.to_numpy(), ref.resid.to_numpy(), rtol=0,
+                               atol=1e-12 * np.abs(ref.resid).max())
+    assert "Coefficients" in str(m.summary())

@@ -1,0 +1,195 @@
+# Reference values for boxcoxstat's case weights, bounded lambda and compare() (issue 30,
+# items 2-4), computed by R, car and lm independently of the package.
+#
+# Run from the repository root:
+#     Rscript tests/reference/weights_bounds_compare_reference.R
+# Writes tests/reference/weights_bounds_compare_reference.json (data included, so the tests
+# need no R). Needs r-cran-car.
+#
+# weighted: car::powerTransform(lm(y ~ 1, weights = w)) (car's own lambda and SE), and the
+#   same objective, car's llik (-n/2 log RSS_w of the Jacobian-adjusted transform), maximised
+#   tightly: the root of its analytic derivative by uniroot(tol = 1e-15); its profile interval
+#   ends and LR tests at 0 and 1 from that objective; llf = logLik(lm(psi ~ 1, weights = w))
+#   plus the Jacobian.
+# bounded: the same objective maximised on [lo, hi] (optimize on the interval, then the
+#   analytic root where interior); the interval: the lambdas in [lo, hi] within
+#   qchisq(0.95, 1) / 2 of the bounded maximum (uniroot, tol 1e-15), and LR tests against it.
+# compare: logLik(lm(psi(y) ~ x)) plus the Jacobian (e.g. logLik(lm(log(y) ~ x)) - sum(log(y))),
+#   parameters counted as logLik counts them plus 1 for an estimated lambda, AIC, BIC and LR
+#   tests of nested pairs.
+
+suppressPackageStartupMessages(library(car))
+
+local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  here <- if (length(file_arg)) dirname(sub("^--file=", "", file_arg[1])) else "tests/reference"
+  source(file.path(here, "common.R"), local = globalenv())
+  assign("HERE", here, envir = globalenv())
+})
+DATA <- file.path(HERE, "..", "..", "data")
+
+# the transform and its lambda-derivative (Box-Cox of y > 0, or Yeo-Johnson)
+psi <- function(y, l, fam) {
+  if (fam == "boxcox") return(if (abs(l) < 1e-300) log(y) else (y^l - 1) / l)
+  yjPower(y, l)
+}
+dpsi <- function(y, l, fam, h = 1e-5) {
+  if (fam == "boxcox") {
+    if (abs(l) < 1e-8) return(log(y)^2 / 2)
+    return((y^l * log(y) * l - (y^l - 1)) / l^2)
+  }
+  out <- numeric(length(y))
+  p <- y >= 0
+  b <- 1 + y[p]
+  out[p] <- if (abs(l) < 1e-8) log(b)^2 / 2 else (b^l * log(b) * l - (b^l - 1)) / l^2
+  k <- 2 - l
+  b <- 1 - y[!p]
+  out[!p] <- if (abs(k) < 1e-8) log(b)^2 / 2 else (b^k * log(b) * k - (b^k - 1)) / k^2
+  out
+}
+jac <- function(y, fam) if (fam == "boxcox") sum(log(y)) else sum(sign(y) * log1p(abs(y)))
+
+# car's profile log-likelihood of the response power (constants dropped) and its derivative
+objective <- function(y, X, w, fam) {
+  sw <- sqrt(w)
+  q <- qr(sw * X)
+  n <- length(y)
+  J <- jac(y, fam)
+  f <- function(l) -n / 2 * log(sum(qr.resid(q, sw * psi(y, l, fam))^2)) + (l - 1) * J
+  g <- function(l) {
+    r <- qr.resid(q, sw * psi(y, l, fam))
+    rd <- qr.resid(q, sw * dpsi(y, l, fam))
+    -n * sum(r * rd) / sum(r * r) + J
+  }
+  list(f = f, g = g)
+}
+
+tight_max <- function(ob, lo = -5, hi = 5) {
+  o <- optimize(ob$f, c(lo, hi), maximum = TRUE, tol = 1e-10)
+  if (o$maximum - lo < 1e-6) return(lo)
+  if (hi - o$maximum < 1e-6) return(hi)
+  uniroot(ob$g, c(o$maximum - 1e-3, o$maximum + 1e-3), tol = 1e-15, maxiter = 1000)$root
+}
+
+interval <- function(ob, lam, lo = -Inf, hi = Inf) {
+  cut <- ob$f(lam) - qchisq(0.95, 1) / 2
+  h <- function(l) ob$f(l) - cut
+  end <- function(b, step) {
+    if (lam == b) return(b)
+    if (is.finite(b) && h(b) >= 0) return(b)
+    far <- lam + step
+    while ((step > 0 && (!is.finite(b) || far < b)) || (step < 0 && (!is.finite(b) || far > b))) {
+      if (h(far) < 0) break
+      step <- 2 * step
+      far <- lam + step
+    }
+    if (is.finite(b)) far <- if (step > 0) min(far, b) else max(far, b)
+    uniroot(h, sort(c(lam, far)), tol = 1e-15, maxiter = 1000)$root
+  }
+  c(end(lo, -0.1), end(hi, 0.1))
+}
+
+llf_at <- function(y, X, w, fam, l) {
+  z <- psi(y, l, fam)
+  as.numeric(logLik(lm(z ~ X - 1, weights = w))) + (l - 1) * jac(y, fam)
+}
+
+weighted_case <- function(y, w, fam, description) {
+  X <- matrix(1, length(y), 1)
+  ob <- objective(y, X, w, fam)
+  pt <- powerTransform(lm(y ~ 1, weights = w), family = if (fam == "boxcox") "bcPower" else "yjPower")
+  lam <- tight_max(ob)
+  ci <- interval(ob, lam)
+  list(description = description, family = fam, y = y, w = w,
+       car = list(lambda = unname(pt$lambda), se = sqrt(unname(pt$hessian)^-1 * 1)[1],
+                  se_vcov = sqrt(diag(vcov(pt)))[[1]]),
+       tight = list(lambda = lam, llf = llf_at(y, X, w, fam, lam),
+                    lower = ci[1], upper = ci[2],
+                    lr0 = 2 * (ob$f(lam) - ob$f(0)), lr1 = 2 * (ob$f(lam) - ob$f(1))))
+}
+
+bounded_case <- function(y, w, fam, lo, hi, description) {
+  X <- matrix(1, length(y), 1)
+  ob <- objective(y, X, w, fam)
+  free <- tight_max(ob)
+  o <- optimize(ob$f, c(lo, hi), maximum = TRUE, tol = 1e-12)
+  lam <- if (free <= lo) lo else if (free >= hi) hi else free
+  stopifnot(abs(o$maximum - lam) < 1e-5)
+  ci <- interval(ob, lam, lo, hi)
+  tests <- list()
+  for (l0 in c(0, 1)) if (l0 >= lo && l0 <= hi) tests[[paste0("lr", l0)]] <- 2 * (ob$f(lam) - ob$f(l0))
+  list(description = description, family = fam, y = y, w = if (all(w == 1)) NULL else w,
+       lo = lo, hi = hi, free = free, lambda = lam, llf = llf_at(y, X, w, fam, lam),
+       lower = ci[1], upper = ci[2], tests = tests)
+}
+
+trees <- read.csv(file.path(DATA, "trees.csv"))
+prestige <- read.csv(file.path(DATA, "prestige.csv"))
+set.seed(30)
+sim_y <- round(rlnorm(60, 1, 0.6), 6)
+sim_w <- round(runif(60, 0.2, 3), 6)
+
+weighted <- list(
+  trees_volume_by_height = weighted_case(trees$Volume, trees$Height, "boxcox",
+                                         "trees Volume, weights Height"),
+  lognormal_60 = weighted_case(sim_y, sim_w, "boxcox",
+                               "60 lognormal values, uniform(0.2, 3) weights (set.seed(30))"),
+  prestige_women_yj = weighted_case(prestige$women, prestige$education, "yeojohnson",
+                                    "Prestige women (zeros: Yeo-Johnson), weights education")
+)
+
+ones <- rep(1, nrow(trees))
+bounded <- list(
+  trees_volume_above = bounded_case(trees$Volume, ones, "boxcox", 0.5, 2,
+                                    "trees Volume on [0.5, 2] (free maximum below: bound active)"),
+  trees_volume_below = bounded_case(trees$Volume, ones, "boxcox", -3, -0.2,
+                                    "trees Volume on [-3, -0.2] (free maximum above: bound active)"),
+  trees_volume_inactive = bounded_case(trees$Volume, ones, "boxcox", -0.1, 3,
+                                       "trees Volume on [-0.1, 3] (inactive; lower end cut)"),
+  lognormal_weighted = bounded_case(sim_y, sim_w, "boxcox", 0.25, 1,
+                                    "the weighted lognormal case on [0.25, 1]")
+)
+
+# --------------------------------------------------------------------------- compare
+model_row <- function(y, X, fam, l, estimated, name) {
+  llf <- llf_at(y, X, rep(1, length(y)), fam, l)
+  k <- ncol(X) + 1 + as.integer(estimated)
+  n <- length(y)
+  list(name = name, lambda = l, estimated = estimated, llf = llf, k = k,
+       aic = -2 * llf + 2 * k, bic = -2 * llf + log(n) * k)
+}
+compare_case <- function(y, X, Xsmall, description) {
+  one <- matrix(1, length(y), 1)
+  fam <- "boxcox"
+  lam <- tight_max(objective(y, X, rep(1, length(y)), fam))
+  lam_small <- tight_max(objective(y, Xsmall, rep(1, length(y)), fam))
+  lam_col <- tight_max(objective(y, one, rep(1, length(y)), fam))
+  rows <- list(
+    untransformed = model_row(y, X, fam, 1, FALSE, "untransformed"),
+    log = model_row(y, X, fam, 0, FALSE, "log"),
+    estimated = model_row(y, X, fam, lam, TRUE, "estimated"),
+    smaller_estimated = model_row(y, Xsmall, fam, lam_small, TRUE, "smaller design, estimated"),
+    column = model_row(y, one, fam, lam_col, TRUE, "fit of the column"))
+  # R's own logLik of the log model, as issue 30 words it
+  check <- as.numeric(logLik(lm(log(y) ~ X - 1))) - sum(log(y))
+  stopifnot(abs(check - rows$log$llf) < 1e-9)
+  lr <- function(a, b) 2 * (rows[[b]]$llf - rows[[a]]$llf)
+  list(description = description, y = y, X = X, Xsmall = Xsmall, rows = rows,
+       lr = list(log_vs_estimated = lr("log", "estimated"),
+                 untransformed_vs_estimated = lr("untransformed", "estimated"),
+                 smaller_vs_estimated = lr("smaller_estimated", "estimated"),
+                 column_vs_smaller = lr("column", "smaller_estimated")))
+}
+pr <- prestige
+compare <- list(
+  trees = compare_case(trees$Volume, cbind(1, log(trees$Height), log(trees$Girth)),
+                       cbind(1, log(trees$Girth)),
+                       "trees: Volume ~ log(Height) + log(Girth); smaller: ~ log(Girth)"),
+  prestige = compare_case(pr$income, cbind(1, pr$education, pr$women), cbind(1, pr$education),
+                          "Prestige: income ~ education + women; smaller: ~ education")
+)
+
+out <- list(
+  R = R.version.string, car = as.character(packageVersion("car")),
+  weighted = weighted, bounded = bounded, compare = compare)
+writeLines(to_json(out), file.path(HERE, "weights_bounds_compare_reference.json"))

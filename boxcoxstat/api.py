@@ -335,7 +335,7 @@ def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
                           "one weight per row")
     bad = np.flatnonzero(~np.isfinite(w))
     if bad.size:
-        raise BoxCoxError(f"weights must be finite: row {int(bad[0])} has {w[bad[0]]!r} "
+        raise BoxCoxError(f"weights must be finite: row {int(bad[0])} has {float(w[bad[0]])} "
                           f"({bad.size} such row(s)); drop those rows or give them a weight")
     neg = np.flatnonzero(w < 0)
     if neg.size:

@@ -150,6 +150,8 @@ class PowerTransformResult(ColumnTransforms):
     # case weights as lm(weights=) treats them (bcs.fit(..., weights=)): each column's own
     # profile (a regression on the constant with those weights), in column order
     profiles_: tuple[Profile, ...] | None = field(default=None, repr=False, compare=False)
+    # those case weights (length n, rows of ``data``)
+    case_weights: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -259,6 +261,36 @@ class PowerTransformResult(ColumnTransforms):
     def llf(self) -> Any:
         """Maximised Gaussian log-likelihood of the data (Jacobian included)."""
         return self._shape(self.llf_values, "llf")
+
+    @property
+    def df_model_llf(self) -> Any:
+        """Parameters estimated per column, as AIC and BIC (and :func:`boxcoxstat.compare`)
+        count them: the mean and the variance, lambda unless fixed, and an estimated shift."""
+        k = np.full(len(self.names), 2 if self.fixed else 3, dtype=np.int64)
+        if self.gamma_status is not None:
+            k += np.array([st != "fixed" for st in self.gamma_status], dtype=np.int64)
+        return self._shape(k, "df_model_llf")
+
+    def _compare_nesting(self, j: int) -> dict[str, Any] | None:
+        """Column ``j`` as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
+        if self.data is None:
+            return None
+        x = self.data[:, j]
+        rows = ~np.isnan(x)
+        w = None
+        if self.case_weights is not None:
+            rows &= self.case_weights > 0
+            w = self.case_weights[rows]
+        elif self.weights is not None:  # frequency weights: not lm's likelihood
+            return None
+        shift = None
+        if self.gamma_values is not None and self.gamma_status is not None and \
+                self.gamma_status[j] == "fixed":
+            shift = float(self.gamma_values[j])
+        return {"response": x[rows], "design": np.ones((int(rows.sum()), 1)),
+                "family": self.families[j],
+                "power": float(self.lmbda_used[j]) if self.fixed else None,
+                "weights": w, "extra": None if shift is None else ("shift", shift)}
 
     @property
     def nobs(self) -> Any:
@@ -705,7 +737,7 @@ class PowerTransformResult(ColumnTransforms):
                         "cut-off of the bounded maximum; no std err at a bound")
                 else:
                     notes.append(f"{n}: lambda maximised on [{lo:g}, {hi:g}] (bounds "
-                                 "inactive); interval cut at the bounds")
+                                 "inactive); the interval stays within them")
             if not self.converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
         if self.federated is not None:

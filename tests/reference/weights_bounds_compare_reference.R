@@ -94,13 +94,13 @@ llf_at <- function(y, X, w, fam, l) {
   as.numeric(logLik(lm(z ~ X - 1, weights = w))) + (l - 1) * jac(y, fam)
 }
 
-weighted_case <- function(y, w, fam, description) {
-  X <- matrix(1, length(y), 1)
+weighted_case <- function(y, w, fam, description, X = matrix(1, length(y), 1)) {
   ob <- objective(y, X, w, fam)
-  pt <- powerTransform(lm(y ~ 1, weights = w), family = if (fam == "boxcox") "bcPower" else "yjPower")
+  pt <- powerTransform(lm(y ~ X - 1, weights = w),
+                       family = if (fam == "boxcox") "bcPower" else "yjPower")
   lam <- tight_max(ob)
   ci <- interval(ob, lam)
-  list(description = description, family = fam, y = y, w = w,
+  list(description = description, family = fam, y = y, w = w, X = X,
        car = list(lambda = unname(pt$lambda), se = sqrt(unname(pt$hessian)^-1 * 1)[1],
                   se_vcov = sqrt(diag(vcov(pt)))[[1]]),
        tight = list(lambda = lam, llf = llf_at(y, X, w, fam, lam),
@@ -108,8 +108,7 @@ weighted_case <- function(y, w, fam, description) {
                     lr0 = 2 * (ob$f(lam) - ob$f(0)), lr1 = 2 * (ob$f(lam) - ob$f(1))))
 }
 
-bounded_case <- function(y, w, fam, lo, hi, description) {
-  X <- matrix(1, length(y), 1)
+bounded_case <- function(y, w, fam, lo, hi, description, X = matrix(1, length(y), 1)) {
   ob <- objective(y, X, w, fam)
   free <- tight_max(ob)
   o <- optimize(ob$f, c(lo, hi), maximum = TRUE, tol = 1e-12)
@@ -119,7 +118,7 @@ bounded_case <- function(y, w, fam, lo, hi, description) {
   tests <- list()
   for (l0 in c(0, 1)) if (l0 >= lo && l0 <= hi) tests[[paste0("lr", l0)]] <- 2 * (ob$f(lam) - ob$f(l0))
   list(description = description, family = fam, y = y, w = if (all(w == 1)) NULL else w,
-       lo = lo, hi = hi, free = free, lambda = lam, llf = llf_at(y, X, w, fam, lam),
+       X = X, lo = lo, hi = hi, free = free, lambda = lam, llf = llf_at(y, X, w, fam, lam),
        lower = ci[1], upper = ci[2], tests = tests)
 }
 
@@ -135,7 +134,10 @@ weighted <- list(
   lognormal_60 = weighted_case(sim_y, sim_w, "boxcox",
                                "60 lognormal values, uniform(0.2, 3) weights (set.seed(30))"),
   prestige_women_yj = weighted_case(prestige$women, prestige$education, "yeojohnson",
-                                    "Prestige women (zeros: Yeo-Johnson), weights education")
+                                    "Prestige women (zeros: Yeo-Johnson), weights education"),
+  trees_regression = weighted_case(trees$Volume, trees$Height, "boxcox",
+                                   "trees Volume ~ log(Girth), weights Height",
+                                   X = cbind(1, log(trees$Girth)))
 )
 
 ones <- rep(1, nrow(trees))
@@ -147,7 +149,10 @@ bounded <- list(
   trees_volume_inactive = bounded_case(trees$Volume, ones, "boxcox", -0.1, 3,
                                        "trees Volume on [-0.1, 3] (inactive; lower end cut)"),
   lognormal_weighted = bounded_case(sim_y, sim_w, "boxcox", 0.25, 1,
-                                    "the weighted lognormal case on [0.25, 1]")
+                                    "the weighted lognormal case on [0.25, 1]"),
+  trees_regression = bounded_case(trees$Volume, ones, "boxcox", 0.2, 1,
+                                  "trees Volume ~ log(Height) + log(Girth) on [0.2, 1]",
+                                  X = cbind(1, log(trees$Height), log(trees$Girth)))
 )
 
 # --------------------------------------------------------------------------- compare

@@ -18,6 +18,7 @@ from .. import families
 from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..base.transform import rows_text
+from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.guerrero import guerrero_lambda, subseries
 from ..core.response import response_profile
@@ -120,6 +121,7 @@ def guerrero(
     method: Literal["guerrero", "loglik"] = "guerrero",
     lower: float = -1.0,
     upper: float = 2.0,
+    bounds: Any = None,
 ) -> GuerreroResult:
     """The Box-Cox power of a time series, as forecast's ``BoxCox.lambda`` chooses it.
 
@@ -140,6 +142,10 @@ def guerrero(
         exactly where forecast takes the best of a grid of step 0.05.
     lower, upper : float, default=-1, 2
         The range of lambda (forecast's defaults).
+    bounds : (lo, hi), optional
+        The same range in the spelling of :func:`boxcoxstat.fit` and :func:`boxcoxstat.lm`
+        (``bounds=(lo, hi)`` is ``lower=lo, upper=hi``; both ends finite); give it or
+        ``lower``/``upper``, not both.
 
     Returns
     -------
@@ -172,6 +178,12 @@ def guerrero(
     (12, 0.015)
     """
     check_option("method", method, ("guerrero", "loglik"))
+    if bounds is not None:
+        if (lower, upper) != (-1.0, 2.0):
+            raise BoxCoxError("give bounds=(lo, hi) or lower=/upper=, not both")
+        limits = check_bounds(bounds)
+        assert limits is not None
+        lower, upper = float(limits[0, 0]), float(limits[0, 1])
     if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
         raise BoxCoxError(f"need finite lower < upper, got {lower!r} and {upper!r}")
     x, name = _series(series)
@@ -198,10 +210,8 @@ def guerrero(
         nll = np.nan
     else:
         prof = response_profile(x, qr_design(_seasonal_trend(x.size, int(per))), "boxcox")
-        sol = solve(prof)
-        lam = float(np.clip(sol.lmbda[0], lower, upper))
-        val, _ = prof.evaluate(np.array([lam]), 0, score=False)
-        nll = float(val[0])
+        sol = solve(prof, bounds=(lower, upper))  # the profile's maximum on [lower, upper]
+        lam, nll = float(sol.lmbda[0]), float(sol.nll[0])
         value = float(prof.llf_offset()[0] - nll)
     return GuerreroResult(
         names=(name,), layout="series", families=("boxcox",),

@@ -17,9 +17,10 @@ ROBUST_EXPECTED = {name: _NO_WEIGHTS for name in (
     "check_sample_weights_shape", "check_sample_weights_not_overwritten",
     "check_sample_weight_equivalence_on_dense_data")}
 
-# check_sample_weights_shape and _not_overwritten fit y = [1]*4 + [2]*4 + ... on an X whose rows repeat in the same
-# groups: every transformed response is fitted exactly, the likelihood has no maximum, and
-# BoxCoxRegressor refuses it with a BoxCoxError saying so (the same data without weights too)
+# check_sample_weights_shape and _not_overwritten fit y = [1]*4 + [2]*4 + ... on an X whose
+# rows repeat in the same groups: every transformed response is fitted exactly, the
+# likelihood has no maximum, and BoxCoxRegressor refuses it with a BoxCoxError saying so
+# (the same data without weights too)
 _EXACT = "y is a function of X's repeated rows: the likelihood is unbounded (BoxCoxError)"
 REGRESSOR_EXPECTED = {name: _EXACT for name in ("check_sample_weights_shape",
                                                 "check_sample_weights_not_overwritten")}

@@ -29,8 +29,8 @@ def _mp_weighted_max(y, w, lo=-3, hi=3):
 
     def f(lam):
         z = [(mpmath.expm1(lam * lg)) / lam if lam != 0 else lg for lg in logs]
-        m = mpmath.fsum(wi * zi for wi, zi in zip(ws, z)) / W
-        rss = mpmath.fsum(wi * (zi - m) ** 2 for wi, zi in zip(ws, z))
+        m = mpmath.fsum(wi * zi for wi, zi in zip(ws, z, strict=True)) / W
+        rss = mpmath.fsum(wi * (zi - m) ** 2 for wi, zi in zip(ws, z, strict=True))
         return -n / 2 * mpmath.log(rss) + (lam - 1) * jac
 
     x0 = mpmath.findroot(lambda t: mpmath.diff(f, t), mpmath.mpf("-0.2"))

@@ -83,6 +83,8 @@ class JointTransformResult(ColumnTransforms):
                                         compare=False)
     stored_lr: NDArray[np.float64] | None = saved(jsonio.Floats(optional=True), default=None,
                                                   compare=False)
+    # case weights' part of the log-likelihood, p/2 sum log w (0 without weights)
+    llf_weights: float = saved(jsonio.Float(), default=0.0)
     problem: JointObjective | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
@@ -171,7 +173,8 @@ class JointTransformResult(ColumnTransforms):
     @property
     def llf(self) -> float:
         """Maximised Gaussian log-likelihood, Jacobians included (covariance divisor n)."""
-        return float(len(self.names) * llf_constant(self.nobs)) - self.nll_hat
+        return (float(len(self.names) * llf_constant(self.nobs)) + self.llf_weights
+                - self.nll_hat)
 
     @property
     def df_resid(self) -> int:

@@ -226,10 +226,10 @@ def fit(
         if lmbda is not None:
             raise BoxCoxError("lmbda= (a fixed power) is not available for Dask input; "
                               "transform the collection with boxcoxstat.families.transform")
-        if weights is not None or bounds is not None:
-            raise BoxCoxError("weights= and bounds= are not available for Dask input yet; "
-                              "compute() the collection into memory first")
-        return fit_dask(data, family=family, missing=missing, ymax=ymax)
+        if bounds is not None:
+            raise BoxCoxError("bounds= is not available for Dask input yet; compute() the "
+                              "collection into memory first")
+        return fit_dask(data, family=family, missing=missing, ymax=ymax, weights=weights)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
     safe = isinstance(lmbda, str) and lmbda == "safe"

@@ -328,8 +328,13 @@ def fit_dask(
     optimizer: str = "score",
     grid: int = 1000,
     split_every: int | None = None,
+    weights: Any = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``).
+
+    ``weights`` (a column name of a Dask DataFrame, or one weight per row as a Dask or NumPy
+    array): ``lm(x ~ 1, weights=w)``'s likelihood, as in memory
+    (:mod:`~boxcoxstat.federated.daskweights`).
 
     One graph execution per evaluation of the profile (per optimiser step, per batch of
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
@@ -350,6 +355,11 @@ def fit_dask(
     check_option("missing", missing, ("drop", "raise"))
     check_option("optimizer", optimizer, OPTIMIZERS)
 
+    wcol = None
+    if weights is not None:
+        from .daskweights import split_weights
+
+        data, wcol = split_weights(data, weights)
     cols, names, kind = _columns(data)
     fits: list[ColumnFit] = []
     n_missing = []
@@ -370,7 +380,22 @@ def fit_dask(
                                    reach=np.array([frame.reach()]))
 
         lo, hi = rep["report"].lo, rep["report"].hi
-        fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax)
+        if wcol is not None:  # case weights: lm(x ~ 1, weights=w)'s profile
+            from dataclasses import replace
+
+            from .daskweights import WeightedColumn
+
+            wc = WeightedColumn(checked, wcol, name, rep, split_every, tally, col)
+
+            def weighted(f: str, rep: dict = rep, wc: WeightedColumn = wc) -> CallbackProfile:
+                return wc.profile(f, GlobalFrame.from_ranges(f, rep["pos"], rep["neg"]))
+
+            fit = fit_column(weighted, fam, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
+                             ymax=ymax)
+            fit = replace(fit, llf=fit.llf + wc.llf_shift())
+        else:
+            fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid,
+                             ymax=ymax)
         tally["fit_rounds"] += fit.rounds
         fits.append(fit)
         n_missing.append(rep["report"].n_missing)

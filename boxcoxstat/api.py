@@ -301,7 +301,10 @@ def _weights_column(data: Any, name: str) -> tuple[Any, Any]:
                           "left to fit")
     w = data[name]
     w = w.to_numpy() if hasattr(w, "to_numpy") else np.asarray(w)
-    return data.drop(columns=[name]), w
+    import pandas as pd
+
+    rest = data.drop(columns=[name]) if isinstance(data, pd.DataFrame) else data.drop(name)
+    return rest, w  # (polars: drop takes the names)
 
 
 def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:

@@ -94,3 +94,20 @@ def test_weighted_lm_intercept_only_is_weighted_fit():
     assert float(r.llf) == pytest.approx(m.llf, abs=1e-10)
     assert r.conf_int().to_numpy() == pytest.approx(m.power.conf_int().to_numpy(), abs=1e-10)
     assert float(r.bse.iloc[0]) == pytest.approx(float(m.power.bse.iloc[0]), rel=1e-8)
+
+
+def test_bounded_bcnpower_is_the_maximum_on_the_interval():
+    """bcnPower's profile (gamma maximised out) is not known to be convex: the solver compares
+    the clipped estimate with both ends; a fine grid of the profile on [lo, hi] agrees."""
+    ref = REF["bounded"]["trees_regression"]
+    df, formula = _frame(ref)
+    free = bcs.lm(formula, df, family="bcnpower")
+    lo, hi = free.lmbda + 0.3, free.lmbda + 1.0
+    m = bcs.lm(formula, df, family="bcnpower", bounds=(lo, hi))
+    grid = np.linspace(lo, hi, 401)
+    prof = m.power.profile(lmbda=grid)
+    best = float(grid[int(np.argmax(prof["llf"].to_numpy()))])
+    assert m.lmbda == lo == best  # the grid's maximum is at the end the solver chose
+    with pytest.warns(RuntimeWarning, match="gamma"):  # gamma sits at gamma_min here
+        ci = m.power.conf_int()
+    assert ci.iloc[0, 0] == lo

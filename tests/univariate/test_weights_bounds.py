@@ -200,3 +200,15 @@ def test_bounds_refused_with_ymax_and_open_sides_work():
     half = bcs.fit(y, bounds=(0.5, np.inf))
     assert half.lmbda == 0.5 and half.conf_int().iloc[0, 1] == pytest.approx(
         REF["bounded"]["trees_volume_above"]["upper"], abs=1e-10)
+
+
+def test_polars_weights_column():
+    pl = pytest.importorskip("polars")
+    ref = REF["weighted"]["lognormal_60"]
+    y, w = np.array(ref["y"]), np.array(ref["w"])
+    df = pl.DataFrame({"a": y, "w": w})
+    r = bcs.fit(df, weights="w")
+    assert float(r.lmbda.iloc[0]) == pytest.approx(ref["tight"]["lambda"], abs=1e-10)
+    assert df.columns == ["a", "w"]  # the caller's frame keeps its weights column
+    assert bcs.fit(df.select("a"), weights=df["w"]).lmbda.iloc[0] == pytest.approx(
+        float(r.lmbda.iloc[0]), abs=0)

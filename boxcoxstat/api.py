@@ -195,7 +195,7 @@ def fit(
     gamma = None if gamma is None else check_number("gamma", gamma)
     gamma_min = check_number("gamma_min", gamma_min, positive=True)
     if (weights is not None or bounds is not None) and (
-            method != "mle" or lmbda is not None or gamma is not None
+            method != "mle" or (lmbda is not None and not _is_safe(lmbda)) or gamma is not None
             or str(family).strip().lower() in ("bcnpower", "bcn")):
         raise BoxCoxError(
             "weights= and bounds= apply to the estimated power of method='mle' with family "
@@ -284,6 +284,10 @@ def fit(
     return fit_columns(cols, fam, ymax,
                        case_weights=case_weights(weights, cols.values.shape[0]),
                        bounds=check_bounds(bounds, len(cols.names)))
+
+
+def _is_safe(lmbda: Any) -> bool:
+    return isinstance(lmbda, str) and lmbda == "safe"
 
 
 def _weights_column(data: Any, name: str) -> tuple[Any, Any]:

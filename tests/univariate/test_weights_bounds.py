@@ -212,3 +212,20 @@ def test_polars_weights_column():
     assert df.columns == ["a", "w"]  # the caller's frame keeps its weights column
     assert bcs.fit(df.select("a"), weights=df["w"]).lmbda.iloc[0] == pytest.approx(
         float(r.lmbda.iloc[0]), abs=0)
+
+
+def test_safe_power_and_at_with_weights():
+    x = np.array([4.61, 4.60, 4.60, 4.62, 4.61, 4.63])  # clustered: the MLE loses resolution
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0])
+    r = bcs.fit(x, weights=w, lmbda="safe")
+    with pytest.warns(bcs.ResolutionWarning):
+        mle = bcs.fit(x, weights=w)
+    assert r.lmbda_mle[0] == mle.lmbda_mle[0] and r.lmbda != mle.lmbda
+    # the safe fit's llf is the weighted profile at the safe power (at() keeps the weights)
+    assert float(r.llf) == pytest.approx(float(mle.at(r.lmbda).llf), abs=1e-10)
+    # and that is R's weighted logLik at the fixed power: lm(psi ~ 1, weights=w) + Jacobian
+    z = bcs.families.transform(x, r.lmbda, "boxcox")
+    zbar = np.sum(w * z) / w.sum()
+    rss, n = float(np.sum(w * (z - zbar) ** 2)), x.size
+    loglik = 0.5 * np.sum(np.log(w)) - n / 2 * (np.log(2 * np.pi) + 1 - np.log(n) + np.log(rss))
+    assert float(r.llf) == pytest.approx(loglik + (r.lmbda - 1) * np.sum(np.log(x)), abs=1e-9)

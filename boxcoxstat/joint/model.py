@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -22,11 +23,13 @@ from .._validation import (
     check_response_scale,
     normalize_family,
 )
+from ..core.bounds import check_bounds
 from ..core.joint import JointObjective, JointProfile, design_with_intercept
 from ..core.joint_solve import fit_joint_lambda
 from ..core.shifted import GAMMA_MIN, JointShiftedProfile
 from ..regression.formula import design_variables, one_sided_design
 from ..univariate.model import gamma_summary
+from .bounded import bounded_joint
 from .results import JointTransformResult
 
 __all__ = ["fit_joint"]
@@ -56,6 +59,7 @@ def fit_joint(
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
     weights: Any = None,
+    bounds: Any = None,
 ) -> JointTransformResult:
     """Estimate one power per column jointly, towards multivariate normality.
 
@@ -97,6 +101,15 @@ def fit_joint(
         ``car::powerTransform`` with weights and several columns centres the weighted
         residuals (``var()``), which is not this likelihood unless the weights are equal; one
         column agrees with car. Not with ``family="bcnpower"``.
+
+    bounds : (lo, hi) or array of shape (p, 2), optional
+        Restrict the powers to a box (one pair for every column, or a pair per column): the
+        joint maximum on it (L-BFGS-B, then Newton on the powers inside their bounds). The
+        profile interval of each power is measured from that bounded maximum, with the other
+        powers maximised inside their bounds, and stays within the power's bounds; the LR
+        tests compare with the bounded maximum (a null outside the bounds is refused, or
+        NaN in the summary); a power on a bound has no standard error (NaN), and the others'
+        come from the Hessian block of the powers inside. Not with ``family="bcnpower"``.
 
     Returns
     -------
@@ -147,6 +160,10 @@ def fit_joint(
         raise BoxCoxError("gamma= applies to family='bcnpower' in fit_joint")
     check_option("missing", missing, ("drop", "raise"))
     text = _design_text(design)
+    limits = None
+    if bounds is not None:
+        if fam == "bcnpower":
+            raise BoxCoxError("bounds= is not available with family='bcnpower' in fit_joint")
     w_all = None
     if weights is not None:
         if fam == "bcnpower":
@@ -166,6 +183,7 @@ def fit_joint(
                                                  w_all)
     w = None if w_all is None else w_all[kept]
     n, p = y.shape
+    limits = check_bounds(bounds, p)
     factored = design_with_intercept(x, w)
     rank = factored.rank
     if n <= p + rank:
@@ -183,11 +201,24 @@ def fit_joint(
         problem = JointProfile.build(y, factored, fam, w)
         sol = fit_joint_lambda(problem)
     cov = _checked_covariance(sol, cols, fam)
+    bounded: dict[str, Any] = {}
+    if limits is not None:
+        lam_b, nll_b = bounded_joint(problem, sol.lmbda, limits)
+        inside = (lam_b > limits[:, 0]) & (lam_b < limits[:, 1])
+        if not inside.all():
+            cov = np.full((p, p), np.nan)
+            idx = np.flatnonzero(inside)
+            if idx.size:
+                h = problem.hessian(lam_b)  # p >= 2: one power inside, one on a bound
+                cov[np.ix_(idx, idx)] = np.linalg.inv(h[np.ix_(idx, idx)])
+        bounded = {"bounds": limits, "lmbda_free": sol.lmbda.copy()}
+        sol = replace(sol, lmbda=lam_b, nll=nll_b)
     return JointTransformResult(
         names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
         design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
         llf_weights=0.0 if w is None else float(0.5 * p * np.sum(np.log(w))), **shifted,
+        **bounded,
     )
 
 

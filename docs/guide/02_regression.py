@@ -144,7 +144,8 @@ print(table.summary())
 # (`car::powerTransform(lm(x ~ 1, weights=w))`). `bounds=(lo, hi)` keeps lambda in an
 # interval you decided on beforehand (forecast's `lower`/`upper`): the estimate is the
 # profile maximum on it, the interval and the tests are measured from that bounded maximum,
-# and the summary says when a bound is active. `bcs.guerrero` and `PowerTransformer` take
+# and the summary says when a bound is active. `bcs.fit_joint`, `bcs.guerrero` and
+# `PowerTransformer` take
 # `bounds=` too.
 
 # %%

@@ -145,8 +145,7 @@ print(table.summary())
 # interval you decided on beforehand (forecast's `lower`/`upper`): the estimate is the
 # profile maximum on it, the interval and the tests are measured from that bounded maximum,
 # and the summary says when a bound is active. `bcs.fit_joint`, `bcs.guerrero` and
-# `PowerTransformer` take
-# `bounds=` too.
+# `PowerTransformer` take `bounds=` too; `fit_joint` takes `weights=` as well.
 
 # %%
 wm = bcs.lm(f, trees, weights="Height")

@@ -111,6 +111,10 @@ class JointTransformResult(ColumnTransforms):
                                    or list(stored.index) != names):
             raise jsonio._Bad("field 'stored' must have columns ['lower', 'upper'] and one row "
                               "per name")
+        bounds = values.get("bounds")
+        if bounds is not None and (np.shape(bounds) != (p, 2) or np.isnan(bounds).any()
+                                   or np.any(bounds[:, 0] >= bounds[:, 1])):
+            raise jsonio._Bad("field 'bounds' must hold one pair (lower < upper) per name")
         lr = values.get("stored_lr")
         if lr is not None and np.shape(lr) != (3,):
             raise jsonio._Bad("field 'stored_lr' must hold 3 statistics (all 0, all 1, "

@@ -96,6 +96,12 @@ class PowerTransformerState:
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
         p = values["lambdas"].size
+        bounds = values.get("bounds")
+        if bounds is not None:
+            try:
+                check_bounds(bounds)
+            except BoxCoxError as err:
+                raise jsonio._Bad(f"field 'bounds': {err}") from None
         fitted = values["fitted"]
         if fitted.size and (fitted.min() < 0 or fitted.max() >= p
                             or np.unique(fitted).size != fitted.size):

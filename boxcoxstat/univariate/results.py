@@ -163,6 +163,10 @@ class PowerTransformResult(ColumnTransforms):
         fed = values.get("federated")
         if fed is not None:
             _check_federated(fed)
+        bounds = values.get("bounds")
+        if bounds is not None and (np.shape(bounds)[1:] != (2,) or np.isnan(bounds).any()
+                                   or np.any(bounds[:, 0] >= bounds[:, 1])):
+            raise jsonio._Bad("field 'bounds' must hold one pair (lower < upper) per name")
         used, mle = values.get("lmbda_used"), values.get("lmbda_mle")
         if values.get("ymax") is None and used is not None and mle is not None and (
                 np.shape(used) != np.shape(mle) or not np.array_equal(used, mle)) and not (

@@ -239,3 +239,17 @@ def test_safe_power_and_at_with_weights():
                                      + mpmath.log(rss))
               + (lam - 1) * mpmath.fsum(mpmath.log(xi) for xi in xs))
     assert float(r.llf) == pytest.approx(float(loglik), abs=1e-9)
+
+
+def test_documents_with_bad_bounds_are_refused():
+    y = np.array(REF["bounded"]["trees_volume_above"]["y"])
+    doc = json.loads(bcs.fit(y, bounds=(0.5, 2)).to_json())
+    doc["bounds"] = [[2.0, 0.5]]
+    with pytest.raises(bcs.BoxCoxError, match="bounds"):
+        bcs.PowerTransformResult.from_json(json.dumps(doc))
+    pytest.importorskip("sklearn")
+    pt = bcs.PowerTransformer("box-cox", bounds=(0.5, 2)).fit(y[:, None])
+    doc = json.loads(pt.to_json())
+    doc["bounds"] = [1.0]
+    with pytest.raises(bcs.BoxCoxError, match="bounds"):
+        bcs.PowerTransformer.from_json(json.dumps(doc))

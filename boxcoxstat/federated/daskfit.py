@@ -19,6 +19,7 @@ exception (found, on that error path only, by computing the partitions one at a 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -381,8 +382,6 @@ def fit_dask(
 
         lo, hi = rep["report"].lo, rep["report"].hi
         if wcol is not None:  # case weights: lm(x ~ 1, weights=w)'s profile
-            from dataclasses import replace
-
             from .daskweights import WeightedColumn
 
             wc = WeightedColumn(checked, wcol, name, rep, split_every, tally, col)
@@ -401,4 +400,5 @@ def fit_dask(
         n_missing.append(rep["report"].n_missing)
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return build_result(names, kind, fam, fits, n_missing, info, ymax)
+    res = build_result(names, kind, fam, fits, n_missing, info, ymax)
+    return res if wcol is None else replace(res, weighted=True)

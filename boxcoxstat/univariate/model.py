@@ -247,6 +247,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         fitted_=None if fam == "auto" or ymax is not None or profiles is not None else (
             est["profile"], est["slope"]),
         profiles_=profiles, case_weights=case_weights, bounds=bounds,
+        weighted=case_weights is not None,
         lmbda_free=None if bounds is None else est["free"],
         safe_values=safe_values, safe_used=safe, data_range=extremes,
     )

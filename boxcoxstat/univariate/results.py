@@ -150,6 +150,8 @@ class PowerTransformResult(ColumnTransforms):
     # case weights as lm(weights=) treats them (bcs.fit(..., weights=)): each column's own
     # profile (a regression on the constant with those weights), in column order
     profiles_: tuple[Profile, ...] | None = field(default=None, repr=False, compare=False)
+    # whether the fit had case weights (lm(weights=)'s likelihood): the summary says so
+    weighted: bool = saved(jsonio.Bool(), default=False)
     # those case weights (length n, rows of ``data``)
     case_weights: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
 
@@ -728,6 +730,9 @@ class PowerTransformResult(ColumnTransforms):
                     f"{n}: bound active (ymax={self.ymax:.3g}); the unconstrained MLE is "
                     f"{self.lmbda_mle[j]:.10g}"
                 )
+            if self.weighted and j == 0:
+                notes.append("Case weights: the likelihood of lm(x ~ 1, weights=w) (variance "
+                             "weighted, Jacobian not; n counts the rows of positive weight).")
             if self.bounds is not None:
                 lo, hi = self.bounds[j]
                 free = np.nan if self.lmbda_free is None else self.lmbda_free[j]

@@ -32,6 +32,7 @@ def test_dask_weighted_equals_in_memory_and_r(case):
     assert float(r.bse.iloc[0]) == pytest.approx(float(m.bse.iloc[0]), rel=1e-8)
     for lam0 in (0, 1):
         assert r.test(lam0).statistic == pytest.approx(m.test(lam0).statistic, abs=1e-8)
+    assert "Case weights" in str(r.summary())
     t = ref["tight"]
     assert r.lmbda == pytest.approx(t["lambda"], abs=1e-10)  # R: uniroot of the score
     assert float(r.llf) == pytest.approx(t["llf"], abs=1e-9)

@@ -58,6 +58,9 @@ def test_weighted_fit_equals_r(case):
     # 2e-4 relative in the SE
     assert r.lmbda == pytest.approx(ref["car"]["lambda"], abs=1e-3)
     assert float(r.bse.iloc[0]) == pytest.approx(ref["car"]["se"], rel=2e-4)
+    assert "Case weights" in str(r.summary())
+    back = bcs.PowerTransformResult.from_json(r.to_json())
+    assert str(back.summary()) == str(r.summary())
 
 
 def test_weighted_fit_equals_mpmath_maximum():

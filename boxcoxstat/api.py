@@ -323,7 +323,7 @@ def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
     >>> case_weights([1, -2, 1], 3)
     Traceback (most recent call last):
     ...
-    boxcoxstat._validation.BoxCoxError: weights must be >= 0: row 1 has -2
+    boxcoxstat._errors.BoxCoxError: weights must be >= 0: row 1 has -2
     """
     if weights is None:
         return None

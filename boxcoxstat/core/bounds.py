@@ -159,7 +159,7 @@ def check_bounds(bounds: object, ncols: int = 1) -> NDArray[np.float64] | None:
     >>> check_bounds((2, 1))
     Traceback (most recent call last):
     ...
-    boxcoxstat._validation.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
+    boxcoxstat._errors.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
     """
     if bounds is None:
         return None

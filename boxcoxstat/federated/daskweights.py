@@ -29,9 +29,10 @@ from numpy.typing import NDArray
 
 from .._validation import BoxCoxError
 from ..core.profile import CallbackProfile
+from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
 
-__all__ = ["split_weights", "WeightedColumn"]
+__all__ = ["split_weights", "WeightedColumn", "fit_dask_weighted"]
 
 
 def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
@@ -219,6 +220,7 @@ class WeightedColumn:
                                         meta=np.empty((0,), dtype=object)), self.raw,
                            self.name)
             self.tally["rounds"] += 1
+            self.tally["passes"] = self.tally.get("passes", 0) + 1
             self.tally["evaluations"] += lam.size
             val, sc = global_nll_score(out["pos"], out["neg"], lam, frame.unit, score_unit)
             val = ratio * val + (1.0 - lam) * d
@@ -229,3 +231,48 @@ class WeightedColumn:
         return CallbackProfile(evaluate, np.array([float(self.n)]),
                                unit=np.array([frame.unit]), reach=np.array([frame.reach()]))
 
+
+def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
+                      missing: str = "drop", ymax: float | None = None,
+                      optimizer: str = "score", grid: int = 1000,
+                      split_every: int | None = None) -> PowerTransformResult:
+    """``boxcoxstat.fit`` of Dask input with case ``weights``: each column's set-up pass (the
+    gate's checks, as without weights), the totals pass, ``D``'s pass per family, and one
+    graph per evaluation of the weighted profile; the core's solver and inference do the
+    rest (no subsample start: every evaluation reads the data and the weights)."""
+    from dataclasses import replace
+
+    from .._validation import check_column, check_option, normalize_family
+    from ..core.solve import OPTIMIZERS
+    from .daskfit import _columns, _setup
+    from .model import build_result, check_ymax, fit_column
+
+    fam = normalize_family(family)
+    ymax = check_ymax(ymax)
+    check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
+    data, wcol = split_weights(data, weights)
+    cols, names, kind = _columns(data)
+    tally = {"passes": 0, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
+             "subsample_rounds": 0}
+    fits, n_missing = [], []
+    for col, name in zip(cols, names, strict=True):
+        rep, checked = _setup(col, name, split_every)
+        tally["passes"] += 1
+        check_column(rep["report"], name, family=fam, missing=missing, tiny_scale=True)
+        wc = WeightedColumn(getattr(checked, "col", checked), wcol, name, rep, split_every,
+                            tally, col)
+
+        def weighted(f: str, rep: dict = rep, wc: WeightedColumn = wc) -> CallbackProfile:
+            return wc.profile(f, GlobalFrame.from_ranges(f, rep["pos"], rep["neg"]))
+
+        lo, hi = rep["report"].lo, rep["report"].hi
+        fit = fit_column(weighted, fam, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
+                         ymax=ymax)
+        fits.append(replace(fit, llf=fit.llf + wc.llf_shift()))
+        tally["fit_rounds"] += fit.rounds
+        n_missing.append(rep["report"].n_missing)
+    info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
+            "optimizer": optimizer, **tally}
+    return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
+                   weighted=True)

@@ -141,8 +141,12 @@ class JointTransformResult(ColumnTransforms):
             prof = BoxedColumnProfiles(problem, self.lmbda_used, self.bounds)
             return inf.bounded_interval(prof, self.lmbda_used, np.full(p, self.nll_hat),
                                         self.bounds, self._bse_values(), alpha)
+        # bcnPower's profile can level off (towards Manly's limit as lambda and gamma grow
+        # together): an end it never reaches within the core's nuisance limit is infinite,
+        # as for one column (bcs.fit)
         return inf.profile_interval(self._column_profiles, self.lmbda_used,
-                                    np.full(p, self.nll_hat), self._bse_values(), alpha)
+                                    np.full(p, self.nll_hat), self._bse_values(), alpha,
+                                    infinite_ok=self.gamma_values is not None)
 
     def _outside(self, lmbda0: NDArray[np.float64]) -> bool:
         return self.bounds is not None and bool(np.any(

@@ -95,3 +95,8 @@ from .graphics.plotting import qqplot, symbox  # noqa: E402
 from .graphics.results import SpreadLevelResult  # noqa: E402
 
 __all__ += ["spread_level", "SpreadLevelResult", "symbox", "qqplot"]
+
+# Models of one response side by side on the untransformed likelihood (issue 30).
+from .base.compare import compare  # noqa: E402
+
+__all__ += ["compare"]

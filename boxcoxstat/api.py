@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ._validation import BoxCoxError, as_columns, check_number, check_option, normalize_family
+from .core.bounds import check_bounds
 from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
 from .robust.registry import get_method, parse_spec
@@ -28,6 +32,8 @@ def fit(
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
     lmbda: Any = None,
+    weights: Any = None,
+    bounds: Any = None,
     **options: Any,
 ) -> PowerTransformResult | RobustTransformResult:
     """Estimate the power transformation of each column.
@@ -89,6 +95,26 @@ def fit(
         trip within 1e-10 relative, values within 1e100); the interval, tests and standard
         error stay the MLE's, and the summary shows both powers and the LR test between
         them. Needs ``method="mle"`` (any ``family`` but ``"bcnpower"``; ``ymax`` applies).
+    weights : array_like or str, optional
+        Case weights, one per row (or the name of a column of a DataFrame ``data``, which is
+        then not fitted): the weighted Gaussian likelihood of ``lm(x ~ 1, weights=w)``, as
+        ``car::powerTransform(lm(x ~ 1, weights=w))`` maximises it: the variance weighted,
+        the Jacobian not, ``n`` the rows of positive weight (rows of weight 0 are left out,
+        as ``logLik.lm`` leaves them). Weights proportional to each other give the same
+        lambda. The standard error, profile interval, tests and ``llf`` (R's
+        ``logLik(lm(bc(x, lambda) ~ 1, weights=w))`` plus the Jacobian) are those of that
+        likelihood. Needs ``method="mle"`` and a family other than ``"bcnpower"``; not
+        with ``gamma=``.
+    bounds : (lo, hi), optional
+        Restrict lambda to ``[lo, hi]`` (``-inf`` / ``inf`` leave a side open; one pair for
+        every column, or one pair per column): lambda is the maximum of the profile
+        likelihood on the interval, which is the bound when the unconstrained maximum lies
+        outside it (``bound_active``; the summary says so and gives the unconstrained
+        maximum). The profile interval is measured from that bounded maximum: the powers in
+        ``[lo, hi]`` whose profile log-likelihood is within ``chi2(1, 1 - alpha) / 2`` of it
+        (not the unconstrained interval cut at the bounds); likelihood-ratio tests compare
+        with it too (a power outside the bounds is refused); a lambda on a bound has no
+        standard error (NaN). Needs ``method="mle"``, no ``ymax=``, no ``lmbda=``.
     **options
         The robust estimator's options, declared once in :mod:`boxcoxstat.robust.registry`
         and meaning the same in :func:`boxcoxstat.sensitivity_curve` and
@@ -171,6 +197,22 @@ def fit(
     ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
     gamma = None if gamma is None else check_number("gamma", gamma)
     gamma_min = check_number("gamma_min", gamma_min, positive=True)
+    if (weights is not None or bounds is not None) and (
+            method != "mle" or (lmbda is not None and not _is_safe(lmbda)) or gamma is not None
+            or str(family).strip().lower() in ("bcnpower", "bcn")):
+        raise BoxCoxError(
+            "weights= and bounds= apply to the estimated power of method='mle' with family "
+            f"'boxcox', 'yeojohnson' or 'auto' (no gamma=, no lmbda=), got method={method!r}, "
+            f"family={family!r}" + (", gamma=" if gamma is not None else "")
+            + (", lmbda=" if lmbda is not None and lmbda != "safe" else "")
+            + ("; a fixed power with weights: bcs.fit(x, weights=w).at(power)"
+               if lmbda is not None else ""))
+    if bounds is not None and (ymax is not None or lmbda is not None):
+        raise BoxCoxError("bounds= and ymax= (or lmbda='safe') both restrict the power; give "
+                          "one: bounds=(lo, hi) bounds lambda itself, ymax= the transformed "
+                          "values")
+    if not (is_dask(data) or is_spark(data)) and isinstance(weights, str):
+        data, weights = _weights_column(data, weights)
     dask, spark = is_dask(data), is_spark(data)
     if dask or spark:  # partitions are merged by a tree reduction, never gathered
         what = "Dask" if dask else "Spark"
@@ -189,13 +231,16 @@ def fit(
                               "transform the collection with boxcoxstat.families.transform"
                               if dask else "lmbda= (a fixed power) is not available for "
                               "Spark input; fit, then transform with the result")
+        if bounds is not None or (spark and weights is not None):
+            raise BoxCoxError(f"bounds= is not available for {what} input yet (weights= is for "
+                              "Dask); bring the data into memory first")
         if spark:
             from .federated.sparkfit import fit_spark
 
             return fit_spark(data, family=family, missing=missing, ymax=ymax)
         from .federated.daskfit import fit_dask
 
-        return fit_dask(data, family=family, missing=missing, ymax=ymax)
+        return fit_dask(data, family=family, missing=missing, ymax=ymax, weights=weights)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
     safe = isinstance(lmbda, str) and lmbda == "safe"
@@ -214,7 +259,8 @@ def fit(
                                        safe=True)
         cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam,
                           missing=missing, tiny_scale=True)
-        return fit_columns(cols, fam, ymax, safe=True)
+        return fit_columns(cols, fam, ymax, safe=True,
+                           case_weights=case_weights(weights, cols.values.shape[0]))
     if lmbda is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
                           "gamma= yet; fit the shift, or transform with the power you chose")
@@ -246,7 +292,75 @@ def fit(
         return fit_robust_columns(cols, fam, spec, skip=True)
     cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
                       tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
-    return fit_columns(cols, fam, ymax)
+    return fit_columns(cols, fam, ymax,
+                       case_weights=case_weights(weights, cols.values.shape[0]),
+                       bounds=check_bounds(bounds, len(cols.names)))
+
+
+def _is_safe(lmbda: Any) -> bool:
+    return isinstance(lmbda, str) and lmbda == "safe"
+
+
+def _weights_column(data: Any, name: str) -> tuple[Any, Any]:
+    """``weights="w"``: the column ``w`` of a DataFrame as the weights, and the other columns
+    as the data."""
+    columns = getattr(data, "columns", None)
+    if columns is None or getattr(data, "ndim", 2) != 2:
+        raise BoxCoxError(f"weights={name!r} names a column, but the data are not a DataFrame; "
+                          "pass the weights as an array")
+    if name not in list(columns):
+        raise BoxCoxError(f"weights column {name!r} is not in the data; its columns are "
+                          f"{[str(c) for c in columns][:10]}")
+    if len(columns) < 2:
+        raise BoxCoxError(f"weights column {name!r} is the data's only column; nothing is "
+                          "left to fit")
+    w = data[name]
+    w = w.to_numpy() if hasattr(w, "to_numpy") else np.asarray(w)
+    import pandas as pd
+
+    rest = data.drop(columns=[name]) if isinstance(data, pd.DataFrame) else data.drop(name)
+    return rest, w  # (polars: drop takes the names)
+
+
+def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
+    """Validated case weights (finite, >= 0, not all 0, length ``n``), a new array; the
+    error names the first offending row.
+
+    Examples
+    --------
+    >>> from boxcoxstat.api import case_weights
+    >>> case_weights([1, 2, 0.5], 3).tolist()
+    [1.0, 2.0, 0.5]
+    >>> case_weights([1, -2, 1], 3)
+    Traceback (most recent call last):
+    ...
+    boxcoxstat._errors.BoxCoxError: weights must be >= 0: row 1 has -2
+    """
+    if weights is None:
+        return None
+    if isinstance(weights, (str, bytes)):
+        raise BoxCoxError(f"weights must be numbers, one per row (or a DataFrame column's "
+                          f"name), got {weights!r:.40}")
+    try:
+        raw = np.asarray(weights.to_numpy() if hasattr(weights, "to_numpy") else weights)
+        w = np.array(raw, dtype=np.float64, copy=True).reshape(-1)
+    except (TypeError, ValueError):
+        raise BoxCoxError("weights must be real numbers, one per row") from None
+    if raw.dtype.kind in "bcmMOSUV" and raw.dtype != object or raw.dtype.kind == "b":
+        raise BoxCoxError(f"weights must be real numbers, got dtype {raw.dtype}")
+    if w.shape[0] != n:
+        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows; give "
+                          "one weight per row")
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        raise BoxCoxError(f"weights must be finite: row {int(bad[0])} has {float(w[bad[0]])} "
+                          f"({bad.size} such row(s)); drop those rows or give them a weight")
+    neg = np.flatnonzero(w < 0)
+    if neg.size:
+        raise BoxCoxError(f"weights must be >= 0: row {int(neg[0])} has {w[neg[0]]:g}")
+    if not np.any(w > 0):
+        raise BoxCoxError("all weights are zero: at least 3 rows need a positive weight")
+    return w
 
 
 def _keywords(options: dict[str, Any]) -> str:

@@ -35,6 +35,8 @@ __all__ = [
     "rounded_power",
     "car_rounded_power",
     "standard_inference",
+    "bounded_interval",
+    "bounded_inference",
 ]
 
 NUISANCE_LIMIT = 1e4  # farthest interval end searched when a profile may level off
@@ -362,3 +364,77 @@ def standard_inference(
     lower, upper = profile_interval(profile, lmbda, nll_hat, bse, alpha,
                                     infinite_ok=infinite_ok, first=first)
     return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}
+
+
+def bounded_interval(
+    profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
+    limits: NDArray[np.float64], bse: NDArray[np.float64], alpha: float = 0.05,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Profile interval within bounds: ``{lambda in [lo, hi] : 2 (NLL(lambda) - NLL(hat)) <=
+    chi2_1(1 - alpha)}`` where ``hat`` is the maximum on ``[lo, hi]`` (``lmbda``, ``nll_hat``;
+    :func:`~boxcoxstat.core.solve.bounded_solution`), not the unconstrained interval cut at
+    the bounds.
+
+    The NLL is convex, so on each side of ``hat`` it rises monotonically away from the
+    estimate unless ``hat`` sits on that side's bound (then that end is the bound). A side
+    whose bound is finite is evaluated there: if the NLL at the bound is still within the
+    cut-off the end is the bound, else the end is the root of ``NLL - NLL(hat) - q/2``
+    between ``hat`` and the bound, closed by Chandrupatla's method to ``INTERVAL_RTOL``. An
+    open side is bracketed by doubling as in :func:`profile_interval`.
+    """
+    half_q = 0.5 * stats.chi2.isf(alpha, 1)
+    p = lmbda.shape[0]
+    direction = np.r_[np.ones(p), -np.ones(p)]  # upper ends, then lower
+    cols = np.r_[np.arange(p), np.arange(p)]
+    center = np.r_[lmbda, lmbda]
+    base = np.r_[nll_hat, nll_hat]
+    sd = np.r_[bse, bse]
+    bound = np.r_[limits[:, 1], limits[:, 0]]
+    dist = np.abs(bound - center)  # inf on an open side
+    out = np.full(2 * p, np.nan)
+    at_bound = dist == 0
+    out[at_bound] = 0.0
+    finite = np.flatnonzero(np.isfinite(dist) & ~at_bound)
+    gb = np.full(2 * p, np.nan)
+    if finite.size:
+        val, _ = profile.evaluate(bound[finite], cols[finite], score=False)
+        gb[finite] = val - base[finite] - half_q
+        inside = finite[gb[finite] <= 0]
+        out[inside] = dist[inside]
+        cross = finite[gb[finite] > 0]
+        if cross.size:
+            def f(t: NDArray, idx: NDArray) -> NDArray:
+                k = cross[idx]
+                v, _ = profile.evaluate(center[k] + direction[k] * t, cols[k], score=False)
+                return v - base[k] - half_q
+
+            m = cross.size
+            res = find_root(f, np.zeros(m), dist[cross], np.full(m, -half_q), gb[cross],
+                            xatol=0.0, xrtol=INTERVAL_RTOL)
+            out[cross] = res.x
+    rest = np.flatnonzero(np.isnan(out))
+    if rest.size:
+        out[rest] = _bracketed_ends(profile, center[rest], direction[rest], cols[rest],
+                                    base[rest], sd[rest], half_q)
+    return lmbda - out[p:], lmbda + out[:p]
+
+
+def bounded_inference(
+    profile: Profile, lmbda: NDArray[np.float64], nll_hat: NDArray[np.float64],
+    limits: NDArray[np.float64], alpha: float = 0.05,
+) -> dict[str, NDArray[np.float64]]:
+    """What :func:`standard_inference` gives, for an estimate maximised on ``[lo, hi]``
+    (``limits``, (p, 2)): the standard error (NaN where the estimate is on a bound: the
+    maximum is not interior, so the curvature there is no observed information), the
+    interval of :func:`bounded_interval`, and the LR statistics at 0 and 1 against the
+    bounded maximum (NaN where 0 or 1 lies outside the bounds)."""
+    p = lmbda.shape[0]
+    active = (lmbda <= limits[:, 0]) | (lmbda >= limits[:, 1])
+    bse = np.where(active, np.nan, standard_error(profile, lmbda))
+    lower, upper = bounded_interval(profile, lmbda, nll_hat, limits, bse, alpha)
+    null = np.stack([np.zeros(p), np.ones(p)])
+    lr = lr_statistic(profile, nll_hat, null)
+    outside = (null < limits[:, 0]) | (null > limits[:, 1])
+    lr = np.where(outside, np.nan, lr)
+    return {"bse": bse, "lower": lower, "upper": upper, "lr0": lr[0], "lr1": lr[1]}
+

@@ -98,7 +98,7 @@ class JointObjective(Protocol):
     def hessian(self, lmbda: ArrayLike) -> NDArray[np.float64]: ...
 
 
-def design_with_intercept(x: ArrayLike) -> Design:
+def design_with_intercept(x: ArrayLike, weights: ArrayLike | None = None) -> Design:
     """The factorised design (R's aliasing rule), which must contain the constant.
 
     Raises
@@ -107,7 +107,7 @@ def design_with_intercept(x: ArrayLike) -> Design:
         If the constant vector is not in the column space (the transformed values are only
         defined up to a shift, so the model needs an intercept).
     """
-    design = qr_design(x)
+    design = qr_design(x, weights)
     one = np.ones(design.nobs)
     if vector_norm(design.resid(one)) > 1e-8 * np.sqrt(design.nobs):
         raise BoxCoxError(
@@ -132,13 +132,18 @@ class JointProfile:
     family: str
 
     @classmethod
-    def build(cls, y: ArrayLike, design: Design, family: str) -> JointProfile:
-        """Prepare the columns of ``y`` (n, p) (complete, validated rows) for ``design``."""
+    def build(cls, y: ArrayLike, design: Design, family: str,
+              weights: ArrayLike | None = None) -> JointProfile:
+        """Prepare the columns of ``y`` (n, p) (complete, validated rows) for ``design``
+        (factorised with the case ``weights``, if any: row i's covariance is Sigma / w_i,
+        the multivariate ``lm(weights=)``)."""
         y = np.asarray(y, dtype=np.float64)
         if y.ndim == 1:
             y = y[:, None]
-        cols = tuple(ResponseProfile.build(y[:, j], design, family) for j in range(y.shape[1]))
-        single = response_profile(y[:, 0], design, family) if y.shape[1] == 1 else None
+        cols = tuple(ResponseProfile.build(y[:, j], design, family, weights)
+                     for j in range(y.shape[1]))
+        single = (response_profile(y[:, 0], design, family, weights) if y.shape[1] == 1
+                  else None)
         return cls(cols, single, family)
 
     @property
@@ -158,8 +163,10 @@ class JointProfile:
         return spans_constant_only(self.columns[0].design)
 
     def llf_constant(self) -> float:
-        """``llf = llf_constant - nll``: the Gaussian constant ``-n p (log(2 pi) + 1) / 2``."""
-        return float(self.ncols * llf_constant(self.nobs))
+        """``llf = llf_constant - nll``: the Gaussian constant ``-n p (log(2 pi) + 1) / 2``
+        (with case weights, plus ``p/2 sum log w``)."""
+        return float(self.ncols * llf_constant(self.nobs)
+                     + sum(c.log_w_sum for c in self.columns))
 
     @cached_property
     def unit(self) -> NDArray[np.float64]:
@@ -245,6 +252,7 @@ class JointProfile:
             res = self.columns[idx[0]].design.resid(raw)
             d_sum = side.vsum - n * shift
             vpart[idx] += uk * (n * side.log_ref + side.vsum) - kap * d_sum
+            vpart[idx] += n * np.array([self.columns[j].log_sw_scale for j in idx])
             gpart[idx] = -sigma * d_sum
             if idx.size == p:
                 return res, vpart, gpart
@@ -260,7 +268,8 @@ class JointProfile:
             vecs = col.derivative_vectors(lam_j, order)
             for q in range(order + 1):
                 x[:, q * p + j] = vecs[q][:, 0]
-            vpart[j] += (1.0 - lam_j[0]) * col.jacobian + n * vecs[3][0]
+            vpart[j] += (1.0 - lam_j[0]) * col.jacobian + n * (vecs[3][0]
+                                                                + col.log_sw_scale)
             gpart[j] = -col.jacobian / unit[j]
         return x, vpart, gpart
 

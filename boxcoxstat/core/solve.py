@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize as sopt
 
 from .._validation import BoxCoxError, check_option
@@ -40,6 +40,7 @@ from .roots import bracket_increasing, find_root
 __all__ = [
     "Solution",
     "solve",
+    "bounded_solution",
     "OPTIMIZERS",
     "LIMIT",
     "XATOL",
@@ -52,6 +53,45 @@ XRTOL = 4 * np.finfo(float).eps
 OPTIMIZERS = ("score", "brent", "grid")
 
 # ----------------------------------------------------------------------------- the solver
+def bounded_solution(profile: Profile, free: Solution, limits: NDArray[np.float64]
+                     ) -> Solution:
+    """The maximum of ``profile`` on ``[limits[:, 0], limits[:, 1]]`` from its unconstrained
+    solution ``free``: the clipped estimate, or (profiles not known to be convex) a finite end
+    of smaller NLL. One evaluation of the profile where any bound is active."""
+    lam = np.clip(free.lmbda, limits[:, 0], limits[:, 1])
+    moved = lam != free.lmbda
+    convex = _is_convex(profile)
+    if not moved.any() and convex:
+        return free
+    p = profile.ncols
+    cand_lam = [lam]
+    if not convex:
+        cand_lam += [np.where(np.isfinite(limits[:, 0]), limits[:, 0], lam),
+                     np.where(np.isfinite(limits[:, 1]), limits[:, 1], lam)]
+    todo = np.concatenate(cand_lam)
+    cols = np.tile(np.arange(p), len(cand_lam))
+    need = np.r_[moved, np.ones(todo.size - p, dtype=bool)]
+    vals = np.concatenate([free.nll] * len(cand_lam))
+    if need.any():
+        vals[need] = profile.evaluate(todo[need], cols[need], score=False)[0]
+    table = vals.reshape(len(cand_lam), p)
+    best = np.argmin(table, axis=0)
+    lam = todo.reshape(len(cand_lam), p)[best, np.arange(p)]
+    nll = table[best, np.arange(p)]
+    active = lam != free.lmbda
+    slope = None if free.slope is None else np.where(active, np.nan, free.slope)
+    return Solution(lam, nll, free.converged | active, free.nfev, slope)
+
+
+def _is_convex(profile: Profile) -> bool:
+    """Whether the profile is one whose NLL is known to be convex in lambda (a sample's, a
+    linear model's response)."""
+    from .profile import RescaledProfile, SampleProfile
+    from .response import ResponseProfile
+
+    return isinstance(profile, (SampleProfile, ResponseProfile, RescaledProfile))
+
+
 @dataclass(frozen=True)
 class Solution:
     """The maximiser of the profile likelihood, per column.
@@ -485,8 +525,9 @@ def solve(
     grid: int = 1000,
     start: tuple | None = None,
     xrtol: float = XRTOL,
+    bounds: ArrayLike | None = None,
 ) -> Solution:
-    """Maximum-likelihood lambda of every column of ``profile``.
+    """Maximum-likelihood lambda of every column of ``profile`` (within ``bounds``).
 
     Parameters
     ----------
@@ -506,6 +547,13 @@ def solve(
         ``"score"`` only: the relative tolerance of the root (and its absolute one, where
         larger than ``XATOL``). The default is rounding level; a looser one serves a start
         that another solver refines (the joint fit's Newton iterations).
+    bounds : (lo, hi) or array of shape (p, 2), optional
+        Restrict lambda to ``[lo, hi]`` (validated by :func:`~boxcoxstat.core.bounds.
+        check_bounds`): the maximum of the profile on the interval. The profile NLL of a
+        sample or a linear model's response is convex (Kouider & Chen 1995), so that is the
+        unconstrained maximum clipped to the interval; for any other profile the clipped
+        point is compared with both ends and the smallest NLL wins. ``Solution.slope`` is
+        then NaN where a bound is active (the curvature there is no observed information).
 
     Examples
     --------
@@ -517,6 +565,13 @@ def solve(
     (-361.145, True)
     """
     check_option("optimizer", optimizer, OPTIMIZERS)
+    if bounds is not None:
+        from .bounds import check_bounds
+
+        limits = check_bounds(bounds, profile.ncols)
+        assert limits is not None
+        free = solve(profile, optimizer=optimizer, grid=grid, start=start, xrtol=xrtol)
+        return bounded_solution(profile, free, limits)
     if start is None and hasattr(profile, "solver_start"):  # bcnPower: near its global optimum
         start = profile.solver_start()
     scaled = rescaled(profile)

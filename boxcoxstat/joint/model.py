@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -22,11 +23,13 @@ from .._validation import (
     check_response_scale,
     normalize_family,
 )
+from ..core.bounds import check_bounds
 from ..core.joint import JointObjective, JointProfile, design_with_intercept
 from ..core.joint_solve import fit_joint_lambda
 from ..core.shifted import GAMMA_MIN, JointShiftedProfile
 from ..regression.formula import design_variables, one_sided_design
 from ..univariate.model import gamma_summary
+from .bounded import bounded_joint
 from .results import JointTransformResult
 
 __all__ = ["fit_joint"]
@@ -55,6 +58,8 @@ def fit_joint(
     missing: Literal["drop", "raise"] = "drop",
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
+    weights: Any = None,
+    bounds: Any = None,
 ) -> JointTransformResult:
     """Estimate one power per column jointly, towards multivariate normality.
 
@@ -87,6 +92,24 @@ def fit_joint(
         bcnPower only: every column's gamma held at this value instead of estimated.
     gamma_min : float, default=0.1
         bcnPower's lower bound for gamma (car's default).
+
+    weights : array_like or str, optional
+        Case weights, one per row of ``data`` (or the name of a column): row i's covariance
+        is ``Sigma / w_i``, the likelihood of the multivariate ``lm(cbind(...) ~ design,
+        weights=w)``; rows of weight 0 are left out. With one column this is
+        ``bcs.fit(x, weights=w)`` (``~ 1``) or ``bcs.lm`` with those weights.
+        ``car::powerTransform`` with weights and several columns centres the weighted
+        residuals (``var()``), which is not this likelihood unless the weights are equal; one
+        column agrees with car. Not with ``family="bcnpower"``.
+
+    bounds : (lo, hi) or array of shape (p, 2), optional
+        Restrict the powers to a box (one pair for every column, or a pair per column): the
+        joint maximum on it (L-BFGS-B, then Newton on the powers inside their bounds). The
+        profile interval of each power is measured from that bounded maximum, with the other
+        powers maximised inside their bounds, and stays within the power's bounds; the LR
+        tests compare with the bounded maximum (a null outside the bounds is refused, or
+        NaN in the summary); a power on a bound has no standard error (NaN), and the others'
+        come from the Hessian block of the powers inside. Not with ``family="bcnpower"``.
 
     Returns
     -------
@@ -137,9 +160,31 @@ def fit_joint(
         raise BoxCoxError("gamma= applies to family='bcnpower' in fit_joint")
     check_option("missing", missing, ("drop", "raise"))
     text = _design_text(design)
-    cols, y, x, n_missing = _complete_rows(data, columns, design, text, missing, fam)
+    limits = None
+    if bounds is not None:
+        if fam == "bcnpower":
+            raise BoxCoxError("bounds= is not available with family='bcnpower' in fit_joint")
+    w_all = None
+    if weights is not None:
+        if fam == "bcnpower":
+            raise BoxCoxError("weights= is not available with family='bcnpower' in fit_joint")
+        from ..api import case_weights
+
+        frame = as_pandas_frame(data)
+        if isinstance(weights, str):
+            if not isinstance(frame, pd.DataFrame) or weights not in frame.columns:
+                raise BoxCoxError(f"weights column {weights!r} is not in the data")
+            if columns is None:  # the weights are not a column to transform
+                used = design_variables(text, frame)
+                columns = [str(c) for c in frame.columns if c not in used and c != weights]
+            weights = frame[weights].to_numpy()
+        w_all = case_weights(weights, len(frame))
+    cols, y, x, n_missing, kept = _complete_rows(data, columns, design, text, missing, fam,
+                                                 w_all)
+    w = None if w_all is None else w_all[kept]
     n, p = y.shape
-    factored = design_with_intercept(x)
+    limits = check_bounds(bounds, p)
+    factored = design_with_intercept(x, w)
     rank = factored.rank
     if n <= p + rank:
         raise BoxCoxError(
@@ -153,14 +198,27 @@ def fit_joint(
     if fam == "bcnpower":
         problem, sol, shifted = _fit_shifted(y, factored, gamma, gamma_min, cols)
     else:
-        problem = JointProfile.build(y, factored, fam)
+        problem = JointProfile.build(y, factored, fam, w)
         sol = fit_joint_lambda(problem)
     cov = _checked_covariance(sol, cols, fam)
+    bounded: dict[str, Any] = {}
+    if limits is not None:
+        lam_b, nll_b = bounded_joint(problem, sol.lmbda, limits)
+        inside = (lam_b > limits[:, 0]) & (lam_b < limits[:, 1])
+        if not inside.all():
+            cov = np.full((p, p), np.nan)
+            idx = np.flatnonzero(inside)
+            if idx.size:
+                h = problem.hessian(lam_b)  # p >= 2: one power inside, one on a bound
+                cov[np.ix_(idx, idx)] = np.linalg.inv(h[np.ix_(idx, idx)])
+        bounded = {"bounds": limits, "lmbda_free": sol.lmbda.copy()}
+        sol = replace(sol, lmbda=lam_b, nll=nll_b)
     res = JointTransformResult(
         names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
         design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
-        **shifted,
+        llf_weights=0.0 if w is None else float(0.5 * p * np.sum(np.log(w))), **shifted,
+        **bounded,
     )
     res._check_resolution(res._prepared(y), 2, _JOINT_RESOLUTION_HINT)
     return res
@@ -194,11 +252,11 @@ def _chosen_columns(frame: pd.DataFrame, columns: Sequence[str] | None, text: st
 
 
 def _complete_rows(data: Any, columns: Sequence[str] | None, design: str | None,
-                   text: str, missing: str, fam: str,
-                   ) -> tuple[list[str], np.ndarray, np.ndarray, int]:
+                   text: str, missing: str, fam: str, weights: np.ndarray | None = None,
+                   ) -> tuple[list[str], np.ndarray, np.ndarray, int, np.ndarray]:
     """The columns' names, their complete rows ``y`` (n, p), the design variables' values on
-    those rows and the number of rows dropped; every column checked for the family, by
-    name."""
+    those rows, the number of rows dropped and the kept rows' positions; every column
+    checked for the family, by name. Rows of weight 0 are dropped (not counted missing)."""
     data = as_pandas_frame(data)  # a polars (or other) DataFrame: its columns, by name
     if isinstance(data, pd.DataFrame):
         frame = data
@@ -223,6 +281,9 @@ def _complete_rows(data: Any, columns: Sequence[str] | None, design: str | None,
     rows_x = np.zeros(len(frame), dtype=np.intp)
     rows_x[rows] = np.arange(len(rows))
     keep &= ~y_missing
+    n_absent = int(np.sum(~keep))
+    if weights is not None:
+        keep &= weights > 0
     complete = bool(keep.all())  # then no copies (y is never written: read-only later)
     y = y_all if complete else y_all[keep]
     x = xdf.to_numpy(dtype=np.float64)
@@ -236,7 +297,7 @@ def _complete_rows(data: Any, columns: Sequence[str] | None, design: str | None,
             check_response_scale(y[:, j], f"column {c!r}", "the joint model's")
     if y.shape[0] == 0:
         raise BoxCoxError("no complete rows: every row has a missing value")
-    return cols, y, x, int(len(frame) - y.shape[0])
+    return cols, y, x, n_absent, np.flatnonzero(keep)
 
 
 def _checked_covariance(sol: Any, cols: list[str], fam: str) -> np.ndarray:

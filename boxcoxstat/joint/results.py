@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from .._validation import check_option
+from .._validation import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import HypothesisTest, check_alpha, interval_frame
@@ -83,6 +83,13 @@ class JointTransformResult(ColumnTransforms):
                                         compare=False)
     stored_lr: NDArray[np.float64] | None = saved(jsonio.Floats(optional=True), default=None,
                                                   compare=False)
+    # case weights' part of the log-likelihood, p/2 sum log w (0 without weights)
+    llf_weights: float = saved(jsonio.Float(), default=0.0)
+    # bounds=(lo, hi) per column (-inf/inf: open) and the unconstrained maximum
+    bounds: NDArray[np.float64] | None = saved(jsonio.Matrix(length_of="names", optional=True),
+                                               default=None)
+    lmbda_free: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None)
     problem: JointObjective | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
@@ -104,6 +111,10 @@ class JointTransformResult(ColumnTransforms):
                                    or list(stored.index) != names):
             raise jsonio._Bad("field 'stored' must have columns ['lower', 'upper'] and one row "
                               "per name")
+        bounds = values.get("bounds")
+        if bounds is not None and (np.shape(bounds) != (p, 2) or np.isnan(bounds).any()
+                                   or np.any(bounds[:, 0] >= bounds[:, 1])):
+            raise jsonio._Bad("field 'bounds' must hold one pair (lower < upper) per name")
         lr = values.get("stored_lr")
         if lr is not None and np.shape(lr) != (3,):
             raise jsonio._Bad("field 'stored_lr' must hold 3 statistics (all 0, all 1, "
@@ -122,8 +133,14 @@ class JointTransformResult(ColumnTransforms):
         return self._data("conf_int").column_profiles(self.lmbda_used, self.cov_values)
 
     def _profile_bounds(self, alpha: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        self._data("conf_int")
+        problem = self._data("conf_int")
         p = len(self.names)
+        if self.bounds is not None:  # the others maximised inside their bounds
+            from .bounded import BoxedColumnProfiles
+
+            prof = BoxedColumnProfiles(problem, self.lmbda_used, self.bounds)
+            return inf.bounded_interval(prof, self.lmbda_used, np.full(p, self.nll_hat),
+                                        self.bounds, self._bse_values(), alpha)
         # bcnPower's profile can level off (towards Manly's limit as lambda and gamma grow
         # together): an end it never reaches within the core's nuisance limit is infinite,
         # as for one column (bcs.fit)
@@ -131,7 +148,18 @@ class JointTransformResult(ColumnTransforms):
                                     np.full(p, self.nll_hat), self._bse_values(), alpha,
                                     infinite_ok=self.gamma_values is not None)
 
+    def _outside(self, lmbda0: NDArray[np.float64]) -> bool:
+        return self.bounds is not None and bool(np.any(
+            (lmbda0 < self.bounds[:, 0]) | (lmbda0 > self.bounds[:, 1])))
+
     def _lr(self, lmbda0: NDArray[np.float64], what: str) -> float:
+        if self._outside(lmbda0):
+            if what == "test":
+                raise BoxCoxError(
+                    f"the powers {np.round(lmbda0, 6).tolist()} lie outside the bounds the fit "
+                    "maximised over, so the bounded maximum is no alternative to them; test "
+                    "powers inside the bounds, or refit with wider bounds")
+            return float("nan")
         val = self._data(what).nll(lmbda0)
         return float(max(2.0 * (val - self.nll_hat), 0.0))
 
@@ -175,7 +203,8 @@ class JointTransformResult(ColumnTransforms):
     @property
     def llf(self) -> float:
         """Maximised Gaussian log-likelihood, Jacobians included (covariance divisor n)."""
-        return float(len(self.names) * llf_constant(self.nobs)) - self.nll_hat
+        return (float(len(self.names) * llf_constant(self.nobs)) + self.llf_weights
+                - self.nll_hat)
 
     @property
     def df_resid(self) -> int:
@@ -369,6 +398,19 @@ class JointTransformResult(ColumnTransforms):
             "power nearest the estimate inside the 95% profile interval (.rounded, tested "
             f"below); LR tests chi-square with {p} df.",
         ]
+        if self.bounds is not None:
+            box = ", ".join(f"{n} [{lo:g}, {hi:g}]" for n, (lo, hi)
+                            in zip(self.names, self.bounds, strict=True))
+            on = [n for n, v, (lo, hi) in zip(self.names, lam, self.bounds, strict=True)
+                  if v <= lo or v >= hi]
+            free = ("" if self.lmbda_free is None else " (the unconstrained maximum: "
+                    + ", ".join(f"{v:.6g}" for v in self.lmbda_free) + ")")
+            notes.append(f"Powers maximised within bounds: {box}; "
+                         + (f"bound active for {', '.join(on)}{free}: no std err there; "
+                            if on else "no bound active; ")
+                         + "profile bounds measured from the bounded maximum, the other "
+                         "powers maximised within their bounds; tests of powers outside the "
+                         "bounds are not shown.")
         if not self.converged:
             notes.append("The optimiser did not converge; treat the estimates with caution.")
         tables = [("Estimated powers", est), ("Likelihood-ratio tests", tests)]

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from .._input import as_pandas_frame
 from .._validation import (
@@ -23,12 +24,13 @@ from .._validation import (
     check_response_scale,
     normalize_family,
 )
+from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.profile import Profile
 from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
 from ..core.response import ResponseProfile, response_profile
 from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
-from ..core.solve import solve
+from ..core.solve import bounded_solution, solve
 from ..univariate.model import check_shift, gamma_summary
 from ..univariate.results import PowerTransformResult
 from .formula import caller_environment, model_frame, term_lambdas
@@ -47,6 +49,7 @@ def lm(
     gamma: float | None = None,
     gamma_min: float = GAMMA_MIN,
     lmbda: float | None = None,
+    bounds: Any = None,
 ) -> LmResult:
     """Fit a linear model with a Box-Cox (or Yeo-Johnson) transformed response.
 
@@ -87,6 +90,10 @@ def lm(
         held fixed (``family="bcnpower"``).
     gamma_min : float, default=0.1
         bcnPower's lower bound for gamma (car's default).
+    bounds : (lo, hi), optional
+        Estimate the response power on ``[lo, hi]`` only (as :func:`boxcoxstat.fit`'s
+        ``bounds``): the profile maximum on the interval; ``m.power``'s interval and tests
+        are measured from it and its summary says when a bound is active.
 
     Returns
     -------
@@ -143,6 +150,10 @@ def lm(
     if not with_shift and fam != "boxcox":
         check_response_scale(frame.y, f"response {frame.response!r}", "the linear model's")
     fixed = _fixed_power(lmbda, frame.response_lmbda)
+    limits = check_bounds(bounds)
+    if limits is not None and fixed is not None:
+        raise BoxCoxError("bounds= restricts an estimated power; the response power is fixed "
+                          "(lmbda= or bc(y, lmbda=...)), so there is nothing to bound")
     if fixed is not None and (fam == "bcnpower" or gamma is not None):
         raise BoxCoxError("a fixed response power is not available with family='bcnpower' or "
                           "gamma= yet; fit the shift, or transform with the power you chose")
@@ -179,7 +190,7 @@ def lm(
                           remedy="fit another power (e.g. lmbda=0, the log), or estimate it "
                           "(no lmbda=) and refit at m.at('safe')")
     else:
-        power = _estimated(power, likelihood, formula, gamma, gamma_min)
+        power = _estimated(power, likelihood, formula, gamma, gamma_min, limits)
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(power.lmbda):
         raise BoxCoxError(
             f"the model fits the transformed response exactly at lambda = {power.lmbda:.6g}; "
@@ -217,9 +228,15 @@ def _response_family(in_formula: str | None, family: str | None, formula: str) -
 
 
 def _estimated(power: PowerTransformResult, likelihood: Profile, formula: str,
-               gamma: float | None, gamma_min: float) -> PowerTransformResult:
-    """``power`` at the response power's MLE (with bcnPower's shift, or the fixed one)."""
-    sol = solve(likelihood)
+               gamma: float | None, gamma_min: float,
+               limits: NDArray[np.float64] | None = None) -> PowerTransformResult:
+    """``power`` at the response power's MLE (with bcnPower's shift, or the fixed one;
+    within ``limits``, (1, 2), where given)."""
+    sol = free = solve(likelihood)
+    bounded: dict[str, Any] = {}
+    if limits is not None:
+        sol = bounded_solution(likelihood, free, limits)
+        bounded = {"bounds": limits, "lmbda_free": free.lmbda.copy()}
     if not sol.converged[0]:
         warnings.warn(f"the response power did not converge for {formula!r}",
                       RuntimeWarning, stacklevel=3)  # lm's caller
@@ -234,7 +251,7 @@ def _estimated(power: PowerTransformResult, likelihood: Profile, formula: str,
         shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
     return replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=nll,
                    llf_values=likelihood.llf_offset() - nll,
-                   converged_values=sol.converged, **shifted)
+                   converged_values=sol.converged, **shifted, **bounded)
 
 
 def _fixed_power(lmbda: Any, in_formula: float | None) -> float | None:

@@ -370,6 +370,18 @@ class LmResult(ResultBase):
         compares across powers and with an untransformed model."""
         return float(self.power.llf_values[0])
 
+    def _compare_nesting(self, j: int = 0) -> dict[str, Any] | None:
+        """The model as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
+        if self.y is None or self.x is None:
+            return None
+        status = self.power.gamma_status or ()
+        shift = None
+        if self.power.gamma_values is not None and status and status[0] == "fixed":
+            shift = float(self.power.gamma_values[0])
+        return {"response": self.y, "design": self.x, "family": self.family,
+                "power": float(self.power.lmbda_used[0]) if self.power.fixed else None,
+                "weights": self.weights, "extra": None if shift is None else ("shift", shift)}
+
     @property
     def df_model_llf(self) -> int:
         """Parameters counted by ``aic`` and ``bic``: the coefficients, the error variance

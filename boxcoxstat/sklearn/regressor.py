@@ -77,7 +77,9 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
     The power is a property of the linear model in X: with a non-linear ``regressor`` it is
     still the power that makes the errors of a linear fit most normal (MASS's), which is the
     usual choice. X must be numeric and complete (encode and impute in a ``Pipeline`` before
-    this step). ``sample_weight`` is not supported yet.
+    this step). ``fit(X, y, sample_weight=w)`` takes case weights: the power maximises the
+    likelihood of ``lm(y ~ X, weights=w)`` (car's ``powerTransform`` of that model; rows of
+    weight 0 left out), and the regressor is fitted with the same ``sample_weight``.
 
     References
     ----------
@@ -126,11 +128,15 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
         shown = " + ".join(names[:5]) + (f" + ... ({p} predictors)" if p > 5 else "")
         return f"y ~ {shown}"
 
-    def _power(self, y: NDArray[np.float64], X: NDArray[np.float64], family: str
-               ) -> PowerTransformResult:
-        """The response power given X: the profile of y on [1, X] and the one solver."""
-        design = qr_design(np.column_stack([np.ones(y.shape[0]), X]))
-        profile = response_profile(y, design, family)
+    def _power(self, y: NDArray[np.float64], X: NDArray[np.float64], family: str,
+               w: NDArray[np.float64] | None = None) -> PowerTransformResult:
+        """The response power given X (and case weights ``w``): the profile of y on [1, X]
+        and the one solver."""
+        if w is not None:  # rows of weight 0 do not enter lm's likelihood
+            keep = w > 0
+            y, X, w = y[keep], X[keep], w[keep]
+        design = qr_design(np.column_stack([np.ones(y.shape[0]), X]), w)
+        profile = response_profile(y, design, family, w)
         sol = solve(profile)
         lam = sol.lmbda.copy()
         if isinstance(profile, ResponseProfile) and profile.fits_exactly_at(lam[0]):
@@ -146,17 +152,26 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
             names=("y",), layout="series", families=(family,), lmbda_used=lam,
             family_reasons=("",), requested_family=family, lmbda_mle=lam.copy(),
             nll_mle=sol.nll.copy(), llf_values=profile.llf_offset() - sol.nll,
-            nobs_values=np.array([y.shape[0]], dtype=np.int64),
+            nobs_values=np.array([y.shape[0]], dtype=np.int64),  # rows of positive weight
             n_missing=np.zeros(1, dtype=np.int64), converged_values=sol.converged,
             ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]),
             model=self._model(X.shape[1]), profile_=profile)
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> BoxCoxRegressor:
-        """Choose the response's power given ``X``, then fit the regressor to ``g(y)``."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> BoxCoxRegressor:
+        """Choose the response's power given ``X``, then fit the regressor to ``g(y)``.
+
+        ``sample_weight``: case weights (``lm(weights=)``'s likelihood for the power; passed
+        on to the regressor's ``fit``)."""
+        from ..api import case_weights
+
         check_option("kind", self.kind, ("median", "mean"))
         family = normalize_family(self.family)
         Xv, yv = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         Xa, y = np.asarray(Xv, dtype=np.float64), np.asarray(yv, dtype=np.float64)
+        w = case_weights(sample_weight, y.shape[0])
+        if w is not None and int(np.sum(w > 0)) < 3:
+            raise BoxCoxError("BoxCoxRegressor needs at least 3 samples of positive weight")
         if y.shape[0] < 3:
             raise BoxCoxError(f"BoxCoxRegressor needs at least 3 samples, got {y.shape[0]} "
                               f"sample{'s' if y.shape[0] != 1 else ''}")
@@ -166,10 +181,10 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
                      else family, missing="raise", remedy="use family='yeojohnson'",
                      tiny_scale=True)  # the response's profile reaches 1 / range
         if family == "auto":
-            fits = [self._power(y, Xa, f) for f in ("boxcox", "yeojohnson")]
+            fits = [self._power(y, Xa, f, w) for f in ("boxcox", "yeojohnson")]
             self.power_ = max(fits, key=lambda r: float(r.llf_values[0]))
         else:
-            self.power_ = self._power(y, Xa, family)
+            self.power_ = self._power(y, Xa, family, w)
         self.family_ = self.power_.families[0]
         self.lmbda_ = float(self.power_.lmbda_used[0]) if self.lmbda is None else float(
             self.lmbda)
@@ -178,7 +193,8 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
                                   "bcs.fit(y, lmbda='safe')'s safe power", what="response"):
             warnings.warn(text, ResolutionWarning, stacklevel=2)
         z = fam.transform(y, self.lmbda_, self.family_)
-        self.regressor_ = clone(self._base()).fit(Xv, z)
+        self.regressor_ = (clone(self._base()).fit(Xv, z) if w is None else
+                           clone(self._base()).fit(Xv, z, sample_weight=w))
         self.residuals_ = z - np.asarray(self.regressor_.predict(Xv), dtype=np.float64)
         return self
 

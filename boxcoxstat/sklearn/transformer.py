@@ -47,6 +47,7 @@ from .._validation import (
 )
 from ..base import jsonio
 from ..base.jsonio import saved
+from ..core.bounds import check_bounds
 from ..core.sample import length_unit
 from ..federated.daskfit import dask_plan, is_dask
 from ..federated.partitioned import fit_partitioned
@@ -75,6 +76,8 @@ class PowerTransformerState:
     estimator: str = saved(jsonio.Str(choices=ESTIMATORS))
     ymax: float | None = saved(jsonio.Float(optional=True))
     lmbda: str | None = saved(jsonio.Str(optional=True, choices=("safe",)))
+    bounds: NDArray[np.float64] | None = saved(jsonio.Floats(optional=True), default=None,
+                                               kw_only=True)
     feature_names: tuple[str, ...] | None = saved(jsonio.Strs(optional=True,
                                                               length_of="lambdas"))
     lambdas: NDArray[np.float64] = saved(jsonio.Floats(finite=True))
@@ -95,6 +98,12 @@ class PowerTransformerState:
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
         p = values["lambdas"].size
+        bounds = values.get("bounds")
+        if bounds is not None:
+            try:
+                check_bounds(bounds)
+            except BoxCoxError as err:
+                raise jsonio._Bad(f"field 'bounds': {err}") from None
         fitted = values["fitted"]
         if fitted.size and (fitted.min() < 0 or fitted.max() >= p
                             or np.unique(fitted).size != fitted.size):
@@ -165,6 +174,12 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``boxcoxstat.fit(X, lmbda="safe")``). Maximum likelihood only. Without it, such a
         power gives a :class:`~boxcoxstat.ResolutionWarning` naming the feature, at ``fit``
         and at ``transform``.
+    bounds : (lo, hi) or None, default=None
+        Restrict every feature's lambda to ``[lo, hi]`` (recipes' ``step_BoxCox(limits=)``,
+        forecast's ``lower``/``upper``): the maximum of its profile likelihood on the
+        interval, as :func:`boxcoxstat.fit`'s ``bounds=`` (``result_`` then measures its
+        interval and tests from that bounded maximum). Maximum likelihood only, not with
+        ``lmbda="safe"``; ``ymax`` still bounds the transformed values.
 
     Attributes
     ----------
@@ -235,6 +250,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         estimator: Literal["mle", "rewml", "carroll", "mtl"] = "mle",
         ymax: float | None = 1e100,
         lmbda: Literal["safe"] | None = None,
+        bounds: tuple[float, float] | None = None,
     ) -> None:
         self.method = method
         self.standardize = standardize
@@ -242,6 +258,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.estimator = estimator
         self.ymax = ymax
         self.lmbda = lmbda
+        self.bounds = bounds
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: ArrayLike, y: Any = None, sample_weight: ArrayLike | None = None
@@ -286,6 +303,10 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if ymax is not None and (isinstance(ymax, bool) or not isinstance(
                 ymax, (int, float, np.integer, np.floating)) or not 1.0 < float(ymax) < 1e300):
             raise BoxCoxError(f"ymax must be None or a number between 1 and 1e300, got {ymax!r}")
+        if self.bounds is not None:
+            check_bounds(self.bounds)  # one pair (lo, hi) for every feature
+            if self.estimator != "mle" or self.lmbda == "safe":
+                raise BoxCoxError("bounds= applies to estimator='mle' without lmbda='safe'")
         return FAMILY_OF_METHOD[self.method]
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
@@ -317,7 +338,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             if self.estimator == "mle":
                 self.result_ = fit_columns(cols, family, self.ymax, weights=w, stacklevel=4,
                                            safe=self.lmbda == "safe",
-                                           safe_option="PowerTransformer(lmbda='safe')")
+                                           safe_option="PowerTransformer(lmbda='safe')",
+                                           bounds=check_bounds(self.bounds, fitted.size))
             else:
                 self.result_ = fit_robust_columns(cols, family, parse_spec(self.estimator))
             self.lambdas_[fitted] = self.result_.lmbda_used
@@ -615,6 +637,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             method=self.method, standardize=bool(self.standardize), copy=bool(self.copy),
             estimator=self.estimator, ymax=None if self.ymax is None else float(self.ymax),
             lmbda=self.lmbda,
+            bounds=None if self.bounds is None else check_bounds(self.bounds)[0],  # type: ignore[index]
             feature_names=(tuple(str(c) for c in self.feature_names_in_)
                            if hasattr(self, "feature_names_in_") else None),
             lambdas=np.asarray(self.lambdas_, dtype=np.float64), families=self.families_,
@@ -635,7 +658,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         path). Its ``result_`` reports as the original; new intervals need the data."""
         s = jsonio.load(PowerTransformerState, source)
         pt = cls(s.method, standardize=s.standardize, copy=s.copy, estimator=s.estimator,
-                 ymax=s.ymax, lmbda=s.lmbda)  # type: ignore[arg-type]
+                 ymax=s.ymax, lmbda=s.lmbda,  # type: ignore[arg-type]
+                 bounds=None if s.bounds is None else (float(s.bounds[0]), float(s.bounds[1])))
         pt.n_features_in_ = int(s.lambdas.size)
         if s.feature_names is not None:
             pt.feature_names_in_ = np.asarray(s.feature_names, dtype=object)

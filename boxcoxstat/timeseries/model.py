@@ -18,6 +18,7 @@ from .. import families
 from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option
 from ..base.transform import rows_text
+from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.guerrero import (
     guerrero_lambda,
@@ -129,6 +130,7 @@ def guerrero(
     id: str | None = None,  # noqa: A002 - the column's role, as in long-format tools
     time: str | None = None,
     value: str | None = None,
+    bounds: Any = None,
 ) -> Any:
     """The Box-Cox power of a time series, as forecast's ``BoxCox.lambda`` chooses it, or of
     each of many series at once.
@@ -161,6 +163,10 @@ def guerrero(
         comes from the times' frequency (as :func:`period_of`; numbers: period 1).
     value : str, optional
         Long data: the column of values (default: the one column besides ``id`` and ``time``).
+    bounds : (lo, hi), optional
+        The same range in the spelling of :func:`boxcoxstat.fit` and :func:`boxcoxstat.lm`
+        (``bounds=(lo, hi)`` is ``lower=lo, upper=hi``; both ends finite); give it or
+        ``lower``/``upper``, not both.
 
     Returns
     -------
@@ -205,6 +211,12 @@ def guerrero(
     >>> bcs.guerrero(long, id="store", time="month").lmbda.round(3).tolist()
     [0.015, 0.009, -0.373]
     """
+    if bounds is not None:
+        if (lower, upper) != (-1.0, 2.0):
+            raise BoxCoxError("give bounds=(lo, hi) or lower=/upper=, not both")
+        limits = check_bounds(bounds)
+        assert limits is not None
+        lower, upper = float(limits[0, 0]), float(limits[0, 1])
     if id is not None or time is not None or value is not None:
         return _guerrero_long(series, period, method, lower, upper, id, time, value)
     shape: tuple[int, ...] = (np.shape(series) if isinstance(series, (list, tuple))

@@ -19,11 +19,12 @@ from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
 from ..core.likelihood import llf_constant
-from ..core.profile import SampleProfile
+from ..core.profile import Profile, SampleProfile
 from ..core.resolution import data_range, loses_resolution, min_relative_gap, safe_powers
+from ..core.response import response_profile
 from ..core.sample import Sample
 from ..core.shifted import ShiftedColumn, ShiftedProfile
-from ..core.solve import solve
+from ..core.solve import Solution, bounded_solution, solve
 from .results import PowerTransformResult
 
 __all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",
@@ -31,38 +32,83 @@ __all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
-                weights: NDArray[np.float64] | None = None) -> dict[str, Any]:
-    """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family."""
-    sample = Sample.from_array(x, family, weights)
-    profile = SampleProfile(sample)
-    sol = solve(profile)
+                weights: NDArray[np.float64] | None = None,
+                case_weights: NDArray[np.float64] | None = None,
+                bounds: NDArray[np.float64] | None = None) -> dict[str, Any]:
+    """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family
+    (within ``bounds``, (p, 2), where given). ``weights`` are frequency weights (one
+    sample profile); ``case_weights`` are ``lm(weights=)``'s: each column gets its own
+    profile, the regression of its present, positively weighted values on the constant."""
+    profile: Any
+    if case_weights is None:
+        profile = SampleProfile(Sample.from_array(x, family, weights))
+        free = solve(profile)
+        sol = free if bounds is None else bounded_solution(profile, free, bounds)
+        profiles = None
+        llf = -sol.nll + llf_constant(profile.sample.nobs())
+    else:
+        profiles = tuple(case_profile(x[:, j], case_weights, family)
+                         for j in range(x.shape[1]))
+        parts = [solve(prof) for prof in profiles]
+        free = sol = _stacked(parts)
+        if bounds is not None:
+            sol = _stacked([bounded_solution(prof, one, bounds[j : j + 1]) for j, (prof, one)
+                            in enumerate(zip(profiles, parts, strict=True))])
+        profile = profiles
+        llf = -sol.nll + np.concatenate([prof.llf_offset() for prof in profiles])
     slope = np.full(x.shape[1], np.nan) if sol.slope is None else sol.slope
     return {
         "lmbda": sol.lmbda,
         "nll": sol.nll,
-        "llf": -sol.nll + llf_constant(sample.nobs()),
+        "llf": llf,
         "converged": sol.converged,
         "slope": slope,
+        "free": free.lmbda,
         "profile": profile,
     }
 
 
-def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | None = None):
+def _stacked(parts: list[Solution]) -> Solution:
+    """One-column solutions side by side."""
+    slopes = [np.full(1, np.nan) if s.slope is None else s.slope for s in parts]
+    return Solution(lmbda=np.concatenate([s.lmbda for s in parts]),
+                    nll=np.concatenate([s.nll for s in parts]),
+                    converged=np.concatenate([s.converged for s in parts]),
+                    nfev=np.concatenate([s.nfev for s in parts]), slope=np.concatenate(slopes))
+
+
+def case_profile(x: NDArray[np.float64], weights: NDArray[np.float64], family: str) -> Profile:
+    """The profile of one column (NaN = missing) under case weights as ``lm(y ~ 1,
+    weights=w)`` has them: rows missing or of weight 0 left out (as ``logLik.lm`` leaves
+    zero weights out), the Jacobian unweighted, the variance weighted (car's
+    ``powerTransform(lm(y ~ 1, weights=w))``; :mod:`~boxcoxstat.core.response`)."""
+    rows = ~np.isnan(x) & (weights > 0)
+    y, w = x[rows], weights[rows]
+    if y.size < 3:
+        raise BoxCoxError(f"only {y.size} value(s) have a positive weight and are not missing; "
+                          "a power needs at least 3")
+    return response_profile(y, qr_design(np.ones((y.size, 1)), w), family, w)
+
+
+def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | None = None,
+            case_weights: NDArray[np.float64] | None = None,
+            bounds: NDArray[np.float64] | None = None):
     """Fit every column; under ``"auto"`` pick the family per column and say why."""
     p = x.shape[1]
     fams = [family] * p
     reasons = [""] * p
     if family != "auto":
-        return _fit_family(x, family, weights), fams, reasons
+        return _fit_family(x, family, weights, case_weights, bounds), fams, reasons
     positive = np.nanmin(x, axis=0) > 0
-    yj = _fit_family(x, "yeojohnson", weights)
+    yj = _fit_family(x, "yeojohnson", weights, case_weights, bounds)
     yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
         fams[j], reasons[j] = auto_family(None, float(yj["llf"][j]))
     if positive.any():
         idx = np.flatnonzero(positive)
-        bc = _fit_family(x[:, idx], "boxcox", weights)
+        bc = _fit_family(x[:, idx], "boxcox", weights, case_weights,
+                         None if bounds is None else bounds[idx])
         bc.pop("profile")
         for k, j in enumerate(idx):
             fams[j], reasons[j] = auto_family(float(bc["llf"][k]), float(yj["llf"][j]))
@@ -97,7 +143,9 @@ def auto_family(llf_boxcox: float | None, llf_yeojohnson: float) -> tuple[str, s
 def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                 stacklevel: int = 3, shift: float | None = None,
                 weights: NDArray[np.float64] | None = None, *, safe: bool = False,
-                safe_option: str = "bcs.fit(..., lmbda='safe')") -> PowerTransformResult:
+                safe_option: str = "bcs.fit(..., lmbda='safe')",
+                case_weights: NDArray[np.float64] | None = None,
+                bounds: NDArray[np.float64] | None = None) -> PowerTransformResult:
     """Maximum-likelihood power of every column of validated data (``family`` may be
     ``"auto"``; ``shift`` is added first, car's ``bcPower(gamma=)``); the result keeps the
     data (and the case ``weights``, frequency weights of the rows, validated by
@@ -106,7 +154,12 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     Every column's safe power is computed from its extremes
     (:func:`~boxcoxstat.core.resolution.safe_powers`); ``safe`` transforms with it. A power
     used that loses the data's resolution gives a :class:`~boxcoxstat.ResolutionWarning`
-    naming the column and ``safe_option``, the caller's spelling of the safe power."""
+    naming the column and ``safe_option``, the caller's spelling of the safe power.
+
+    ``case_weights`` (validated, length n) are ``lm(weights=)``'s, not frequency weights:
+    each column's profile is that of ``lm(x ~ 1, weights=w)`` (:func:`case_profile`).
+    ``bounds`` ((p, 2), ``core.bounds.check_bounds``) restricts every lambda to its interval:
+    the result's estimate, interval and tests are then the bounded maximum's."""
     fam = family
     x = cols.values
     x.setflags(write=False)  # the result keeps these data; nobody may change them
@@ -114,7 +167,21 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         weights = np.array(weights, dtype=np.float64)
         weights.setflags(write=False)
     xs = x if shift is None else x + shift
-    est, fams, reasons = _choose(xs, fam, weights)
+    if case_weights is not None:
+        case_weights = np.array(case_weights, dtype=np.float64)
+        case_weights.setflags(write=False)
+    est, fams, reasons = _choose(xs, fam, weights, case_weights, bounds)
+    profiles: tuple[Profile, ...] | None = None
+    if case_weights is not None:
+        profiles = (est["profile"] if fam != "auto" else
+                    tuple(case_profile(xs[:, j], case_weights, fams[j])
+                          for j in range(x.shape[1])))
+
+    def one_profile(j: int) -> Profile:
+        if profiles is not None:
+            return profiles[j]
+        return SampleProfile(Sample.from_array(xs[:, j], fams[j], weights))
+
     p = x.shape[1]
     lam_mle = est["lmbda"]
     lam_used = lam_mle.copy()
@@ -131,7 +198,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                     f"{LAMBDA_MAX:g} in magnitude, where the likelihood leaves float64; use "
                     "a larger ymax")
             if lam_used[j] != lam_mle[j]:
-                one = SampleProfile(Sample.from_array(x[:, j], fams[j], weights))
+                one = one_profile(j)
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
                 llf[j] = one.llf_offset()[0] - val[0]
     if not np.all(est["converged"]):
@@ -154,7 +221,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
                 "1e50 in magnitude): rescale the data")
         for j in np.flatnonzero(safe_values != lam_used).tolist():
             lam_used[j] = safe_values[j]
-            one = SampleProfile(Sample.from_array(xs[:, j], fams[j], weights))
+            one = one_profile(j)
             val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
             llf[j] = one.llf_offset()[0] - val[0]
     res = PowerTransformResult(
@@ -167,7 +234,8 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         lmbda_used=lam_used,
         nll_mle=est["nll"],
         llf_values=llf,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),  # rows, weighted or not
+        nobs_values=((~np.isnan(x)).sum(axis=0) if case_weights is None else  # rows
+                     (~np.isnan(x) & (case_weights[:, None] > 0)).sum(axis=0)).astype(np.int64),
         n_missing=cols.n_missing,
         converged_values=est["converged"],
         ymax=None if ymax is None else float(ymax),
@@ -176,7 +244,11 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
         gamma_values=None if shift is None else np.full(p, shift),
         gamma_status=None if shift is None else ("fixed",) * p,
         weights=weights,
-        fitted_=None if fam == "auto" or ymax is not None else (est["profile"], est["slope"]),
+        fitted_=None if fam == "auto" or ymax is not None or profiles is not None else (
+            est["profile"], est["slope"]),
+        profiles_=profiles, case_weights=case_weights, bounds=bounds,
+        weighted=case_weights is not None,
+        lmbda_free=None if bounds is None else est["free"],
         safe_values=safe_values, safe_used=safe, data_range=extremes,
     )
     if safe:

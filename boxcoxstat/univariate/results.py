@@ -140,6 +140,20 @@ class PowerTransformResult(ColumnTransforms):
     # inference neither prepares the data again nor spends an evaluation on the step size
     fitted_: tuple[Profile, NDArray[np.float64]] | None = field(default=None, repr=False,
                                                                  compare=False)
+    # bounds=(lo, hi) on lambda, one row per column (-inf/inf: open): lambda is the maximum
+    # of the profile on [lo, hi] and the interval and tests are measured from it
+    bounds: NDArray[np.float64] | None = saved(jsonio.Matrix(length_of="names", optional=True),
+                                               default=None)
+    # the unconstrained maximum where ``bounds`` were given (the summary's note)
+    lmbda_free: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None)
+    # case weights as lm(weights=) treats them (bcs.fit(..., weights=)): each column's own
+    # profile (a regression on the constant with those weights), in column order
+    profiles_: tuple[Profile, ...] | None = field(default=None, repr=False, compare=False)
+    # whether the fit had case weights (lm(weights=)'s likelihood): the summary says so
+    weighted: bool = saved(jsonio.Bool(), default=False)
+    # those case weights (length n, rows of ``data``)
+    case_weights: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -151,6 +165,10 @@ class PowerTransformResult(ColumnTransforms):
         fed = values.get("federated")
         if fed is not None:
             _check_federated(fed)
+        bounds = values.get("bounds")
+        if bounds is not None and (np.shape(bounds)[1:] != (2,) or np.isnan(bounds).any()
+                                   or np.any(bounds[:, 0] >= bounds[:, 1])):
+            raise jsonio._Bad("field 'bounds' must hold one pair (lower < upper) per name")
         used, mle = values.get("lmbda_used"), values.get("lmbda_mle")
         if values.get("ymax") is None and used is not None and mle is not None and (
                 np.shape(used) != np.shape(mle) or not np.array_equal(used, mle)) and not (
@@ -169,6 +187,13 @@ class PowerTransformResult(ColumnTransforms):
             return self.stored
         out = pd.DataFrame(np.nan, index=list(self.names), columns=list(_STORED))
         slope = None if self.fitted_ is None else self.fitted_[1]
+        if self.bounds is not None:
+            for idx, profile in self._profiles().values():
+                part = inf.bounded_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
+                                             self.bounds[idx])
+                for key, val in part.items():
+                    out.iloc[idx, out.columns.get_loc(key)] = val
+            return out
         for idx, profile in self._profiles().values():
             part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
                                           infinite_ok=self.gamma_values is not None,
@@ -199,10 +224,14 @@ class PowerTransformResult(ColumnTransforms):
     @property
     def _live(self) -> bool:
         """Whether the result can evaluate its likelihood (it holds data or a profile)."""
-        return self.data is not None or self.profile_ is not None
+        return (self.data is not None or self.profile_ is not None
+                or self.profiles_ is not None)
 
     @cached_property
     def _groups(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
+        if self.profiles_ is not None:  # case weights: one profile per column
+            return {f"column {j}": (np.array([j], dtype=np.intp), prof)
+                    for j, prof in enumerate(self.profiles_)}
         if self.profile_ is not None:  # a linear model's response, bcnPower columns
             return {"all": (np.arange(len(self.names), dtype=np.intp), self.profile_)}
         if self.data is None:
@@ -238,6 +267,36 @@ class PowerTransformResult(ColumnTransforms):
     def llf(self) -> Any:
         """Maximised Gaussian log-likelihood of the data (Jacobian included)."""
         return self._shape(self.llf_values, "llf")
+
+    @property
+    def df_model_llf(self) -> Any:
+        """Parameters estimated per column, as AIC and BIC (and :func:`boxcoxstat.compare`)
+        count them: the mean and the variance, lambda unless fixed, and an estimated shift."""
+        k = np.full(len(self.names), 2 if self.fixed else 3, dtype=np.int64)
+        if self.gamma_status is not None:
+            k += np.array([st != "fixed" for st in self.gamma_status], dtype=np.int64)
+        return self._shape(k, "df_model_llf")
+
+    def _compare_nesting(self, j: int) -> dict[str, Any] | None:
+        """Column ``j`` as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
+        if self.data is None:
+            return None
+        x = self.data[:, j]
+        rows = ~np.isnan(x)
+        w = None
+        if self.case_weights is not None:
+            rows &= self.case_weights > 0
+            w = self.case_weights[rows]
+        elif self.weights is not None:  # frequency weights: not lm's likelihood
+            return None
+        shift = None
+        if self.gamma_values is not None and self.gamma_status is not None and \
+                self.gamma_status[j] == "fixed":
+            shift = float(self.gamma_values[j])
+        return {"response": x[rows], "design": np.ones((int(rows.sum()), 1)),
+                "family": self.families[j],
+                "power": float(self.lmbda_used[j]) if self.fixed else None,
+                "weights": w, "extra": None if shift is None else ("shift", shift)}
 
     @property
     def nobs(self) -> Any:
@@ -348,8 +407,12 @@ class PowerTransformResult(ColumnTransforms):
     @property
     def bound_active(self) -> Any:
         """Whether ``ymax`` (or ``lmbda="safe"``) moved the power used away from the
-        unconstrained MLE."""
-        return self._shape(self.lmbda_used != self.lmbda_mle, "bound_active")
+        unconstrained MLE, or lambda is on one of its ``bounds``."""
+        active = self.lmbda_used != self.lmbda_mle
+        if self.bounds is not None:
+            active = active | (self.lmbda_mle <= self.bounds[:, 0]) | (
+                self.lmbda_mle >= self.bounds[:, 1])
+        return self._shape(active, "bound_active")
 
     # ------------------------------------------------------------------ inference
     def conf_int(self, alpha: float = 0.05,
@@ -376,6 +439,11 @@ class PowerTransformResult(ColumnTransforms):
             lo, hi = np.empty(len(self.names)), np.empty(len(self.names))
             bse = self._stored("bse")
             for idx, profile in self._profiles().values():
+                if self.bounds is not None:
+                    lo[idx], hi[idx] = inf.bounded_interval(
+                        profile, self.lmbda_mle[idx], self.nll_mle[idx], self.bounds[idx],
+                        bse[idx], alpha)
+                    continue
                 lo[idx], hi[idx] = inf.profile_interval(
                     profile, self.lmbda_mle[idx], self.nll_mle[idx], bse[idx], alpha,
                     infinite_ok=self.gamma_values is not None)
@@ -404,6 +472,15 @@ class PowerTransformResult(ColumnTransforms):
         """
         lam0 = self._null_values(lmbda0)
         self._refuse_fixed("test")
+        if self.bounds is not None:
+            out = np.flatnonzero((lam0 < self.bounds[:, 0]) | (lam0 > self.bounds[:, 1]))
+            if out.size:
+                j = int(out[0])
+                raise BoxCoxError(
+                    f"column {self.names[j]!r}: the power {lam0[j]:g} lies outside the bounds "
+                    f"[{self.bounds[j, 0]:g}, {self.bounds[j, 1]:g}] the fit maximised over, "
+                    "so the bounded maximum is no alternative to it; test a power inside "
+                    "the bounds, or refit with wider bounds")
         if np.all(lam0 == 0):
             stat = self._stored("lr0")
         elif np.all(lam0 == 1):
@@ -494,7 +571,8 @@ class PowerTransformResult(ColumnTransforms):
         out = replace(self, lmbda_used=lam.copy(), lmbda_mle=lam.copy(), nll_mle=nll,
                       llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
                       ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
-                      stored=None, fixed=True, safe_values=None, safe_lr=None, safe_used=False)
+                      stored=None, fixed=True, safe_values=None, safe_lr=None, safe_used=False,
+                      bounds=None, lmbda_free=None)
         out._warn_resolution(stacklevel, remedy, what, values)
         return out
 
@@ -652,6 +730,23 @@ class PowerTransformResult(ColumnTransforms):
                     f"{n}: bound active (ymax={self.ymax:.3g}); the unconstrained MLE is "
                     f"{self.lmbda_mle[j]:.10g}"
                 )
+            if self.weighted and j == 0:
+                notes.append("Case weights: the likelihood of lm(x ~ 1, weights=w) (variance "
+                             "weighted, Jacobian not; n counts the rows of positive weight).")
+            if self.bounds is not None:
+                lo, hi = self.bounds[j]
+                free = np.nan if self.lmbda_free is None else self.lmbda_free[j]
+                side = ("lower" if self.lmbda_mle[j] <= lo else
+                        "upper" if self.lmbda_mle[j] >= hi else None)
+                if side is not None:
+                    notes.append(
+                        f"{n}: bound active: lambda is the {side} bound of [{lo:g}, {hi:g}]; "
+                        f"the unconstrained maximum is {free:.10g}; the interval is the "
+                        "powers within the bounds whose profile likelihood is within the "
+                        "cut-off of the bounded maximum; no std err at a bound")
+                else:
+                    notes.append(f"{n}: lambda maximised on [{lo:g}, {hi:g}] (bounds "
+                                 "inactive); the interval stays within them")
             if not self.converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
         if self.federated is not None:

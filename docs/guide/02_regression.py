@@ -109,3 +109,46 @@ loaded = bcs.LmResult.from_json(estimated.to_json())
 print(loaded.predict(big, interval="prediction").round(2))
 estimated.qqplot()
 plt.show()
+
+# %% [markdown]
+# ## Which model? One likelihood for `y`, `log y` and `y^lambda`
+#
+# A model of `log(y)` and a model of `y` have log-likelihoods on different scales; the
+# Jacobian of the transform puts them on one, the untransformed response's:
+# `llf` of the log model is R's `logLik(lm(log(y) ~ x)) - sum(log(y))`. `bcs.compare` lines
+# up any models of one response on that scale, with their parameter counts (lambda counted
+# where it was estimated), AIC, BIC, and a likelihood-ratio test of each row against the row
+# before when one is nested in the other. A fit of the column alone (`bcs.fit`) is the model
+# with no predictors. Its `summary()` prints as text, HTML or LaTeX like every report.
+
+# %%
+f = "Volume ~ np.log(Height) + np.log(Girth)"
+table = bcs.compare(
+    untransformed=bcs.lm(f, trees, lmbda=1),
+    log=bcs.lm(f, trees, lmbda=0),
+    estimated=bcs.lm(f, trees),
+    girth_only=bcs.lm("Volume ~ np.log(Girth)", trees),
+    no_predictors=bcs.fit(trees["Volume"]),
+)
+print(table.summary())
+
+# %% [markdown]
+# The log model and the estimated power have nearly the same likelihood (LR 0.59 on 1 df) and
+# the log has the lower AIC, with one parameter fewer; the untransformed model is far behind.
+# (R's numbers for these rows: `tests/reference/weights_bounds_compare_reference.R`.)
+#
+# ## Case weights and bounds on lambda
+#
+# `weights=` (a column name or an array) is `lm(weights=)`'s: each row's variance is
+# `sigma^2 / w`; `bcs.fit(x, weights=w)` is the same likelihood for a column alone
+# (`car::powerTransform(lm(x ~ 1, weights=w))`). `bounds=(lo, hi)` keeps lambda in an
+# interval you decided on beforehand (forecast's `lower`/`upper`): the estimate is the
+# profile maximum on it, the interval and the tests are measured from that bounded maximum,
+# and the summary says when a bound is active. `bcs.fit_joint`, `bcs.guerrero` and
+# `PowerTransformer` take `bounds=` too; `fit_joint` takes `weights=` as well.
+
+# %%
+wm = bcs.lm(f, trees, weights="Height")
+print(f"weighted by Height: lambda = {wm.lmbda:.4f}")
+bounded = bcs.fit(trees["Volume"], bounds=(0.5, 2))
+print(bounded.summary())

@@ -1,0 +1,278 @@
+"""Case weights for ``boxcoxstat.fit`` on Dask input: ``lm(x ~ 1, weights=w)``'s likelihood.
+
+Layer 6 (``federated``, beside ``daskfit``). The partitions' moments merge with weights as
+frequency weights (the profile ``NLL_f = (1 - lambda) J_w + W/2 log Var_w``, ``W = sum w``,
+``J_w = sum w L``, ``L = sign(x) log b``); the likelihood of ``lm(x ~ 1, weights=w)`` (car's
+``powerTransform`` of it, and ``bcs.fit(x, weights=w)`` in memory) has the variance weighted
+and the Jacobian not, over the ``n`` rows of positive weight:
+
+.. math::
+
+    \\mathrm{NLL}(\\lambda) = (1 - \\lambda) J_1 + \\tfrac n2 \\log \\mathrm{Var}_w
+    = \\tfrac nW \\mathrm{NLL}_f(\\lambda) + (1 - \\lambda) D, \\qquad
+    D = J_1 - \\tfrac nW J_w = \\sum_i \\Bigl(1 - \\tfrac{n w_i}{W}\\Bigr) L_i ,
+
+so one more pass (``n``, ``W``, ``sum log w``, then ``D`` per family, each a sum over the
+partitions, with the Box-Cox logs taken relative to the geometric middle of the column's
+range, which ``sum (1 - n w_i / W) = 0`` allows) turns the merged moments into the exact
+weighted profile. ``llf`` adds ``sum log w / 2 - n/2 (log 2 pi + 1) - n/2 log(W / n)``, R's
+``logLik`` of the weighted ``lm`` with the Jacobian.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import BoxCoxError
+from ..core.profile import CallbackProfile
+from ..univariate.results import PowerTransformResult
+from .protocol import GlobalFrame, global_nll_score, local_sides
+
+__all__ = ["split_weights", "WeightedColumn", "fit_dask_weighted"]
+
+
+def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
+    """The data without the weights column (a name of a Dask DataFrame's column) and the
+    weights as a 1-D Dask array (or the array given: Dask or NumPy)."""
+    import dask.array as da
+
+    if isinstance(weights, str):
+        columns = getattr(data, "columns", None)
+        if columns is None:
+            raise BoxCoxError(f"weights={weights!r} names a column, but the data are not a "
+                              "DataFrame; pass the weights as an array")
+        if weights not in list(columns):
+            raise BoxCoxError(f"weights column {weights!r} is not in the data")
+        if len(columns) < 2:
+            raise BoxCoxError(f"weights column {weights!r} is the data's only column")
+        return data.drop(columns=[weights]), data[weights].to_dask_array()
+    if isinstance(weights, da.Array):
+        w = weights
+    else:
+        w = da.from_array(np.asarray(weights, dtype=np.float64).reshape(-1))
+    if w.ndim != 1:
+        raise BoxCoxError(f"weights must be one number per row (1-D), got {w.ndim} dimensions")
+    return data, w
+
+
+def _aligned(w: Any, col: Any) -> Any:
+    """The weights in the column's chunks (rechunked where both are known)."""
+    if any(np.isnan(c) for c in col.chunks[0]) or any(np.isnan(c) for c in w.chunks[0]):
+        if w.numblocks[0] != col.numblocks[0]:
+            raise BoxCoxError(f"the weights have {w.numblocks[0]} partitions and the data "
+                              f"{col.numblocks[0]}; give them the same partitions")
+        return w
+    if w.shape[0] != col.shape[0]:
+        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have "
+                          f"{col.shape[0]} rows; give one weight per row")
+    return w.rechunk(col.chunks)
+
+
+def _box(obj: Any) -> NDArray[np.object_]:
+    out = np.empty((1,), dtype=object)
+    out[0] = obj
+    return out
+
+
+def _rows(x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+    """A partition's present rows of positive weight (x and w); bad weights refused."""
+    x = np.asarray(x, dtype=np.float64).reshape(-1)
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    if w.size != x.size:
+        raise BoxCoxError(f"a partition holds {x.size} values and {w.size} weights; give the "
+                          "weights the data's partitions")
+    present = np.isfinite(x)
+    bad = present & ~np.isfinite(w)
+    if bad.any():
+        raise BoxCoxError("weights must be finite: a row with a value has weight "
+                          f"{float(w[bad][0])}")
+    if np.any(w[present] < 0):
+        raise BoxCoxError(f"weights must be >= 0: a row has {float(np.min(w[present])):g}")
+    keep = present & (w > 0)
+    return x[keep], w[keep]
+
+
+def _totals_chunk(x: NDArray, w: NDArray) -> NDArray:
+    xs, ws = _rows(x, w)
+    return _box({"n": int(xs.size), "W": float(ws.sum()), "logw": float(np.log(ws).sum())})
+
+
+def _jac(x: NDArray, family: str, center: float) -> NDArray:
+    if family == "boxcox":
+        return np.log(x) - center
+    return np.sign(x) * np.log1p(np.abs(x))
+
+
+def _d_chunk(x: NDArray, w: NDArray, *, ratio: float, family: str, center: float
+             ) -> NDArray:
+    xs, ws = _rows(x, w)
+    return _box({"D": float(np.sum((1.0 - ratio * ws) * _jac(xs, family, center)))})
+
+
+def _moments_chunk(x: NDArray, w: NDArray, *, frame: GlobalFrame, lmbda: tuple[float, ...],
+                   shift_pos: tuple[float, ...], shift_neg: tuple[float, ...], score: bool
+                   ) -> NDArray:
+    from dataclasses import replace
+
+    xs, ws = _rows(x, w)
+    sides = local_sides(xs, frame)
+    weighted: list[Any] = []
+    for side, mask in ((sides[0], xs >= 0 if frame.family != "boxcox" else None),
+                       (sides[1], xs < 0)):
+        if side is None:
+            weighted.append(None)
+            continue
+        ww = ws if mask is None else ws[mask]
+        weighted.append(replace(side, w=ww.reshape(-1, 1)))
+    pm, nm = frame.moments((weighted[0], weighted[1]), np.asarray(lmbda), shift_pos,
+                           shift_neg, score)
+    return _box({"pos": pm, "neg": nm})
+
+
+def _sum(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
+    from .daskfit import _flat
+
+    ps = _flat(parts)
+    return _box({k: sum(p[k] for p in ps) for k in ps[0]})
+
+
+def _sum_final(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return _sum(parts)[0]
+
+
+class WeightedColumn:
+    """One column of a Dask fit with case weights: the totals, ``D`` per family, and the
+    weighted profile as a callback (one graph per evaluation)."""
+
+    def __init__(self, col: Any, w: Any, name: str, rep: dict, split_every: Any,
+                 tally: dict, raw: Any):
+        from .daskfit import _compute, _keep
+
+        self.col, self.name, self.split_every, self.tally, self.raw = (
+            col, name, split_every, tally, raw)
+        self.w = _aligned(w, col)
+        self.rep = rep
+        boxed = self._blocks(_totals_chunk)
+        import dask.array as da
+
+        tot = _compute(da.reduction(boxed, _keep, _sum_final, combine=_sum,
+                                    concatenate=False, dtype=object, split_every=split_every,
+                                    meta=np.empty((0,), dtype=object)), raw, name)
+        if tot["n"] == 0:
+            raise BoxCoxError(f"column {name!r}: all weights are zero (or every weighted row "
+                              "is missing)")
+        if tot["n"] < 3:
+            raise BoxCoxError(f"column {name!r}: only {tot['n']} value(s) have a positive "
+                              "weight; a power needs at least 3")
+        self.n, self.W, self.logw = int(tot["n"]), float(tot["W"]), float(tot["logw"])
+        self._d: dict[str, float] = {}
+
+    def _blocks(self, func: Any, **kw: Any) -> Any:
+        count = self.col.numblocks[0]
+        return self.col.map_blocks(partial(func, **kw) if kw else func, self.w,
+                                   chunks=((1,) * count,), dtype=object,
+                                   meta=np.empty((0,), dtype=object))
+
+    def d(self, family: str) -> float:
+        """``D = sum (1 - n w_i / W) L_i`` for ``family`` (one graph, cached)."""
+        if family not in self._d:
+            import dask.array as da
+
+            from .daskfit import _compute, _keep
+
+            lo, hi = self.rep["report"].lo, self.rep["report"].hi
+            center = 0.5 * (np.log(lo) + np.log(hi)) if family == "boxcox" else 0.0
+            boxed = self._blocks(_d_chunk, ratio=self.n / self.W, family=family,
+                                 center=float(center))
+            out = _compute(da.reduction(boxed, _keep, _sum_final, combine=_sum,
+                                        concatenate=False, dtype=object,
+                                        split_every=self.split_every,
+                                        meta=np.empty((0,), dtype=object)), self.raw, self.name)
+            self._d[family] = float(out["D"])
+        return self._d[family]
+
+    def llf_shift(self) -> float:
+        """What turns ``llf_constant(n) - NLL`` into R's weighted ``logLik`` (+ Jacobian)."""
+        return 0.5 * self.logw - 0.5 * self.n * np.log(self.W / self.n)
+
+    def profile(self, family: str, frame: GlobalFrame) -> CallbackProfile:
+        """The weighted profile of ``family`` in ``frame``: a graph per evaluation."""
+        import dask.array as da
+
+        from .daskfit import _compute, _keep, _moments_aggregate, _moments_combine
+
+        d, ratio = self.d(family), self.n / self.W
+
+        def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True,
+                     score_unit: NDArray | None = None):
+            lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
+            req = frame.request(lam.tolist(), score)
+            boxed = self._blocks(_moments_chunk, frame=frame, lmbda=req.lmbda,
+                                 shift_pos=req.shift_pos, shift_neg=req.shift_neg,
+                                 score=score)
+            out = _compute(da.reduction(boxed, _keep, _moments_aggregate,
+                                        combine=_moments_combine, concatenate=False,
+                                        dtype=object, split_every=self.split_every,
+                                        meta=np.empty((0,), dtype=object)), self.raw,
+                           self.name)
+            self.tally["rounds"] += 1
+            self.tally["passes"] = self.tally.get("passes", 0) + 1
+            self.tally["evaluations"] += lam.size
+            val, sc = global_nll_score(out["pos"], out["neg"], lam, frame.unit, score_unit)
+            val = ratio * val + (1.0 - lam) * d
+            su = 1.0 if score_unit is None else np.asarray(score_unit, dtype=np.float64)
+            sc = ratio * sc - d / su
+            return val, (sc if score else np.full_like(val, np.nan))
+
+        return CallbackProfile(evaluate, np.array([float(self.n)]),
+                               unit=np.array([frame.unit]), reach=np.array([frame.reach()]))
+
+
+def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
+                      missing: str = "drop", ymax: float | None = None,
+                      optimizer: str = "score", grid: int = 1000,
+                      split_every: int | None = None) -> PowerTransformResult:
+    """``boxcoxstat.fit`` of Dask input with case ``weights``: each column's set-up pass (the
+    gate's checks, as without weights), the totals pass, ``D``'s pass per family, and one
+    graph per evaluation of the weighted profile; the core's solver and inference do the
+    rest (no subsample start: every evaluation reads the data and the weights)."""
+    from dataclasses import replace
+
+    from .._validation import check_column, check_option, normalize_family
+    from ..core.solve import OPTIMIZERS
+    from .daskfit import _columns, _setup
+    from .model import build_result, check_ymax, fit_column
+
+    fam = normalize_family(family)
+    ymax = check_ymax(ymax)
+    check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
+    data, wcol = split_weights(data, weights)
+    cols, names, kind = _columns(data)
+    tally = {"passes": 0, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
+             "subsample_rounds": 0}
+    fits, n_missing = [], []
+    for col, name in zip(cols, names, strict=True):
+        rep, checked = _setup(col, name, split_every)
+        tally["passes"] += 1
+        check_column(rep["report"], name, family=fam, missing=missing, tiny_scale=True)
+        wc = WeightedColumn(getattr(checked, "col", checked), wcol, name, rep, split_every,
+                            tally, col)
+
+        def weighted(f: str, rep: dict = rep, wc: WeightedColumn = wc) -> CallbackProfile:
+            return wc.profile(f, GlobalFrame.from_ranges(f, rep["pos"], rep["neg"]))
+
+        lo, hi = rep["report"].lo, rep["report"].hi
+        fit = fit_column(weighted, fam, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
+                         ymax=ymax)
+        fits.append(replace(fit, llf=fit.llf + wc.llf_shift()))
+        tally["fit_rounds"] += fit.rounds
+        n_missing.append(rep["report"].n_missing)
+    info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
+            "optimizer": optimizer, **tally}
+    return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
+                   weighted=True)

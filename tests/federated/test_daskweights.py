@@ -1,0 +1,70 @@
+"""``bcs.fit(dask_data, weights=)``: the weighted profile from the partitions equals the
+in-memory weighted fit (to 1e-10, the brief) and R (tests/reference/
+weights_bounds_compare_reference.R)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+
+import boxcoxstat as bcs  # noqa: E402
+
+REF = json.loads((Path(__file__).resolve().parents[1] / "reference"
+                  / "weights_bounds_compare_reference.json").read_text())["weighted"]
+
+
+@pytest.mark.parametrize("case", ["lognormal_60", "trees_volume_by_height",
+                                  "prestige_women_yj"])
+def test_dask_weighted_equals_in_memory_and_r(case):
+    ref = REF[case]
+    y, w = np.array(ref["y"]), np.array(ref["w"])
+    r = bcs.fit(da.from_array(y, chunks=13), weights=w, family=ref["family"])
+    m = bcs.fit(y, weights=w, family=ref["family"])
+    # the same likelihood along two paths (merged moments vs a QR): 1e-10 (the brief)
+    assert r.lmbda == pytest.approx(m.lmbda, abs=1e-10)
+    assert float(r.llf) == pytest.approx(float(m.llf), abs=1e-9)
+    assert r.conf_int().to_numpy() == pytest.approx(m.conf_int().to_numpy(), abs=1e-10)
+    assert float(r.bse.iloc[0]) == pytest.approx(float(m.bse.iloc[0]), rel=1e-8)
+    for lam0 in (0, 1):
+        assert r.test(lam0).statistic == pytest.approx(m.test(lam0).statistic, abs=1e-8)
+    assert "Case weights" in str(r.summary())
+    t = ref["tight"]
+    assert r.lmbda == pytest.approx(t["lambda"], abs=1e-10)  # R: uniroot of the score
+    assert float(r.llf) == pytest.approx(t["llf"], abs=1e-9)
+
+
+def test_dask_dataframe_weights_column_auto_family_zero_weights_and_missing():
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"a": rng.lognormal(size=900), "b": rng.normal(size=900),
+                       "w": rng.uniform(0.2, 3, 900)})
+    df.loc[::40, "w"] = 0.0
+    df.loc[5:9, "a"] = np.nan
+    r = bcs.fit(dd.from_pandas(df, npartitions=6), weights="w", family="auto")
+    m = bcs.fit(df, weights="w", family="auto")
+    assert r.families == m.families
+    assert r.lmbda.to_numpy() == pytest.approx(m.lmbda.to_numpy(), abs=1e-10)
+    assert r.llf.to_numpy() == pytest.approx(m.llf.to_numpy(), abs=1e-9)
+    assert r.nobs.tolist() == m.nobs.tolist()
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.r_[np.ones(59), -1.0], ">= 0"),
+    (np.r_[np.nan, np.ones(59)], "finite"),
+    (np.zeros(60), "all weights are zero"),
+    (np.ones(50), "length 50"),
+])
+def test_bad_dask_weights(weights, message):
+    y = np.array(REF["lognormal_60"]["y"])
+    with pytest.raises(bcs.BoxCoxError, match=message):
+        bcs.fit(da.from_array(y, chunks=20), weights=weights)
+
+
+def test_dask_bounds_refused():
+    y = np.array(REF["lognormal_60"]["y"])
+    with pytest.raises(bcs.BoxCoxError, match="bounds= is not available for Dask"):
+        bcs.fit(da.from_array(y, chunks=20), bounds=(0, 1))

@@ -467,8 +467,10 @@ def _loads(source: str, what: str, path: str | None) -> dict[str, Any]:
 def load(cls: type, source: Any) -> Any:
     """Rebuild a ``cls`` result from its JSON document (a str, a dict or a path).
 
-    Fields that are not saved take their dataclass default (``None`` for data). A wrong
-    document raises :class:`~boxcoxstat.BoxCoxError` naming the field.
+    Fields that are not saved take their dataclass default (``None`` for data); an optional
+    field that a later version added (``cls.json_added``: field -> version) is ``None`` in
+    an older document. A wrong document raises :class:`~boxcoxstat.BoxCoxError` naming the
+    field.
     """
     what = cls.__name__
     doc = _parse(source, what)
@@ -482,7 +484,11 @@ def load(cls: type, source: Any) -> Any:
                           f"got {version!r}")
     values: dict[str, Any] = {}
     codecs = _codecs(cls)
+    added = getattr(cls, "json_added", {})  # field -> the version that added it
     for name, codec in codecs.items():
+        if name not in doc and codec.optional and added.get(name, 1) > version:
+            values[name] = None  # an older document, from before the field existed
+            continue
         if name not in doc:
             raise BoxCoxError(f"{what} JSON field {name!r} is missing")
         raw = doc[name]

@@ -93,16 +93,8 @@ class RobustPCAResult(ResultBase):
     index: Any = None
     resid_matrix: NDArray[np.float64] | None = None
 
-    json_version = 2  # version 2 added scale_values (MacroPCA)
-
-    @classmethod
-    def from_json(cls, source: Any) -> RobustPCAResult:
-        """Rebuild a result from :meth:`to_json`'s document (a JSON string, a dict or a path);
-        version-1 documents (before MacroPCA) load with ``scale_values`` None."""
-        doc = jsonio._parse(source, cls.__name__)
-        if doc.get("version") == 1 and "scale_values" not in doc:
-            doc = {**doc, "scale_values": None}
-        return jsonio.load(cls, doc)
+    json_version = 2
+    json_added = {"scale_values": 2}  # MacroPCA's; version-1 documents load with None
 
     @property
     def _macro(self) -> bool:

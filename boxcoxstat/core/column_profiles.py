@@ -123,10 +123,8 @@ class ColumnProfiles:
         if usable:
             hinv = self.cov[np.ix_(others, others)] - np.outer(coj, coj) / cjj
             hinv = 0.5 * (hinv + hinv.T)  # exactly symmetric, as BFGS requires
-            try:
-                np.linalg.cholesky(hinv)
-            except np.linalg.LinAlgError:
-                hinv = None
+            if not (np.all(np.isfinite(hinv)) and np.all(np.linalg.eigvalsh(hinv) > 0)):
+                hinv = None  # scipy's own test of a positive definite start
         return starts, hinv
 
     def _minimise(self, j: int, t: float) -> tuple[float, float]:

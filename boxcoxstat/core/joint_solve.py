@@ -208,10 +208,11 @@ def fit_joint_lambda(problem: JointObjective,
     opts: dict = {"gtol": 1e-9, "maxiter": 2000}
     with np.errstate(all="ignore"):
         h0 = problem.hessian(start)  # the analytic Hessian at the start seeds BFGS
-    try:
+    try:  # symmetric before the test: scipy checks the matrix it is given, all of it
         hinv = np.linalg.inv(h0)
-        np.linalg.cholesky(hinv)
-        opts["hess_inv0"] = 0.5 * (hinv + hinv.T)
+        hinv = 0.5 * (hinv + hinv.T)
+        if np.all(np.isfinite(hinv)) and np.all(np.linalg.eigvalsh(hinv) > 0):
+            opts["hess_inv0"] = hinv
     except np.linalg.LinAlgError:
         pass
     res = optimize.minimize(fun, start, jac=True, method="BFGS", options=opts)

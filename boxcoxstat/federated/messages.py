@@ -46,6 +46,9 @@ __all__ = [
     "Request",
     "SideStats",
     "MomentsReply",
+    "CountsReport",
+    "LambdaRequest",
+    "PaperReply",
     "BYTES_PER_NUMBER",
     "MAX_DEPTH",
     "message_from_json",
@@ -184,6 +187,69 @@ class MomentsReply(_Message):
         return _build("MomentsReply", dict(doc))
 
 
+# ------------------------------------------------- the paper's protocol (the default)
+@dataclass(frozen=True)
+class CountsReport(_Message):
+    """Set-up under ``protocol="minimal"``: counts only (no minimum, no maximum).
+
+    ``n_pos``/``n_neg`` count the values with x >= 0 and x < 0 (Box-Cox: all in ``n_pos``),
+    ``n_missing`` the missing ones. ``value_range`` is ``(min, max)`` of the client's column
+    only when the server asked for it (``share_range=True``, an explicit opt-in that the
+    summary reports).
+    """
+
+    client: str
+    n_pos: int
+    n_neg: int
+    n_missing: int
+    column: int = 0
+    ncols: int = 1
+    columns: tuple[str, ...] | None = None
+    value_range: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class LambdaRequest(_Message):
+    """One round of the paper's protocol: the lambda(s) alone (one per round while lambda
+    is sought; the two ends of the profile interval in its rounds)."""
+
+    family: str
+    lmbda: tuple[float, ...]
+    column: int = 0
+    round: int = 0
+
+    def __post_init__(self) -> None:
+        v = self.lmbda
+        if isinstance(v, list) or hasattr(v, "__array__"):
+            object.__setattr__(self, "lmbda", tuple(v))
+
+
+@dataclass(frozen=True)
+class PaperReply(_Message):
+    """A client's answer in the paper's protocol, per lambda of the request.
+
+    Box-Cox (Xu & Cormode 2025, Algorithm 2): ``(c, n, mean, s)`` with ``c`` the sum of
+    ``log x``, ``n`` the count (``n_pos``; ``n_neg`` is ``None``), ``mean`` and ``s`` the mean
+    and sum of squared deviations of the client's transformed values. Yeo-Johnson (Algorithm
+    3): ``(c, n_pos, n_neg, mean, s)`` with ``c`` the sum of ``sign(x) log(1 + |x|)``. A
+    client whose values are all on one side sends the moments of ``expm1(k d)/k``, ``d`` the
+    log-ratio of its bases to their geometric mean ``exp(c/n)`` (which the server derives
+    from ``c`` and ``n``: nothing more is revealed); a mixed-sign client those of
+    ``psi_YJ(lambda, x)`` itself, as Algorithm 3 does. ``NaN`` for both ``mean`` and ``s`` at
+    a lambda where the client's transformed values overflow float64 (the server then treats
+    the NLL there as infinite).
+    """
+
+    client: str
+    c: float
+    n_pos: int
+    n_neg: int | None
+    mean: tuple[float, ...]
+    s: tuple[float, ...]
+    column: int = 0
+    round: int = 0
+
+
 # ----------------------------------------------------------------------- parsing
 # what each field of each message must hold on the wire
 _SCHEMA: dict[str, dict[str, str]] = {
@@ -198,9 +264,17 @@ _SCHEMA: dict[str, dict[str, str]] = {
                   "s": "numbers", "mean_chi": "numbers", "c2": "numbers"},
     "MomentsReply": {"client": "str", "pos": "side?", "neg": "side?", "column": "count?",
                      "round": "count?"},
+    "CountsReport": {"client": "str", "n_pos": "count", "n_neg": "count", "n_missing": "count",
+                     "column": "count?", "ncols": "count?", "columns": "names?",
+                     "value_range": "range?"},
+    "LambdaRequest": {"family": "str", "lmbda": "numbers", "column": "count?",
+                      "round": "count?"},
+    "PaperReply": {"client": "str", "c": "number", "n_pos": "count", "n_neg": "count?",
+                   "mean": "numbers", "s": "numbers", "column": "count?", "round": "count?"},
 }
 _CLASSES: dict[str, type] = {c.__name__: c for c in (SetupReport, Frame, Request, SideStats,
-                                                     MomentsReply)}
+                                                     MomentsReply, CountsReport, LambdaRequest,
+                                                     PaperReply)}
 
 
 def _is_number(v: Any) -> bool:
@@ -262,7 +336,7 @@ def _build(kind: str, doc: dict[str, Any], prefix: str = "") -> Any:
     for name, k in schema.items():
         if name not in doc:
             if k.endswith("?") and name in ("column", "ncols", "columns", "round", "pos_range",
-                                            "neg_range"):
+                                            "neg_range", "value_range", "n_neg"):
                 continue  # optional on the wire (defaults of the record)
             raise BoxCoxError(f"malformed message: {kind} lacks the field {prefix + name!r}")
         args[name] = _field(k, prefix + name, doc[name])
@@ -333,7 +407,8 @@ def message_from_json(text: str) -> Any:
     kind = doc.get("type")
     if kind not in _CLASSES or kind == "SideStats":
         raise BoxCoxError(f"malformed message: field 'type' is {kind!r}, not one of "
-                          "'SetupReport', 'Frame', 'Request', 'MomentsReply'")
+                          "'SetupReport', 'Frame', 'Request', 'MomentsReply', 'CountsReport', "
+                          "'LambdaRequest', 'PaperReply'")
     return _build(kind, doc)
 
 

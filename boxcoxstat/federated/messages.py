@@ -46,6 +46,7 @@ __all__ = [
     "Request",
     "SideStats",
     "MomentsReply",
+    "CountsRequest",
     "CountsReport",
     "LambdaRequest",
     "PaperReply",
@@ -189,6 +190,16 @@ class MomentsReply(_Message):
 
 # ------------------------------------------------- the paper's protocol (the default)
 @dataclass(frozen=True)
+class CountsRequest(_Message):
+    """Set-up of a column under ``protocol="minimal"``: the family to check the values for,
+    and whether the client is asked for its range (``share_range=True``, an opt-in)."""
+
+    family: str
+    column: int = 0
+    share_range: bool = False
+
+
+@dataclass(frozen=True)
 class CountsReport(_Message):
     """Set-up under ``protocol="minimal"``: counts only (no minimum, no maximum).
 
@@ -206,6 +217,7 @@ class CountsReport(_Message):
     ncols: int = 1
     columns: tuple[str, ...] | None = None
     value_range: tuple[float, float] | None = None
+    n_zero: int | None = None  # values equal to 0 (sent under family="auto" only)
 
 
 @dataclass(frozen=True)
@@ -264,16 +276,18 @@ _SCHEMA: dict[str, dict[str, str]] = {
                   "s": "numbers", "mean_chi": "numbers", "c2": "numbers"},
     "MomentsReply": {"client": "str", "pos": "side?", "neg": "side?", "column": "count?",
                      "round": "count?"},
+    "CountsRequest": {"family": "str", "column": "count?", "share_range": "bool"},
     "CountsReport": {"client": "str", "n_pos": "count", "n_neg": "count", "n_missing": "count",
                      "column": "count?", "ncols": "count?", "columns": "names?",
-                     "value_range": "range?"},
+                     "value_range": "range?", "n_zero": "count?"},
     "LambdaRequest": {"family": "str", "lmbda": "numbers", "column": "count?",
                       "round": "count?"},
     "PaperReply": {"client": "str", "c": "number", "n_pos": "count", "n_neg": "count?",
                    "mean": "numbers", "s": "numbers", "column": "count?", "round": "count?"},
 }
 _CLASSES: dict[str, type] = {c.__name__: c for c in (SetupReport, Frame, Request, SideStats,
-                                                     MomentsReply, CountsReport, LambdaRequest,
+                                                     MomentsReply, CountsRequest, CountsReport,
+                                                     LambdaRequest,
                                                      PaperReply)}
 
 
@@ -336,7 +350,7 @@ def _build(kind: str, doc: dict[str, Any], prefix: str = "") -> Any:
     for name, k in schema.items():
         if name not in doc:
             if k.endswith("?") and name in ("column", "ncols", "columns", "round", "pos_range",
-                                            "neg_range", "value_range", "n_neg"):
+                                            "neg_range", "value_range", "n_neg", "n_zero"):
                 continue  # optional on the wire (defaults of the record)
             raise BoxCoxError(f"malformed message: {kind} lacks the field {prefix + name!r}")
         args[name] = _field(k, prefix + name, doc[name])
@@ -407,8 +421,8 @@ def message_from_json(text: str) -> Any:
     kind = doc.get("type")
     if kind not in _CLASSES or kind == "SideStats":
         raise BoxCoxError(f"malformed message: field 'type' is {kind!r}, not one of "
-                          "'SetupReport', 'Frame', 'Request', 'MomentsReply', 'CountsReport', "
-                          "'LambdaRequest', 'PaperReply'")
+                          "'SetupReport', 'Frame', 'Request', 'MomentsReply', 'CountsRequest', "
+                          "'CountsReport', 'LambdaRequest', 'PaperReply'")
     return _build(kind, doc)
 
 

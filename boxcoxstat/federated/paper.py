@@ -350,12 +350,16 @@ def minimise(f: Callable[[float], float], a: float, b: float, *,
             u = c + _GOLD * (c - b)
             fu = ev(u)
         elif u is not None and (c - u) * (u - ulim) > 0:
+            # far from the minimum the NLL is nearly linear and the parabola's step short:
+            # at least double the last step (a bracket in log2 of the distance)
+            if abs(u - c) < 2.0 * abs(c - b):
+                u = c + 2.0 * (c - b)
             fu = ev(u)
         elif u is not None and (u - ulim) * (ulim - c) >= 0:
             u = ulim
             fu = ev(u)
         else:
-            u = c + _GOLD * (c - b)
+            u = c + 2.0 * (c - b)
             fu = ev(u)
         a, b, c, fa, fb, fc = b, c, u, fb, fc, fu
     if not (fb <= fa and fb <= fc):
@@ -369,7 +373,7 @@ def minimise(f: Callable[[float], float], a: float, b: float, *,
     scale = 1.0 / math.sqrt(curv) if curv > 0 else abs(hi - lo)
     d = e = 0.0
     while evals < max_evals:
-        tol = 1e-7 * abs(x) + 1e-6 * scale
+        tol = 1e-7 * abs(x) + 1e-5 * scale
         xm = 0.5 * (lo + hi)
         if abs(x - xm) <= 2.0 * tol - 0.5 * (hi - lo):
             return x, fx, scale, True
@@ -511,8 +515,9 @@ def check_paper_reply(rep: Any, req: LambdaRequest, view: SiteView | None, n_pos
         if kind != "mixed":
             k = 2.0 - lam if kind == "neg" else lam
             # Jensen: expm1(k d)/k is convex (k > 0) or concave (k < 0) and d has mean 0
-            if k * m < -(1e-9 * abs(k) * (abs(m) + spread) + 1e-300) and \
-                    abs(m) > 1e-9 * (spread + 1e-300):
+            # (d's mean is 0 up to the rounding of g = exp(c/n): a few eps of |c/n|)
+            centre = abs(rep.c) / n
+            if k * m < -abs(k) * (1e-13 * (1.0 + centre) + 1e-9 * (abs(m) + spread)):
                 return ("sent a mean of its transformed values that no data can give "
                         "(Jensen's inequality)")
     return None
@@ -611,7 +616,9 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
     x, fx, scale, ok = minimise(f, first, second)
     lam, nll_hat, curv = x, fx, math.nan
     polish: list[Evaluation] = []
-    h = POLISH_STEP * scale if math.isfinite(scale) and scale > 0 else math.nan
+    # the step in Q's natural scale: 1/sqrt(Q'') = scale * sqrt(N/2) (scale is f''^-1/2)
+    h = (POLISH_STEP * scale * math.sqrt(0.5 * frame.N) if math.isfinite(scale) and scale > 0
+         else math.nan)
     if ok and math.isfinite(h):
         pts = [x - 2 * h, x - h, x + h, x + 2 * h]
         todo = [p for p in pts if p not in seen]

@@ -20,6 +20,7 @@ from boxcoxstat import BoxCoxError
 from boxcoxstat.federated import Client, Server
 from boxcoxstat.federated.influence import _effects
 
+from .fedutil import fit_full
 from .fedutil import rel as _rel
 
 
@@ -69,12 +70,12 @@ def test_clients_claiming_rows_are_left_out_gh27(claims):
     central = bcs.fit(np.concatenate(honest))
     # before (the default report): lambda is moved by many standard errors, and the
     # liars are named with their effects
-    seen = bcs.federated.fit(clients)
+    seen = fit_full(clients)
     assert abs(seen.lmbda - central.lmbda) > 6 * central.bse.iloc[0]
     assert sorted(seen.federated["influential"]) == liars
     assert all(v > 6 for v in seen.federated["influential"].values())
     assert seen.federated["dropped"] == {}
-    fed = bcs.federated.fit(clients, on_influential="drop")
+    fed = fit_full(clients, on_influential="drop")
     assert sorted(fed.federated["dropped"]) == liars
     assert all("influential" in why for why in fed.federated["dropped"].values())
     assert fed.federated["clients"] == 10
@@ -90,7 +91,7 @@ def test_report_keeps_the_flagged_client_gh27():
     honest = _honest()
     liar = _poison(0)
     clients = [Client(h) for h in honest] + [ClaimsRows(liar, 10)]
-    fed = bcs.federated.fit(clients)
+    fed = fit_full(clients)
     assert list(fed.federated["influential"]) == ["#10"]
     assert 6 < fed.federated["influential"]["#10"] < 8  # 6.83 measured
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(honest + [liar] * 10)).lmbda) < 1e-9
@@ -101,11 +102,11 @@ def test_report_keeps_the_flagged_client_gh27():
 
 
 def test_honest_clients_are_not_flagged():
-    fed = bcs.federated.fit(_honest())
+    fed = fit_full(_honest())
     assert fed.federated["influential"] == {}
     assert fed.federated["screen"] == 3.0
     assert 0 < fed.federated["screen_rounds"] <= 15
-    off = bcs.federated.fit(_honest(), screen=None)
+    off = fit_full(_honest(), screen=None)
     assert off.federated["screen_rounds"] == 0 and off.federated["screen"] is None
     assert off.federated["rounds"] == fed.federated["rounds"] - fed.federated["screen_rounds"]
 
@@ -147,7 +148,7 @@ def test_screen_with_the_minimal_protocol_and_two_columns():
     bad = np.column_stack([np.exp(rng.uniform(np.log(hi) - 0.3, np.log(hi), 80)),
                            rng.gamma(3.0, size=80)])
     clients = [Client(x) for x in X] + [ClaimsRows(bad, 100)]
-    fed = bcs.federated.fit(clients, protocol="minimal", on_influential="drop")
+    fed = fit_full(clients, protocol="minimal", on_influential="drop")
     assert list(fed.federated["dropped"]) == ["#6"]
     assert "column 'x0'" in fed.federated["dropped"]["#6"]
     mem = bcs.fit(np.vstack(X))
@@ -157,7 +158,7 @@ def test_screen_with_the_minimal_protocol_and_two_columns():
 
 def test_two_clients_are_not_screened():
     sites = _honest()[:2]
-    fed = bcs.federated.fit(sites)
+    fed = fit_full(sites)
     assert fed.federated["screen_rounds"] == 0 and fed.federated["influential"] == {}
 
 
@@ -169,4 +170,4 @@ def test_two_clients_are_not_screened():
 ])
 def test_screen_options_are_checked(option, value, match):
     with pytest.raises(BoxCoxError, match=match):
-        bcs.federated.fit(_honest()[:3], **{option: value})
+        fit_full(_honest()[:3], **{option: value})

@@ -278,7 +278,9 @@ class Coordinator:
                                      shift)
         if seen[first].q == -math.inf:
             raise BoxCoxError(f"column {self.column_name(column)!r}: the pooled values are "
-                              "constant; lambda is not identified")
+                              "constant, or so close to 0 (below about 1e-150) that the "
+                              "squares in the paper's messages underflow; lambda is not "
+                              "identified (for data on a tiny scale use protocol='full')")
         fit = fit_column(round_fn, frame, evals=seen)
         fit.fit_rounds += 1
         return fit, seen[first]

@@ -23,8 +23,8 @@ from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client
-from .influence import DEFAULT_SCREEN, check_screen, describe, merge_flags, screen_column
 from .coordinator import DEFAULT_MAX_MESSAGE_BYTES, Coordinator, LocalTransport
+from .influence import DEFAULT_SCREEN, check_screen, describe, merge_flags, screen_column
 from .paper import solution
 from .server import DEFAULT_TIMEOUT, PROTOCOLS, ClientDropped, Server, check_timeout, client_label
 

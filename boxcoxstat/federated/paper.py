@@ -692,10 +692,11 @@ def _interval(evaluate: Callable[[list[float], str], list[Evaluation]], frame: F
 
 def screen_effects(fit: PaperFit, threshold: float, budget: int, labels: list[str]
                    ) -> dict[str, float]:
-    """Backward deletion on the stored polish moments, no extra round: the client whose
-    leave-one-out lambda (one Newton step) moves lambda most, in standard errors of the fit
-    without it, is flagged while that exceeds ``threshold`` (at most ``budget`` clients,
-    three or more in the set screened)."""
+    """The influence screen on the stored polish moments, no extra round: the client whose
+    leave-one-out lambda (one Newton step from the polish) moves lambda most, in standard
+    errors of the fit without it, is flagged when that exceeds ``threshold`` (one per pass,
+    ``budget`` > 0, three or more clients); under ``on_influential="drop"`` the fit restarts
+    without it and screens the others afresh (backward deletion, one refit per flag)."""
     if not fit.polish or len(labels) < 3:
         return {}
     h = fit.polish[3].lmbda - fit.polish[2].lmbda
@@ -703,7 +704,7 @@ def screen_effects(fit: PaperFit, threshold: float, budget: int, labels: list[st
     base = fit.lmbda
     out: dict[str, float] = {}
     while budget > 0 and sum(members) >= 3:
-        best, best_eff, best_lam = -1, 0.0, base
+        best, best_eff = -1, 0.0
         for j in range(len(labels)):
             if not members[j]:
                 continue
@@ -714,13 +715,12 @@ def screen_effects(fit: PaperFit, threshold: float, budget: int, labels: list[st
                 continue
             eff = (base - lam_j) * math.sqrt(curv_j)
             if abs(eff) > abs(best_eff):
-                best, best_eff, best_lam = j, eff, lam_j
+                best, best_eff = j, eff
         if best < 0 or abs(best_eff) <= threshold:
             break
         out[labels[best]] = float(best_eff)
-        members[best] = False
-        base = newton_from(fit.frame, fit.polish, h, members)[0] if best_lam else base
-        budget -= 1
+        break  # one per pass: the polish was taken with it, so the one-step leave-two-out
+        # fits would be far from their optima; a restart without it screens the rest afresh
     return out
 
 

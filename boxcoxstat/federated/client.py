@@ -50,7 +50,8 @@ class Client:
     Under the default ``protocol="minimal"`` (Xu & Cormode 2025, Algorithms 2-3) it answers
     two messages: :meth:`counts` (its counts, the only thing sent at set-up) and
     :meth:`answer` (``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``, at the
-    lambda asked). Under ``protocol="full"`` it answers three: :meth:`setup` (counts and min/max per side of one
+    lambda asked). Under ``protocol="full"`` it answers three: :meth:`setup` (counts and
+    min/max per side of one
     column), :meth:`receive_frame` (the common reference of a column) and :meth:`respond`
     (moments at the requested lambdas). It computes the logs of a column's values once, when
     its frame arrives. The caller's data are copied.

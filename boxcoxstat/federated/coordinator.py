@@ -177,7 +177,7 @@ class Coordinator:
                        f"max_message_bytes={self.max_bytes}")
             if why is None:
                 try:
-                    out[lab] = message_from_json(text)
+                    out[lab] = message_from_json(text or "")
                 except BoxCoxError as err:
                     why = str(err)
             if why is not None:
@@ -373,8 +373,8 @@ class Coordinator:
             r = reps.get(lab)
             why = "sent no reply" if r is None else check_paper_reply(
                 r, req, None, counts[lab].n_pos, counts[lab].n_neg, family)
-            if why:
-                self._bad(lab, why)
+            if why or r is None:
+                self._bad(lab, why or "sent no reply")
                 raise _Restart
             views.append(SiteView(r.n_pos, r.n_neg or 0, float(r.c)))
             st.append((float(r.mean[0]), float(r.s[0])))

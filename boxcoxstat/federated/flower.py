@@ -163,7 +163,7 @@ def _client_query(msg: Message, context: Context) -> Message:
     fault = str(cfg.get("fault", ""))  # for the demo and tests: a faulty or silent site
     if fault == "silent":
         time.sleep(float(cfg.get("silent-seconds", 3600)))
-    req = message_from_json(text)
+    req = message_from_json(str(text))
     client = _site(context)
     if isinstance(req, CountsRequest):
         rep: Any = client.counts(req)

@@ -6,7 +6,7 @@ Layer 0: imports nothing from the package; ``_input`` and ``_validation`` raise 
 
 from __future__ import annotations
 
-__all__ = ["BoxCoxError", "TransformOverflowError", "ResolutionWarning"]
+__all__ = ["BoxCoxError", "TransformOverflowError", "ResolutionWarning", "user_stacklevel"]
 
 
 class BoxCoxError(ValueError):
@@ -26,3 +26,18 @@ class ResolutionWarning(UserWarning):
     overflow float64 (see :mod:`boxcoxstat.core.resolution`). The message names the column
     and what to do: the safe power (``lmbda="safe"``), a rounded power, or an offset.
     """
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` in the function calling this point
+    at the first frame outside the package (the user's line), however deep the call."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level

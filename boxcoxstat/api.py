@@ -40,7 +40,9 @@ def fit(
         The caller's object is never modified. A ``dask.array`` or ``dask.dataframe``
         collection is fitted partition by partition and never gathered (see
         :mod:`boxcoxstat.federated.daskfit`; ``family`` may be ``"boxcox"``,
-        ``"yeojohnson"`` or ``"auto"``, and ``ymax`` applies).
+        ``"yeojohnson"`` or ``"auto"``, and ``ymax`` applies); a ``pyspark.sql.DataFrame``
+        of numeric columns likewise, partition by partition on the cluster (the ``spark``
+        extra; :mod:`boxcoxstat.federated.sparkfit`).
     family : {"boxcox", "yeojohnson", "bcnpower", "auto"}, default="boxcox"
         ``"auto"`` fits Yeo-Johnson to columns with values <= 0 and, for positive columns,
         the family with the larger log-likelihood; the summary says which and why.
@@ -161,6 +163,7 @@ def fit(
     x  -0.04  0.226
     """
     from .federated.daskfit import is_dask
+    from .federated.sparkfit import is_spark
 
     normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
     get_method(method)  # a known estimator's name, or the registry's error
@@ -168,22 +171,30 @@ def fit(
     ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
     gamma = None if gamma is None else check_number("gamma", gamma)
     gamma_min = check_number("gamma_min", gamma_min, positive=True)
-    if is_dask(data):  # partitions are merged by Dask's tree reduction, never gathered
-        from .federated.daskfit import fit_dask
-
+    dask, spark = is_dask(data), is_spark(data)
+    if dask or spark:  # partitions are merged by a tree reduction, never gathered
+        what = "Dask" if dask else "Spark"
         if method != "mle":
-            raise BoxCoxError(f"method={method!r} is not available for Dask input, which is "
-                              "fitted by maximum likelihood (method='mle') only; to use "
-                              f"{method!r}, compute() the collection into memory first")
+            raise BoxCoxError(f"method={method!r} is not available for {what} input, which "
+                              "is fitted by maximum likelihood (method='mle') only; to use "
+                              f"{method!r}, bring the data into memory first")
         if options:
-            raise BoxCoxError(f"{_keywords(options)} not available for Dask input; Dask "
+            raise BoxCoxError(f"{_keywords(options)} not available for {what} input; {what} "
                               "input takes family=, ymax= and missing= (method='mle')")
         if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
-            raise BoxCoxError("family='bcnpower' and gamma= are not available for Dask input "
-                              "yet; fit a pandas or NumPy column")
+            raise BoxCoxError(f"family='bcnpower' and gamma= are not available for {what} "
+                              "input yet; fit a pandas or NumPy column")
         if lmbda is not None:
-            raise BoxCoxError("lmbda= (a fixed power) is not available for Dask input; "
-                              "transform the collection with boxcoxstat.families.transform")
+            raise BoxCoxError(f"lmbda= (a fixed power) is not available for {what} input; "
+                              "transform the collection with boxcoxstat.families.transform"
+                              if dask else "lmbda= (a fixed power) is not available for "
+                              "Spark input; fit, then transform with the result")
+        if spark:
+            from .federated.sparkfit import fit_spark
+
+            return fit_spark(data, family=family, missing=missing, ymax=ymax)
+        from .federated.daskfit import fit_dask
+
         return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)

@@ -27,7 +27,7 @@ from .._validation import (
     check_lambdas,
     new_columns,
 )
-from ..core.resolution import data_range, loses_resolution, loss_message
+from ..core.resolution import loss_messages
 from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
@@ -266,13 +266,10 @@ class ColumnTransforms(ResultBase):
         :mod:`boxcoxstat.core.resolution`: decided from each column's extremes, one pass;
         the message's facts are measured on the column only then). ``stacklevel`` counts
         from the caller."""
-        ext = data_range(u)
         fams = [self._power_family(j) for j in range(len(self.names))]
-        lost = loses_resolution(ext[:, 0], ext[:, 1], self.lmbda_used, fams)
-        for j in np.flatnonzero(lost):
-            warnings.warn(loss_message(self.names[j], float(self.lmbda_used[j]), fams[j],
-                                       u[:, j], hint or self._resolution_hint),
-                          ResolutionWarning, stacklevel=stacklevel + 1)
+        for text in loss_messages(u, self.lmbda_used, fams, self.names,
+                                  hint or self._resolution_hint):
+            warnings.warn(text, ResolutionWarning, stacklevel=stacklevel + 1)
 
     def _transform_matrix(self, x: NDArray[np.float64], warn: int | None = None,
                           hint: str | None = None) -> NDArray[np.float64]:
@@ -355,6 +352,11 @@ class ColumnTransforms(ResultBase):
             ``inverse_transform(transform(x))`` off by more than 1e-8 relative; distinct
             values then share an output), naming the column and what to do.
         """
+        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
+            from ..federated.sparkfit import is_spark, spark_transform
+
+            if is_spark(data):
+                return spark_transform(self, data)
         x = new_columns(data, self.names, self._gate_families())
         return self._wrap(self._transform_matrix(x, warn=2), data)
 
@@ -372,6 +374,11 @@ class ColumnTransforms(ResultBase):
             For values whose inverse exceeds float64 (the column and rows are named), as
             :meth:`transform` refuses them.
         """
+        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
+            from ..federated.sparkfit import is_spark, spark_transform
+
+            if is_spark(data):
+                return spark_transform(self, data, inverse=True)
         y = new_columns(data, self.names, None)
         out, bad = self._inverse_matrix(y)
         if bad.any():

@@ -106,16 +106,19 @@ class ColumnProfiles:
         return None if self.unit is None else RescaledProfile(self, self.unit)
 
     def _start(self, j: int, t: float, others: NDArray[np.bool_]):
-        """Warm start and initial inverse Hessian of the inner minimisation."""
+        """Warm starts (the nearest solved point moved along the regression, and unmoved)
+        and the initial inverse Hessian of the inner minimisation."""
         cjj, coj = self.cov[j, j], self.cov[others, j]
         usable = bool(np.isfinite(cjj) and cjj > 0 and np.all(np.isfinite(self.cov)))
         slope = coj / cjj if usable else np.zeros(int(others.sum()))
         ts, mins = self._seen.get(j, ([], []))
         if ts:
             k = int(np.argmin(np.abs(np.asarray(ts) - t)))
-            start = mins[k] + slope * (t - ts[k])
+            base, moved = mins[k], slope * (t - ts[k])
         else:
-            start = self.lmbda[others] + slope * (t - self.lmbda[j])
+            base, moved = self.lmbda[others], slope * (t - self.lmbda[j])
+        starts = [base + moved, base]  # extrapolated, and not (far out, where the profile
+        # can level off, extrapolation can land on a flat plateau with a zero gradient)
         hinv = None
         if usable:
             hinv = self.cov[np.ix_(others, others)] - np.outer(coj, coj) / cjj
@@ -124,7 +127,7 @@ class ColumnProfiles:
                 np.linalg.cholesky(hinv)
             except np.linalg.LinAlgError:
                 hinv = None
-        return start, hinv
+        return starts, hinv
 
     def _minimise(self, j: int, t: float) -> tuple[float, float]:
         """Profile value at ``lambda_j = t`` and its derivative (inf, NaN where undefined).
@@ -148,7 +151,8 @@ class ColumnProfiles:
             seen[np.asarray(o, dtype=np.float64).tobytes()] = (v, g)
             return v, (g[others] if np.isfinite(v) else np.zeros(p - 1))
 
-        start, hinv = self._start(j, t, others)
+        starts, hinv = self._start(j, t, others)
+        start = min(starts, key=lambda o: fun(o)[0])
         opts: dict = {"gtol": 1e-9, "maxiter": 500}
         if hinv is not None:
             opts["hess_inv0"] = hinv

@@ -178,7 +178,7 @@ def _bracketed_ends(profile: Profile, center: NDArray, direction: NDArray, cols:
     if limit is None:
         limit = NUISANCE_LIMIT if infinite_ok else 1e300
     a, b, fa, fb, ok, _ = bracket_increasing(f, np.zeros(m), step, flo=np.full(m, -half_q),
-                                             limit=limit)
+                                             limit=limit, plateau=infinite_ok)
     if infinite_ok and not np.all(ok):
         t = np.full(m, np.inf)
         if ok.any():

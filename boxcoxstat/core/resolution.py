@@ -77,7 +77,7 @@ from .._validation import LAMBDA_MAX, normalize_family
 
 __all__ = ["data_range", "ROUND_TRIP_RTOL", "SAFE_RTOL", "SAFE_YMAX", "round_trip_bound",
            "loses_resolution", "safe_interval", "min_relative_gap", "safe_powers", "Loss",
-           "measure_loss", "loss_message"]
+           "measure_loss", "loss_message", "loss_messages", "range_messages"]
 
 EPS = float(np.finfo(np.float64).eps)
 ROUND_TRIP_RTOL = 1e-8  # a power that may be off by more in a round trip loses the resolution
@@ -455,3 +455,58 @@ def loss_message(name: str, lmbda: float, family: str, values: ArrayLike,
 def _offset(values: Any) -> float:
     v = np.asarray(values, dtype=np.float64)
     return float(np.nanmin(v)) if v.size else 0.0
+
+
+def loss_messages(u: ArrayLike, lmbda: ArrayLike, families: tuple[str, ...] | list[str],
+                  names: tuple[str, ...] | list[str], remedy: str,
+                  what: str = "column") -> list[str]:
+    """The :func:`loss_message` of every column of ``u`` (values on the powers' scale, NaN
+    for missing) whose power in ``lmbda`` loses its resolution (decided from each column's
+    extremes, one pass; the facts are measured only for those columns). Every model that
+    applies a power calls this, so one rule decides everywhere.
+
+    Examples
+    --------
+    >>> from boxcoxstat.core.resolution import loss_messages
+    >>> x = [[4.61], [4.60], [4.60], [4.62], [4.61]]
+    >>> [m[:48] for m in loss_messages(x, [-174.0], ["boxcox"], ["x"], "use lambda = 1")]
+    ["column 'x': lambda = -174 loses the data's resolu"]
+    """
+    v = np.asarray(u, dtype=np.float64)
+    v = v.reshape(v.shape[0], -1)
+    lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
+    ext = data_range(v)
+    lost = loses_resolution(ext[:, 0], ext[:, 1], lam, list(families))
+    return [loss_message(str(names[j]), float(lam[j]), families[j], v[:, j], remedy, what)
+            for j in np.flatnonzero(lost)]
+
+
+def range_messages(lo: ArrayLike, hi: ArrayLike, lmbda: ArrayLike,
+                   families: tuple[str, ...] | list[str], names: tuple[str, ...] | list[str],
+                   remedy: str) -> list[str]:
+    """The warning of every column whose power loses its resolution, decided and described
+    from the column's extremes ``lo``, ``hi`` alone (fits that never hold the data: Dask,
+    federated), by the same rule as :func:`loss_messages`.
+
+    Examples
+    --------
+    >>> from boxcoxstat.core.resolution import range_messages
+    >>> [m[:40] for m in range_messages([4.60], [4.62], [-174.0], ["boxcox"], ["x"], "refit")]
+    ["column 'x': lambda = -174 loses the data'"]
+    """
+    lo_, hi_ = np.atleast_1d(np.asarray(lo, np.float64)), np.atleast_1d(np.asarray(hi, np.float64))
+    lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
+    lost = loses_resolution(lo_, hi_, lam, list(families))
+    out = []
+    for j in np.flatnonzero(lost):
+        with np.errstate(all="ignore"):
+            worst = float(np.max(round_trip_bound(np.array([lo_[j], hi_[j]]), lam[j],
+                                                  families[j])))
+        what = ("transformed values at its extremes overflow float64" if not np.isfinite(worst)
+                else f"inverse_transform(transform(x)) can be off by up to {worst:.2g} relative "
+                f"at its extremes [{lo_[j]:.6g}, {hi_[j]:.6g}]")
+        out.append(f"column {names[j]!r}: lambda = {lam[j]:.6g} loses the data's resolution in "
+                   f"float64: {what} (the check: a round trip within {ROUND_TRIP_RTOL:g}). "
+                   + remedy[:1].upper() + remedy[1:] + ".")
+    return out
+

@@ -47,11 +47,15 @@ def bracket_increasing(
     fhi: NDArray[np.float64] | None = None,
     limit: ArrayLike = 1e18,
     max_iter: int = 1000,
+    plateau: bool = False,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray[np.bool_], NDArray[np.int64]]:
     """Expand ``[lo, hi]`` geometrically until an increasing ``f`` changes sign in it.
 
     While ``f(hi) < 0`` the interval moves right and doubles its width; while ``f(lo) > 0`` it
-    moves left likewise. Stops when ``|x|`` would exceed ``limit`` (the flag is then False).
+    moves left likewise. Stops when ``|x|`` would exceed ``limit`` (the flag is then False);
+    with ``plateau``, also when a move leaves ``f`` exactly unchanged (a function that has
+    reached a constant limit, as a profile likelihood with its nuisance parameter at
+    infinity does, never changes sign).
     Known end values may be passed in ``flo``/``fhi``; NaN entries are evaluated.
 
     Returns
@@ -88,6 +92,8 @@ def bracket_increasing(
             break
         fn = f(new, todo)
         nfev[todo] += 1
+        if plateau:
+            ok[todo[fn == np.where(r, fhi[todo], flo[todo])]] = False
         ri, li = todo[r], todo[~r]
         lo[ri], flo[ri] = hi[ri], fhi[ri]
         hi[ri], fhi[ri] = new[r], fn[r]

@@ -43,7 +43,8 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -483,9 +484,12 @@ class JointShiftedProfile:
     columns: tuple[ShiftedColumn, ...]
     single: ShiftedProfile | None
     family: str = "bcnpower"
-    # log gamma minimisers by lambda (exact repeats only)
-    _seen: dict[bytes, NDArray[np.float64]] = field(default_factory=dict, repr=False,
-                                                    compare=False)
+    # a column held at its limit gamma -> inf with lambda = kappa * gamma (Manly's family, in
+    # the Box-Cox parametrisation of ShiftedColumn.identity), or -1
+    manly: int = -1
+    # lambda and the log gamma minimisers there, by lambda's bytes
+    _seen: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, y: NDArray[np.float64], design: Design, *, gamma_min: float = GAMMA_MIN,
@@ -519,13 +523,14 @@ class JointShiftedProfile:
         is the column's limit at fixed lambda: the untransformed column
         (:meth:`ShiftedColumn.identity`, at lambda 0), whose gradients are 0."""
         inf = ~np.isfinite(gamma)
+        flat = inf & (np.arange(self.ncols) != self.manly)  # limits at fixed lambda
         frames = [None if bad else c.frame(float(g))
                   for c, g, bad in zip(self.columns, gamma, inf, strict=True)]
         profs = [c.identity()[0] if f is None else f.prof
                  for c, f in zip(self.columns, frames, strict=True)]
         extra = sum(c.identity()[1] if f is None else f.extra
                     for c, f in zip(self.columns, frames, strict=True))
-        lam = np.where(inf, 0.0, lmbda)
+        lam = np.where(flat, 0.0, lmbda)
         bad = (np.inf, np.full(self.ncols, np.nan), np.full(self.ncols, np.nan))
         val, gl = JointProfile(tuple(profs), None, "boxcox").nll(lam, grad=True)
         if not np.isfinite(val):
@@ -546,7 +551,7 @@ class JointShiftedProfile:
         gg = np.array([0.0 if f is None else
                        n * coef[j, j] - lam[j] * f.sum_dlog_b + f.sum_dlog_s
                        for j, f in enumerate(frames)])
-        gl = np.where(inf, 0.0, gl)
+        gl = np.where(flat, 0.0, gl)
         return val + extra, gl, gg
 
     def gamma_hat(self, lmbda: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -561,11 +566,14 @@ class JointShiftedProfile:
         lam = np.asarray(lmbda, dtype=np.float64)
         key = lam.tobytes()
         if key in self._seen:
-            return np.exp(self._seen[key])
+            return np.exp(self._seen[key][1])
         free = np.array([c.gamma_fixed is None for c in self.columns])
         lo, hi = np.array([c.log_bounds() for c in self.columns]).T
-        t = np.log([min(c.gamma_hat(float(v))[0], c.gamma_max)
-                    for c, v in zip(self.columns, lam, strict=True)])
+        t = np.array([np.inf if j == self.manly else
+                      np.log(min(c.gamma_hat(float(v))[0], c.gamma_max))
+                      for j, (c, v) in enumerate(zip(self.columns, lam, strict=True))])
+        if self.manly >= 0:
+            free[self.manly] = False
 
         def fun(tt: NDArray) -> tuple[float, NDArray]:
             g = np.exp(tt)
@@ -599,11 +607,12 @@ class JointShiftedProfile:
                 step = step / 2.0
             else:
                 break
-            done = np.max(np.abs(new - t)) <= 1e-12
+            done = np.max(np.abs(new[idx] - t[idx])) <= 1e-12
             t, val, grad = new, nval, ngrad
             if done:
                 break
-        for k in np.flatnonzero(free & (t >= hi)):  # at gamma_max: is the limit lower?
+        for k in np.flatnonzero(free):  # is the limit gamma_k -> inf lower? (a warm start
+            # may have kept a finite local minimum)
             trial = np.exp(t)
             trial[k] = np.inf
             if self.value(lam, trial)[0] < val:
@@ -611,7 +620,7 @@ class JointShiftedProfile:
                 val = self.value(lam, np.exp(t))[0]
         if len(self._seen) > 4096:
             self._seen.clear()
-        self._seen[key] = t
+        self._seen[key] = (lam.copy(), t)
         return np.exp(t)
 
     def nll(self, lmbda: ArrayLike, grad: bool = False):
@@ -657,6 +666,55 @@ class JointShiftedProfile:
             cols.append(richardson_slope(central))
         hmat = np.column_stack(cols)
         return 0.5 * (hmat + hmat.T)
+
+    def check_maximum(self, lmbda: NDArray[np.float64], nll: float,
+                      names: tuple[str, ...] | list[str],
+                      gamma: NDArray[np.float64] | None = None) -> None:
+        """Refuse (``BoxCoxError``) joint estimates that are not a maximum of the likelihood:
+        where holding a column at its limit ``gamma -> inf`` (``lambda = kappa * gamma``:
+        Manly's exponential transformation, :meth:`ShiftedColumn.limit`), with every other
+        power and gamma maximised, gives a likelihood that ``nll`` at ``lmbda`` does not beat
+        by ``LIMIT_RTOL`` (relative), the estimate is a local maximum or runs away towards
+        that limit (with one column: :meth:`ShiftedProfile.check_maximum`). The limit
+        likelihood can have several local maxima: it is maximised from the column's own
+        Manly power, from ``kappa = lambda / gamma`` of the estimates (``gamma`` given; a
+        runaway estimate is on its way to that point) and from ``kappa = 0``.
+        """
+        from .joint_solve import fit_joint_lambda
+
+        off = self.llf_constant()
+        for j, c in enumerate(self.columns):
+            if c.gamma_fixed is not None:
+                continue
+            variant = replace(self, single=None, manly=j, _seen={})
+            m = float(np.median(c.u))
+            scale = float(np.max(np.abs(c.u - m)))
+            kappas = [c.limit()[0], 0.0]
+            if gamma is not None and np.isfinite(gamma[j]) and np.isfinite(lmbda[j]):
+                kappas.append(float(lmbda[j] / gamma[j]))
+            lim = None
+            for kappa in kappas:
+                start = np.where(np.isfinite(lmbda), lmbda, 0.0).astype(np.float64)
+                start[j] = kappa * scale
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    trial = fit_joint_lambda(replace(variant, _seen={}), start)
+                if np.isfinite(trial.nll) and (lim is None or trial.nll < lim.nll):
+                    lim = trial
+            # as for one column: an interior maximum must beat the limit by LIMIT_RTOL
+            if lim is None or nll < lim.nll - LIMIT_RTOL * max(1.0, abs(lim.nll)):
+                continue
+            kappa = float(lim.lmbda[j]) / scale
+            raise BoxCoxError(
+                f"column {names[j]!r}: the joint bcnPower likelihood has no maximum at these "
+                f"estimates: with {names[j]!r}'s gamma -> infinity and lambda = kappa * gamma, "
+                f"kappa = {kappa:.4g} (Manly's exponential transformation "
+                f"(exp(kappa*y) - 1)/kappa), and the other powers and gammas re-estimated, it "
+                f"rises towards llf = {off - lim.nll:.6g}, which the estimates found (lambda = "
+                f"{float(lmbda[j]):.4g} for {names[j]!r}, llf = {off - nll:.6g}) do not beat: "
+                "they are a local maximum or on the way to that limit. Transform "
+                f"{names[j]!r} with exp(kappa*y), fix the shifts (gamma=...), or use "
+                "family='yeojohnson'")
 
     def column_profiles(self, lmbda: ArrayLike, cov: ArrayLike):
         """Each power's profile (the others and every gamma maximised out)."""

@@ -15,6 +15,10 @@ sizes; a DataFrame declares none, so there a partition must be a Series, not ``N
 every later pass compares each partition with the count of the set-up pass. A partition that
 raises becomes :class:`~boxcoxstat.BoxCoxError` naming the partition and the original
 exception (found, on that error path only, by computing the partitions one at a time).
+
+What a partition computes and how results merge are the shared engine's
+(:mod:`boxcoxstat.federated.partitioned`, also behind Spark input); this module only maps
+them onto Dask graphs.
 """
 
 from __future__ import annotations
@@ -25,15 +29,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
-from ..core.likelihood import SideMoments
-from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
-from ..core.solve import OPTIMIZERS
+from .._validation import BoxCoxError
 from ..univariate.results import PowerTransformResult
-from .model import ColumnFit, build_result, check_ymax, fit_column
-from .protocol import GlobalFrame, global_nll_score, local_sides, tree_merge
+from .partitioned import (
+    every,
+    fit_partitioned,
+    merge_moment_parts,
+    merge_reports,
+    partition_moments,
+    partition_report,
+)
+from .protocol import GlobalFrame
 
-__all__ = ["is_dask", "fit_dask"]
+__all__ = ["is_dask", "fit_dask", "dask_plan"]
 
 
 def is_dask(data: Any) -> bool:
@@ -55,10 +63,6 @@ def _flat(parts: Any) -> list[Any]:
 
 
 # ----------------------------------------------------------------------- set-up reduction
-def _range(a: NDArray) -> tuple[float, float] | None:
-    return (float(a.min()), float(a.max())) if a.size else None
-
-
 def _where(name: str, index: int, count: int) -> str:
     return f"partition {index} (of {count}) of column {name!r}"
 
@@ -94,8 +98,8 @@ def _short_or_long(name: str, index: int, count: int, got: int, want: int, why: 
 
 def _setup_chunk(block: NDArray, block_info: dict | None = None, *, column: str = "x",
                  ) -> NDArray:
-    """A partition's column report (the validation gate's), its per-side counts/ranges and its
-    row count (checked against its chunk's declared size when that is known)."""
+    """A partition's :func:`~boxcoxstat.federated.partitioned.partition_report` and its row
+    count by partition (checked against its chunk's declared size when that is known)."""
     info = block_info[0] if block_info else None
     index, count = (info["chunk-location"][0], info["num-chunks"][0]) if info else (0, 1)
     x = _as_rows(block, column, index, count)
@@ -103,30 +107,13 @@ def _setup_chunk(block: NDArray, block_info: dict | None = None, *, column: str 
     if want is not None and x.size != want:
         raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
                                          "its chunk declares"))
-    report, rows = ColumnReport.of(x), int(x.size)
-    x = x[np.isfinite(x)]
-    nonneg, neg = x[x >= 0], x[x < 0]
-    return _box({"report": report, "n_pos": int(nonneg.size), "n_neg": int(neg.size),
-                 "pos": _range(nonneg), "neg": _range(neg), "rows": {index: rows}})
-
-
-def _join(a: tuple[float, float] | None, b: tuple[float, float] | None):
-    if a is None or b is None:
-        return a if b is None else b
-    return (min(a[0], b[0]), max(a[1], b[1]))
+    rep = partition_report(x)
+    rep["by_partition"] = {index: rep["rows"]}
+    return _box(rep)
 
 
 def _setup_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
-    ps = _flat(parts)
-    out = dict(ps[0])
-    for p in ps[1:]:
-        out["report"] = ColumnReport.merge(out["report"], p["report"])
-        for k in ("n_pos", "n_neg"):
-            out[k] += p[k]
-        out["pos"] = _join(out["pos"], p["pos"])
-        out["neg"] = _join(out["neg"], p["neg"])
-        out["rows"] = {**out["rows"], **p["rows"]}
-    return _box(out)
+    return _box(merge_reports(_flat(parts)))
 
 
 def _setup_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -156,20 +143,11 @@ def _checked(block: NDArray, block_info: dict | None = None, *, column: str = "x
 def _moments_chunk(block: NDArray, axis: Any = None, keepdims: bool = False, *,
                    frame: GlobalFrame, lmbda: tuple[float, ...], shift_pos: tuple[float, ...],
                    shift_neg: tuple[float, ...], score: bool) -> NDArray:
-    x = np.asarray(block, dtype=np.float64).reshape(-1)
-    ok = np.isfinite(x)
-    if not ok.all():
-        x = x[ok]
-    pm, nm = frame.moments(local_sides(x, frame), np.asarray(lmbda), shift_pos, shift_neg,
-                           score)
-    return _box({"pos": pm, "neg": nm})
+    return _box(partition_moments(block, frame, lmbda, shift_pos, shift_neg, score))
 
 
 def _moments_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
-    ps = _flat(parts)
-    pos: list[SideMoments] = [p["pos"] for p in ps if p["pos"] is not None]
-    neg: list[SideMoments] = [p["neg"] for p in ps if p["neg"] is not None]
-    return _box({"pos": tree_merge(pos), "neg": tree_merge(neg)})
+    return _box(merge_moment_parts(_flat(parts)))
 
 
 def _moments_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -254,8 +232,34 @@ def _partition_error(col: Any, name: str, exc: Exception) -> BoxCoxError:
                        "the failure is intermittent or in the scheduler")
 
 
-def _setup(col: Any, name: str, family: str, missing: str, split_every: Any
-           ) -> tuple[dict, Any]:
+class DaskColumn:
+    """A column as the engine sees it (:class:`~boxcoxstat.federated.partitioned.Column`):
+    each pass is one ``dask.array.reduction`` merged in Dask's tree."""
+
+    def __init__(self, col: Any, raw: Any, name: str, split_every: Any) -> None:
+        self.col, self.raw, self.name, self.split_every = col, raw, name, split_every
+
+    def moments(self, frame: GlobalFrame, lmbda: tuple[float, ...],
+                shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
+                score: bool) -> dict:
+        import dask.array as da
+
+        chunk = partial(_moments_chunk, frame=frame, lmbda=lmbda, shift_pos=shift_pos,
+                        shift_neg=shift_neg, score=score)
+        return _compute(da.reduction(self.col, chunk, _moments_aggregate,
+                                     combine=_moments_combine, concatenate=False,
+                                     dtype=object, split_every=self.split_every,
+                                     meta=np.empty((0,), dtype=object)), self.raw, self.name)
+
+    def subsample(self, stride: int) -> DaskColumn:
+        """Every ``stride``-th value of each partition, persisted on the workers."""
+        sub = _compute(self.col.map_blocks(every, stride, dtype=np.float64,
+                                           chunks=((np.nan,) * self.col.numblocks[0],)),
+                       self.raw, self.name, persist=True)
+        return DaskColumn(sub, self.raw, self.name, self.split_every)
+
+
+def _setup(col: Any, name: str, split_every: Any) -> tuple[dict, DaskColumn]:
     """The column's set-up report and the column checked against its partitions' counts."""
     import dask.array as da
 
@@ -267,56 +271,10 @@ def _setup(col: Any, name: str, family: str, missing: str, split_every: Any
     rep = _compute(da.reduction(boxed, _keep, _setup_aggregate, combine=_setup_combine,
                                 concatenate=False, dtype=object, split_every=split_every,
                                 meta=np.empty((0,), dtype=object)), col, name)
-    check_column(rep["report"], name, family=family, missing=missing,
-                 tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
-    rows = tuple(rep["rows"][i] for i in range(count))
+    rows = tuple(rep["by_partition"][i] for i in range(count))
     checked = col.map_blocks(_checked, column=name, chunks=(rows,), dtype=np.float64,
                              meta=np.empty((0,), dtype=np.float64))
-    return rep, checked
-
-
-def _evaluator(col: Any, frame: GlobalFrame, split_every: Any, tally: dict, key: str,
-               raw: Any, name: str):
-    """The profile's callback: one graph execution merging every partition's moments."""
-    import dask.array as da
-
-    def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True,
-                 score_unit: NDArray | None = None):
-        lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
-        req = frame.request(lam.tolist(), score)
-        chunk = partial(_moments_chunk, frame=frame, lmbda=req.lmbda,
-                        shift_pos=req.shift_pos, shift_neg=req.shift_neg, score=score)
-        out = _compute(da.reduction(col, chunk, _moments_aggregate, combine=_moments_combine,
-                                    concatenate=False, dtype=object, split_every=split_every,
-                                    meta=np.empty((0,), dtype=object)), raw, name)
-        tally[key] += 1
-        tally["evaluations"] += lam.size
-        val, sc = global_nll_score(out["pos"], out["neg"], lam, frame.unit, score_unit)
-        return val, (sc if score else np.full_like(val, np.nan))
-
-    return evaluate
-
-
-def _every(block: NDArray, stride: int) -> NDArray:
-    # a copy: a strided view would keep the whole partition alive in the persisted result
-    return np.asarray(block, dtype=np.float64)[::stride].copy()
-
-
-def _subsample_profile(col: Any, frame: GlobalFrame, n: int, split_every: Any,
-                       tally: dict, raw: Any, name: str) -> CallbackProfile:
-    """The profile of a systematic subsample kept on the workers (about 20,000 values).
-
-    Every ``n // 20000``-th value of each partition is persisted where it lives, in the same
-    frame; the core's solver finds lambda and the curvature there and starts the full data
-    from a Newton step, as it does for an in-memory sample.
-    """
-    stride = max(1, n // SUBSAMPLE_SIZE)
-    sub = _compute(col.map_blocks(_every, stride, dtype=np.float64,
-                                  chunks=((np.nan,) * col.numblocks[0],)), raw, name,
-                   persist=True)
-    ev = _evaluator(sub, frame, split_every, tally, "subsample_rounds", raw, name)
-    return CallbackProfile(ev, np.array([max(1.0, n / stride)]), unit=np.array([frame.unit]),
-                           reach=np.array([frame.reach()]))
+    return rep, DaskColumn(checked, col, name, split_every)
 
 
 def fit_dask(
@@ -336,6 +294,8 @@ def fit_dask(
     so the result equals the in-memory fit to about 1e-12 relative. ``family="auto"`` picks
     the family per column by ``boxcoxstat.fit``'s rule (both families fitted on a positive
     column); ``ymax`` clips lambda to the Lambert W bounds of the column's global range.
+    ``federated["passes"]`` counts every graph that reads the full data: one set-up per
+    column, the subsample's extraction (columns of more than 100,000 values) and ``rounds``.
 
     Examples
     --------
@@ -345,35 +305,20 @@ def fit_dask(
     >>> bool(abs(r.lmbda - bcs.fit(x).lmbda) < 1e-12), r.federated["clients"]
     (True, 8)
     """
-    fam = normalize_family(family)
-    ymax = check_ymax(ymax)
-    check_option("missing", missing, ("drop", "raise"))
-    check_option("optimizer", optimizer, OPTIMIZERS)
+    setup, names, kind, clients, passes = dask_plan(data, split_every)
+    res = fit_partitioned(setup, names, kind, clients, family=family, missing=missing,
+                          ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes)
+    assert res is not None  # nothing is skipped unless asked for
+    return res
 
+
+def dask_plan(data: Any, split_every: int | None = None) -> tuple[Any, list[str], str, int, int]:
+    """What :func:`~boxcoxstat.federated.partitioned.fit_partitioned` needs for Dask input:
+    the set-up function, the column names, the input kind, the partition count and the
+    set-up's passes (one per column)."""
     cols, names, kind = _columns(data)
-    fits: list[ColumnFit] = []
-    n_missing = []
-    tally = {"rounds": 0, "evaluations": 0, "fit_rounds": 0, "subsample_rounds": 0}
-    for col, name in zip(cols, names, strict=True):
-        rep, checked = _setup(col, name, fam, missing, split_every)
-        n = rep["n_pos"] + rep["n_neg"]
 
-        def prepare(f: str, col: Any = col, checked: Any = checked, rep: dict = rep,
-                    n: int = n, name: str = name) -> CallbackProfile:
-            frame = GlobalFrame.from_ranges(f, rep["pos"], rep["neg"])
-            sub = None
-            if n > SUBSAMPLE_FROM and optimizer == "score":
-                sub = _subsample_profile(checked, frame, n, split_every, tally, col, name)
-            return CallbackProfile(_evaluator(checked, frame, split_every, tally, "rounds",
-                                              col, name),
-                                   np.array([float(n)]), sub, unit=np.array([frame.unit]),
-                                   reach=np.array([frame.reach()]))
+    def setup() -> list[tuple[dict, Any]]:
+        return [_setup(col, name, split_every) for col, name in zip(cols, names, strict=True)]
 
-        lo, hi = rep["report"].lo, rep["report"].hi
-        fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax)
-        tally["fit_rounds"] += fit.rounds
-        fits.append(fit)
-        n_missing.append(rep["report"].n_missing)
-    info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
-            "optimizer": optimizer, **tally}
-    return build_result(names, kind, fam, fits, n_missing, info, ymax)
+    return setup, names, kind, int(cols[0].npartitions), len(cols)

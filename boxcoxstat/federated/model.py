@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .._errors import ResolutionWarning, user_stacklevel
 from .._validation import BoxCoxError, check_option, normalize_family
 from ..core.bounds import lambda_bounds
 from ..core.inference import standard_inference
 from ..core.likelihood import llf_constant
 from ..core.profile import CallbackProfile
+from ..core.resolution import range_messages
 from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
@@ -55,6 +57,7 @@ class ColumnFit:
     limits: tuple[float, float]
     nobs: int
     rounds: int  # evaluations spent finding lambda (every family tried, the ymax clip)
+    value_range: tuple[float, float] = (np.nan, np.nan)  # the column's pooled extremes
 
 
 def fit_column(
@@ -107,7 +110,7 @@ def fit_column(
             lam, llf_used = clipped, float(-val[0] + llf_constant(nobs))
             rounds += 1
     return ColumnFit(sol, infer(profile, sol), chosen, reason, lam, llf_used, limits, nobs,
-                     rounds)
+                     rounds, (float(lo), float(hi)))
 
 
 def build_result(
@@ -130,7 +133,13 @@ def build_result(
     if not conv.all():
         bad = [names[int(j)] for j in np.flatnonzero(~conv)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
+    for text in range_messages([f.value_range[0] for f in fits],
+                               [f.value_range[1] for f in fits],
+                               [f.lmbda_used for f in fits], [f.family for f in fits],
+                               list(names), "use a rounded power (result.at('rounded')), or "
+                               "subtract an offset from the data before fitting"):
+        warnings.warn(text, ResolutionWarning, stacklevel=user_stacklevel())
     return PowerTransformResult(
         names=tuple(names),
         layout=layout,

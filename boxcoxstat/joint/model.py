@@ -156,12 +156,18 @@ def fit_joint(
         problem = JointProfile.build(y, factored, fam)
         sol = fit_joint_lambda(problem)
     cov = _checked_covariance(sol, cols, fam)
-    return JointTransformResult(
+    res = JointTransformResult(
         names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
         design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
         **shifted,
     )
+    res._check_resolution(res._prepared(y), 2, _JOINT_RESOLUTION_HINT)
+    return res
+
+
+_JOINT_RESOLUTION_HINT = ("use a rounded power (result.rounded_power()), or fit the column "
+                          "alone with bcs.fit(..., lmbda='safe') for its safe power")
 
 
 def _chosen_columns(frame: pd.DataFrame, columns: Sequence[str] | None, text: str,
@@ -338,6 +344,8 @@ def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: flo
     if problem.single is not None:
         problem.single.check_maximum(cols)
     sol = fit_joint_lambda(problem, None if p == 1 else problem.start())
+    if problem.single is None:
+        problem.check_maximum(sol.lmbda, sol.nll, cols, problem.gamma_hat(sol.lmbda))
     if problem.single is not None:
         gam, gse, status = gamma_summary(list(problem.columns), sol.lmbda,
                                          problem.single.gamma_at(sol.lmbda))

@@ -124,8 +124,12 @@ class JointTransformResult(ColumnTransforms):
     def _profile_bounds(self, alpha: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         self._data("conf_int")
         p = len(self.names)
+        # bcnPower's profile can level off (towards Manly's limit as lambda and gamma grow
+        # together): an end it never reaches within the core's nuisance limit is infinite,
+        # as for one column (bcs.fit)
         return inf.profile_interval(self._column_profiles, self.lmbda_used,
-                                    np.full(p, self.nll_hat), self._bse_values(), alpha)
+                                    np.full(p, self.nll_hat), self._bse_values(), alpha,
+                                    infinite_ok=self.gamma_values is not None)
 
     def _lr(self, lmbda0: NDArray[np.float64], what: str) -> float:
         val = self._data(what).nll(lmbda0)

@@ -81,7 +81,7 @@ def _without_zero_mad(cols: Columns, family: str) -> Columns:
 
 
 def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
-                       skip: bool = False) -> RobustTransformResult:
+                       skip: bool = False, stacklevel: int = 3) -> RobustTransformResult:
     """Fit every column of validated data by the robust estimator ``spec`` and build the
     result.
 
@@ -124,7 +124,7 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
         s = rb.robust_lambda(x, family, method, opt, cols.names)
     _check_converged(s, cols.names, spec)
     med, mad = _median_mad(x, fams, s, opt["prestandardize"])
-    return RobustTransformResult(
+    res = RobustTransformResult(
         names=tuple(cols.names), layout=cols.layout, families=tuple(fams),
         lmbda_used=s.lmbda, family_reasons=tuple(reasons), requested_family=family,
         method=method, nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
@@ -137,3 +137,7 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
         weights_matrix=s.weights,
         index=cols.index, data=x,
     )
+    res._check_resolution(res._prepared(x), stacklevel,
+                          "use a rounded power (bcs.fit(..., lmbda=<rounded>)), or subtract an "
+                          "offset from the data before fitting")
+    return res

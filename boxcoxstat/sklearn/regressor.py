@@ -22,9 +22,11 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import families as fam
+from .._errors import ResolutionWarning
 from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
 from ..base.transform import rows_text
 from ..core.design import qr_design
+from ..core.resolution import loss_messages
 from ..core.response import ResponseProfile, response_profile
 from ..core.solve import solve
 from ..regression import backtransform as bt
@@ -171,6 +173,10 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
         self.family_ = self.power_.families[0]
         self.lmbda_ = float(self.power_.lmbda_used[0]) if self.lmbda is None else float(
             self.lmbda)
+        for text in loss_messages(y.reshape(-1, 1), [self.lmbda_], [self.family_], ["y"],
+                                  "set lmbda= to a rounded power (power_.rounded_power()) or to "
+                                  "bcs.fit(y, lmbda='safe')'s safe power", what="response"):
+            warnings.warn(text, ResolutionWarning, stacklevel=2)
         z = fam.transform(y, self.lmbda_, self.family_)
         self.regressor_ = clone(self._base()).fit(Xv, z)
         self.residuals_ = z - np.asarray(self.regressor_.predict(Xv), dtype=np.float64)

@@ -48,6 +48,8 @@ from .._validation import (
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..core.sample import length_unit
+from ..federated.daskfit import dask_plan, is_dask
+from ..federated.partitioned import fit_partitioned
 from ..robust.model import fit_robust_columns
 from ..robust.registry import ROBUST_METHODS, parse_spec
 from ..robust.results import RobustTransformResult
@@ -288,6 +290,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
         family = self._check_settings()
+        if is_dask(X):
+            return self._fit_dask(X, family, sample_weight, keep)
         Xv = validate_data(self, X, ensure_2d=True, dtype=FLOAT_DTYPES, copy=False,
                            ensure_all_finite="allow-nan", reset=True)
         values = np.array(Xv, dtype=np.float64, copy=True)  # fit never writes into X
@@ -338,6 +342,101 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                     sc.var_ = sc.var_ * unit * unit  # 0 below about 1e-154, as float64 must
                 Z = sc.transform(Z)
         return self._output(Xv, Z) if keep else None
+
+    def _fit_dask(self, X: Any, family: str, sample_weight: Any, keep: bool) -> Any:
+        """Fit on a Dask array or DataFrame without materialising it: lambda from the
+        partitions' merged moments (:mod:`boxcoxstat.federated.partitioned`, the engine of
+        ``boxcoxstat.fit`` on Dask input; a constant Yeo-Johnson feature keeps lambda 1), the
+        standardiser from one more pass (Dask's merged per-chunk means and variances of the
+        transformed values)."""
+        import dask
+        import dask.array as da
+
+        what = "Dask input"
+        if sample_weight is not None:
+            raise BoxCoxError(f"sample_weight is not available for {what}; compute() the "
+                              "collection into memory to weight it")
+        if self.estimator != "mle" or self.lmbda is not None:
+            raise BoxCoxError(f"{what} is fitted by maximum likelihood only (estimator='mle', "
+                              f"lmbda=None), got estimator={self.estimator!r}, "
+                              f"lmbda={self.lmbda!r}")
+        if isinstance(X, da.Array):
+            if X.ndim != 2:
+                raise BoxCoxError(f"Expected a 2-D Dask array (n_samples, n_features), got "
+                                  f"{X.ndim} dimension(s); reshape it with x[:, None]")
+            names = [f"x{j}" for j in range(X.shape[1])]
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        elif hasattr(X, "columns") and hasattr(X, "map_partitions"):
+            names = [str(c) for c in X.columns]
+            if all(isinstance(c, str) for c in X.columns):
+                setattr(self, "feature_names_in_",  # noqa: B010 (mypy: set by scikit-learn)
+                        np.asarray(list(X.columns), dtype=object))
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        else:
+            raise BoxCoxError(f"PowerTransformer takes a 2-D Dask array or a Dask DataFrame, "
+                              f"got {type(X).__name__}")
+        self.n_features_in_ = p = len(names)
+        setup, cols, kind, clients, passes = dask_plan(X)
+        skipped: list[int] = []  # constant features: lambda 1 (scikit-learn's rule)
+        self.result_ = fit_partitioned(setup, cols, kind, clients, family=family,
+                                       ymax=self.ymax, setup_passes=passes, skipped=skipped)
+        fitted = np.setdiff1d(np.arange(p), skipped)
+        self.lambdas_ = np.ones(p)
+        fams = ["yeojohnson"] * p
+        if self.result_ is not None:
+            self.lambdas_[fitted] = self.result_.lmbda_used
+            for k, j in enumerate(fitted):
+                fams[j] = self.result_.families[k]
+        self.families_ = tuple(fams)
+        self._fitted = fitted
+        if self.standardize:
+            Z = self._dask_matrix(X, self._forward)
+            mean, var, count = dask.compute(da.nanmean(Z, axis=0), da.nanvar(Z, axis=0),
+                                            (~da.isnan(Z)).sum(axis=0))
+            sc = StandardScaler(copy=False).set_output(transform="default")
+            sc.mean_, sc.var_ = np.asarray(mean, dtype=np.float64), np.asarray(var)
+            sc.scale_ = np.where(sc.var_ > 0, np.sqrt(sc.var_), 1.0)
+            sc.n_samples_seen_ = np.asarray(count, dtype=np.int64)
+            sc.n_features_in_ = len(names)
+            self._scaler = sc
+        return self.transform(X) if keep else None
+
+    @staticmethod
+    def _dask_matrix(X: Any, fn: Any) -> Any:
+        """``fn`` (a float matrix to a float matrix of the same shape) on every partition of
+        ``X`` as a lazy 2-D Dask array (a DataFrame's partitions by their values)."""
+        import dask.array as da
+
+        if isinstance(X, da.Array):
+            return X.rechunk({1: -1}).map_blocks(
+                lambda b: fn(np.asarray(b, dtype=np.float64)), dtype=np.float64)
+        return X.to_dask_array(lengths=True).rechunk({1: -1}).map_blocks(
+            lambda b: fn(np.asarray(b, dtype=np.float64)), dtype=np.float64)
+
+    def _dask_apply(self, X: Any, fn: Any) -> Any:
+        """``fn`` on every partition, lazily, in ``X``'s own kind of collection: a Dask array
+        (columns in one chunk) or a Dask DataFrame with the same columns and index."""
+        import dask.array as da
+        import pandas as pd
+
+        if isinstance(X, da.Array):
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise BoxCoxError(f"X has shape {X.shape}, but PowerTransformer is expecting "
+                                  f"{self.n_features_in_} features as input.")
+            return X.rechunk({1: -1}).map_blocks(
+                lambda b: fn(np.asarray(b, dtype=np.float64)), dtype=np.float64)
+        if len(X.columns) != self.n_features_in_:
+            raise BoxCoxError(f"X has {len(X.columns)} features, but PowerTransformer is "
+                              f"expecting {self.n_features_in_} features as input.")
+
+        def part(df: Any) -> Any:
+            return pd.DataFrame(fn(df.to_numpy(dtype=np.float64)), index=df.index,
+                                columns=df.columns)
+
+        meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in X.columns})
+        return X.map_partitions(part, meta=meta)
 
     def _screen(self, x: NDArray[np.float64], names: list[str], family: str,
                 w: NDArray[np.float64] | None) -> NDArray[np.bool_]:
@@ -444,19 +543,26 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             beyond float64 (``TransformOverflowError``).
         """
         check_is_fitted(self)
+        if is_dask(X):  # lazy: every partition transformed where it lives
+            return self._dask_apply(X, self._transform_values)
         Xv = validate_data(self, X, ensure_2d=True, dtype=FLOAT_DTYPES, copy=self.copy,
                            force_writeable=True, ensure_all_finite="allow-nan", reset=False)
-        x = np.asarray(Xv, dtype=np.float64)
+        return self._output(Xv, self._transform_values(np.asarray(Xv, dtype=np.float64),
+                                                       warn=4))
+
+    def _transform_values(self, x: NDArray[np.float64], warn: int | None = None
+                          ) -> NDArray[np.float64]:
+        """The power transform (and standardiser) of a float matrix (a copy)."""
         for j in np.flatnonzero(np.array(self.families_) == "boxcox"):
             if np.any(x[:, j] <= 0):
                 report = ColumnReport.of(x[:, j])
                 with _negative_values_named(report, "boxcox"):
                     check_column(report, self.get_feature_names_out()[j], family="boxcox",
                                  min_n=0, spread=False, remedy=_REMEDY)
-        Z = self._forward(x, warn=3)  # the user's call, above scikit-learn's set_output wrapper
+        Z = self._forward(x, warn=warn)  # warn: the user's call, above set_output's wrapper
         if self.standardize:
             Z = self._scaler.transform(Z)
-        return self._output(Xv, Z)
+        return Z
 
     def inverse_transform(self, X: ArrayLike) -> NDArray:
         """Map transformed (and standardised) values back to the original scale.
@@ -465,12 +571,17 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         scikit-learn's) come back as NaN, with a ``UserWarning`` naming the column.
         """
         check_is_fitted(self)
+        if is_dask(X):  # lazy, partition by partition
+            return self._dask_apply(X, self._inverse_values)
         Xv = check_array(X, copy=self.copy, dtype=FLOAT_DTYPES, force_writeable=True,
                          ensure_all_finite="allow-nan")
         if Xv.shape[1] != self.n_features_in_:
             raise BoxCoxError(f"X has {Xv.shape[1]} features, but PowerTransformer is "
                               f"expecting {self.n_features_in_} features as input.")
-        y = np.asarray(Xv, dtype=np.float64)
+        return self._output(Xv, self._inverse_values(np.asarray(Xv, dtype=np.float64)))
+
+    def _inverse_values(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The inverse standardiser and power transform of a float matrix (a copy)."""
         if self.standardize:
             y = self._scaler.inverse_transform(y.copy())
         out = np.array(y, copy=True)
@@ -479,11 +590,11 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             out[:, self._fitted], bad = res._inverse_matrix(y[:, self._fitted])
             if bad.any():
                 warnings.warn(res._inverse_problem(bad, out[:, self._fitted]) + "; they are "
-                              "NaN (or infinite) in the output", UserWarning, stacklevel=2)
+                              "NaN (or infinite) in the output", UserWarning, stacklevel=3)
         lam = np.asarray(self.lambdas_, dtype=np.float64).reshape(-1)
         for j in np.setdiff1d(np.arange(lam.size), self._fitted):
             out[:, j] = fam.inverse_unchecked(y[:, j], lam[j], self.families_[j])
-        return self._output(Xv, out)
+        return out
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

@@ -273,7 +273,7 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         bad = [cols.names[j] for j in np.flatnonzero(~sol.converged)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=stacklevel)
-    return PowerTransformResult(
+    res = PowerTransformResult(
         names=tuple(cols.names), layout=cols.layout, families=("bcnpower",) * p,
         family_reasons=("",) * p, requested_family="bcnpower", lmbda_mle=sol.lmbda,
         lmbda_used=sol.lmbda.copy(), nll_mle=sol.nll,
@@ -283,6 +283,10 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, profile_=profile,
         gamma_values=gam, gamma_bse=gse, gamma_status=status, gamma_min=float(gamma_min),
     )
+    res._check_resolution(res._prepared(x), stacklevel,
+                          "use a rounded power (result.at('rounded')) or "
+                          "family='yeojohnson'")
+    return res
 
 
 def fixed_columns(cols: Columns, family: str, lmbda: Any,

@@ -157,3 +157,61 @@ def test_few_columns_and_many_columns_decide_alike():
            for j in range(400)]
     np.testing.assert_array_equal(many, few)
     assert 50 < many.sum() < 350  # both outcomes are exercised
+
+
+# --------------------------------------------------------------- every door warns (issue 27)
+_SK29595 = np.array([4.61, 4.60, 4.60, 4.62, 4.61])  # scikit-learn #29595's data
+
+
+def _collapses(x, lam: float) -> bool:
+    """Independently of the package: Box-Cox at ``lam`` in plain float64 maps distinct values
+    to one output, or its inverse misses a value by more than 1e-8 relative."""
+    x = np.unique(np.asarray(x, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        y = (x ** lam - 1.0) / lam
+        back = (1.0 + lam * y) ** (1.0 / lam)
+    return bool(np.unique(y).size < x.size
+                or not np.all(np.abs(back - x) <= 1e-8 * x))
+
+
+def _doors():
+    import dask.array as da
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression
+
+    from boxcoxstat.sklearn import BoxCoxRegressor
+
+    x = _SK29595
+    frame = pd.DataFrame({"y": x, "z": x[::-1] + 0.001 * np.arange(5)})
+    return {
+        "fit_joint": (lambda: bcs.fit_joint(frame), lambda r: r.lmbda["y"], "y"),
+        "bcnpower": (lambda: bcs.fit(frame["y"], family="bcnpower"),
+                     lambda r: r.lmbda, "y"),
+        "BoxCoxRegressor": (lambda: BoxCoxRegressor(LinearRegression()).fit(frame[["z"]],
+                                                                            frame["y"]),
+                            lambda r: r.lmbda_, "y"),
+        "dask": (lambda: bcs.fit(da.from_array(np.r_[x, x].reshape(-1, 1), chunks=5)),
+                 lambda r: r.lmbda, "x0"),
+        "federated": (lambda: bcs.federated.fit([x[:3], x[3:]]), lambda r: r.lmbda, None),
+    }
+
+
+@pytest.mark.parametrize("door", ["fit_joint", "bcnpower", "BoxCoxRegressor", "dask",
+                                  "federated"])
+def test_every_door_warns_when_the_power_loses_the_resolution_gh27(door):
+    """bcs.fit, lm and PowerTransformer warned; fit_joint, bcnPower, BoxCoxRegressor, Dask and
+    federated fits returned such powers silently. Each warns now, naming the column, and the
+    power it warns about does collapse the data (checked in plain float64 here)."""
+    make, lam_of, name = _doors()[door]
+    with pytest.warns(bcs.ResolutionWarning, match="loses the data's resolution") as rec:
+        r = make()
+    lam = float(np.asarray(lam_of(r), dtype=np.float64).reshape(-1)[0])
+    if door == "bcnpower":  # Box-Cox of bcnPower's positive base
+        g = float(np.asarray(r.gamma).reshape(-1)[0])
+        base = (_SK29595 + np.sqrt(_SK29595 ** 2 + g ** 2)) / 2.0
+        assert _collapses(base, lam)
+    else:
+        assert _collapses(_SK29595, lam)
+    if name is not None:
+        assert any(f"'{name}'" in str(w.message) for w in rec)
+    assert str(rec[0].filename) == __file__  # points at the caller's line

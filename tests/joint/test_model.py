@@ -6,6 +6,9 @@ or better and with car's raw output to the precision car delivers.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -212,3 +215,47 @@ def test_polars_frame_with_a_design_gives_the_pandas_numbers():
     np.testing.assert_allclose(got.lmbda.to_numpy(), want.lmbda.to_numpy(), rtol=1e-13)
     out = got.transform(pl.from_pandas(hw))
     assert isinstance(out, pl.DataFrame) and out.columns == cols
+
+
+def _global_case(name: str) -> pd.DataFrame:
+    ref = json.loads((Path(__file__).parents[1] / "reference"
+                      / "bcnpower_global_reference.json").read_text())["cases"][name]
+    y = np.asarray(ref["y"], dtype=float)
+    other = np.random.default_rng(0).lognormal(size=y.size)
+    return pd.DataFrame({"bad": y, "other": other}), ref
+
+
+@pytest.mark.parametrize("name", ["limit_after_local", "runaway"])
+def test_joint_bcnpower_refuses_no_maximum_gh27(name):
+    """Two columns, one of which has no bcnPower maximum (R's tight optimum of car's own
+    likelihood: its supremum is the limit gamma -> inf). fit_joint used to return a local
+    maximum (limit_after_local: lambda 0.571) or a runaway (lambda 1932, gamma 5813) with at
+    most a convergence warning; it now refuses, naming the column and the limit model."""
+    df, ref = _global_case(name)
+    assert ref["tight"]["status"] == "infinite"  # R: the supremum is the limit
+    with pytest.raises(bcs.BoxCoxError, match=r"column 'bad': the joint bcnPower likelihood "
+                       r"has no maximum.*Manly's exponential transformation"):
+        bcs.fit_joint(df, family="bcnpower")
+
+
+def test_joint_bcnpower_keeps_an_interior_maximum_gh27():
+    """The limit check does not refuse a column whose maximum is interior (R: not at the
+    limit); two independent columns' joint powers stay near their own (0.01: what the
+    weak correlation of 79 independent draws can move them)."""
+    df, ref = _global_case("global_small_gamma")
+    assert ref["tight"]["status"] == "estimated"
+    r = bcs.fit_joint(df, family="bcnpower")
+    assert r.lmbda["bad"] == pytest.approx(ref["tight"]["locals"][0]["lambda"], abs=0.01)
+
+
+def test_joint_bcnpower_with_nan_drops_the_row_gh27():
+    """A NaN used to hang fit_joint(family='bcnpower') for more than 20 s; the row is now
+    left out (as missing='drop' says) and the estimates are those of the complete rows
+    (1e-10: the same data)."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"a": rng.normal(size=40), "b": rng.lognormal(size=40)})
+    df.iloc[3, 0] = np.nan
+    r = bcs.fit_joint(df, family="bcnpower", missing="drop")
+    full = bcs.fit_joint(df.dropna(), family="bcnpower")
+    assert r.nobs == 39
+    np.testing.assert_allclose(r.lmbda, full.lmbda, rtol=1e-10)

@@ -17,12 +17,16 @@ message                   direction  what it reveals
                                      lambda-derivative and the co-moment ``c2``
 ========================  =========  ===================================================
 
-A reply reveals what Xu & Cormode (2025, Algorithms 2-3) send -- ``(c, n, mean, s)`` of the
-transformed data, counts per sign -- plus two derivative moments in score rounds and the
-shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox data have one side. Under
-``protocol="minimal"`` a request carries the lambda only (the client derives the shift from
-the global ranges sent once in the :class:`Frame`) and a reply ``(n, c, mean, s)`` per side,
-the paper's four numbers.
+Those four are the full protocol's (``protocol="full"``). The default, the paper's protocol
+(:mod:`~boxcoxstat.federated.paper`), has four of its own: :class:`CountsRequest` (down, no
+numbers), :class:`CountsReport` (up, once per column: the three counts, no minimum or
+maximum), :class:`LambdaRequest` (down: lambda alone) and :class:`PaperReply` (up: Box-Cox
+``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``).
+
+Under the full protocol a reply reveals what Xu & Cormode (2025, Algorithms 2-3) send --
+``(c, n, mean, s)`` of the transformed data, counts per sign -- plus two derivative moments
+in score rounds and the shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox
+data have one side.
 
 Labels -- the client's name, the column index, the number and names of the columns and the
 round number a reply must echo -- are not counted as numbers.

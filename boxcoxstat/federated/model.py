@@ -217,11 +217,11 @@ def fit(
         on which every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse of the global min and
         max, Xu & Cormode 2025), as ``boxcoxstat.fit(x, ymax=...)`` does.
     optimizer : {"score", "brent", "grid"}, optional
-        ``"score"`` (the default of ``protocol="full"``): bracketing root finder on the
-        score, one lambda per round; ``"brent"`` (the default, and the only choice, of
-        ``protocol="minimal"``): the paper's Brent minimiser on NLL values (about 1e-8
-        relative); ``"grid"``: ``grid`` lambdas per round (section 7), fewer rounds, larger
-        messages.
+        ``protocol="full"`` only (the paper's protocol has its own search, see
+        :mod:`boxcoxstat.federated.paper`): ``"score"`` (its default), a bracketing root
+        finder on the score, one lambda per round; ``"brent"``: the paper's Brent minimiser
+        on NLL values (about 1e-8 relative); ``"grid"``: ``grid`` lambdas per round (section
+        7), fewer rounds, larger messages.
     grid : int, default=1000
         Lambdas per round for ``optimizer="grid"``.
     on_bad_client : {"raise", "drop"}, default="raise"
@@ -229,10 +229,14 @@ def fit(
         or sends a message failing the checks (types, finiteness, consistency with its
         declared counts and ranges, see :mod:`boxcoxstat.federated.checks`): stop with an
         error naming it, or leave it out and list it in ``result.federated["dropped"]``.
-    protocol : {"full", "minimal"}, default="full"
-        ``"minimal"``: the paper's messages (Algorithms 2-3): a request carries one lambda,
-        a reply ``(n, c, mean, s)`` per side; lambda by Brent on NLL values. The standard
-        error, interval and tests then take a few rounds of the full messages.
+    protocol : {"minimal", "full"}, default="minimal"
+        ``"minimal"``: the paper's protocol (Xu & Cormode 2025, Algorithms 2-3): counts only
+        at set-up, then per round lambda alone down and ``(c, n, mean, s)`` up (Yeo-Johnson
+        ``(c, n_pos, n_neg, mean, s)``); lambda to about 1e-12 of the central MLE in at
+        most about 25 rounds (Brent's search, then a Newton step on the score from five NLL
+        values); SE, tests and influence screen in no extra round, the interval in 4-6
+        rounds of two lambdas. ``"full"``: ranges at set-up, derivative moments, the checks
+        against the declared ranges and ``optimizer=``.
     timeout : float or None, default=60
         Seconds each client may take per call (``None``: wait for ever).
     screen : float or None, default=3.0
@@ -248,6 +252,17 @@ def fit(
         Flagged clients are listed in ``result.federated["influential"]`` (label -> effect
         in standard errors) and the summary; ``"drop"`` also leaves them out (listed in
         ``"dropped"`` with the effect) and fits the others afresh.
+    deadline : float or None, default=None
+        Seconds the whole fit may take (then a :class:`~boxcoxstat.BoxCoxError`);
+        ``protocol="minimal"``.
+    max_message_bytes : int, default=65536
+        Largest reply accepted on the wire (JSON bytes); a larger one is refused before it
+        is parsed and its client named or dropped. ``protocol="minimal"``.
+    share_range : bool, default=False
+        ``protocol="minimal"``: ask every client for its minimum and maximum at set-up (an
+        opt-in the result reports), so ``ymax`` uses the global range; without it ``ymax``
+        uses the outer range that round 1 proves (Samuelson's inequality), a safe, more
+        cautious bound.
 
     Returns
     -------
@@ -255,7 +270,10 @@ def fit(
         With the 95% profile interval, standard error and LR tests at 0 and 1 computed in
         extra rounds, and ``federated`` = ``{"clients", "dropped", "influential", "screen",
         "rounds", "fit_rounds", "screen_rounds", "evaluations", "bytes_up", "bytes_down",
-        "optimizer", "protocol", "unit"}`` (shown in the summary). Clients are named by the
+        "optimizer", "protocol", "unit"}`` (shown in the summary) and, under the paper's
+        protocol, ``"messages"`` (every exchange: column, round, kind, numbers down and up by
+        client), ``"by_kind"``, ``"revealed"`` (numbers each client sent and received),
+        ``"setup"``, ``"interval_rounds"``, ``"ymax_range"``. Clients are named by the
         server: ``"#<i>"``, their place in ``clients`` (from 0), and their name where they
         have one, so equal or missing names never merge.
 
@@ -267,10 +285,13 @@ def fit(
 
     Notes
     -----
-    What each message reveals is listed in :mod:`boxcoxstat.federated.messages`: counts and
-    the min/max of each side once, then per lambda the count, sum of log-ratios and the
-    mean and sum of squared deviations of the scaled transform (plus, under the full
-    protocol, two derivative moments).
+    What each message reveals is listed in :mod:`boxcoxstat.federated.messages`. Under the
+    paper's protocol (the default): counts once, then per lambda Algorithm 2's ``(c, n,
+    mean, s)`` or Algorithm 3's ``(c, n_pos, n_neg, mean, s)``; under the full protocol:
+    counts and the min/max of each side once, then per lambda and side the count, sum of
+    log-ratios, mean and sum of squared deviations of the scaled transform and two
+    derivative moments. The same server runs on Flower
+    (:mod:`boxcoxstat.federated.flower`).
 
     Examples
     --------

@@ -74,6 +74,12 @@ from .regression.results import LmResult  # noqa: E402
 
 __all__ += ["lm", "LmResult", "bc", "yj"]
 
+# Linear mixed models with an estimated response power, car's definition (issue 30).
+from .mixed.model import lmer  # noqa: E402
+from .mixed.results import LmerResult  # noqa: E402
+
+__all__ += ["lmer", "LmerResult"]
+
 # R's power-transformation toolbox: bcnPower lives in fit/lm/fit_joint; Box-Tidwell, the
 # inverse response plot, Guerrero's lambda and car's diagnostic plots (issue 13).
 from .timeseries.model import guerrero, inv_boxcox  # noqa: E402

@@ -202,3 +202,33 @@ def test_fixed_powers_agree_on_every_path(x, family):
         lr = float(np.ravel(est.test(lam).statistic)[0])
         assert 2 * (float(np.ravel(est.llf)[0]) - want) == pytest.approx(lr, rel=1e-8,
                                                                         abs=1e3 * floor)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson"])
+def test_mixed_model_with_zero_random_variance_is_lm(family):
+    """``lmer("y ~ x + (1 | g)")`` where every group holds the same (x, y) pairs: the groups'
+    mean residuals are equal at every lambda, so the random intercepts' variance is 0 (at
+    lme4's bound) and the ML profile is ``lm``'s, value for value. The REML profile is
+    ``(n - p)/n`` times ``lm``'s plus a constant: the same lambda, LR statistics scaled by
+    ``(n - p)/n``."""
+    rng = np.random.default_rng(21)
+    x = rng.uniform(0, 2, 9)
+    y = np.exp(0.3 + 0.8 * x + 0.3 * rng.standard_normal(9))
+    if family == "yeojohnson":
+        y = y - 1.5
+    df = pd.DataFrame({"y": np.tile(y, 5), "x": np.tile(x, 5),
+                       "g": np.repeat(list("abcde"), 9)})
+    m = bcs.lm("y ~ x", df, family=family)
+    want = _numbers(m.lmbda, m.power.conf_int(), m.power.test(0), m.power.test(1), m.llf)
+    ml = bcs.lmer("y ~ x + (1 | g)", df, family=family, REML=False)
+    assert ml.variance_components["vcov"].iloc[0] == 0.0
+    got = _numbers(ml.lmbda, ml.power.conf_int(), ml.power.test(0), ml.power.test(1), ml.llf)
+    _assert_same("lmer (ML) with zero random variance", got, want)
+    assert ml.power.bse.iloc[0] == pytest.approx(m.power.bse.iloc[0], rel=1e-8)
+    pd.testing.assert_series_equal(ml.params, m.params, rtol=1e-10)
+    reml = bcs.lmer("y ~ x + (1 | g)", df, family=family)
+    frac = (len(df) - 2) / len(df)
+    assert reml.lmbda == pytest.approx(m.lmbda, rel=REL)
+    for lam0 in (0, 1):
+        assert reml.power.test(lam0).statistic == pytest.approx(
+            frac * m.power.test(lam0).statistic, rel=REL, abs=1e-12 * abs(m.llf))

@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.colors import BoundaryNorm, ListedColormap
+from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
@@ -151,10 +152,11 @@ plt.close(fig)
 #
 # Colour band J, rows with all seven variables observed (11478 x 7, shipped as `dposs_j`).
 # Yeo-Johnson by RewML per variable, then a robust PCA of the standardized transformed data
-# with k = 4 components. The paper used cellWise's cellwise robust PCA (MacroPCA); with no
-# missing cells we use ROBPCA (Hubert, Rousseeuw & Vanden Branden 2005), which MacroPCA
-# extends, computed as rrcov's `PcaHubert` (checked against it to 5e-11 on these data,
-# `tests/reference/robpca_reference.R`).
+# with k = 4 components. The paper used cellWise's MacroPCA (Hubert, Rousseeuw & Van den
+# Bossche 2019: DDC's cellwise detection, imputation, then a ROBPCA-like robust PCA), with
+# the options of the authors' vignette (`transfo_examples.R`); `method="macropca"` computes
+# it as cellWise does (checked against cellWise 2.5.3 on these data,
+# `tests/reference/macropca_reference.R`: the same flagged rows and cells).
 
 # %%
 dposs = load("dposs_j").drop(columns="id")
@@ -168,45 +170,72 @@ save(fig, "robust_dposs_area.png")
 
 # %%
 Y = rew_d.standardized
-pca_y = bcs.robust_pca(Y, n_components=4)
-pca_x = bcs.robust_pca(dposs, n_components=4)
+pca_y = bcs.robust_pca(Y, n_components=4, method="macropca")
+pca_x = bcs.robust_pca(dposs, n_components=4, method="macropca")
 print(pca_y.summary())
 share = pca_y.explained_variance_ratio.sum()
-print(f"robust PCA: 4 components explain {share:.1%} of the variance "
-      "(paper: 97%; rrcov PcaHubert: 97.2%)")
+print(f"MacroPCA: 4 components explain {share:.1%} of the variance (paper: 97%; "
+      "cellWise's MacroPCA(k = 0) prints the same shares)")
 
 # %% [markdown]
-# The paper colours three groups it describes in words; our reading of them on the
-# transformed scale: red, stars with a very high MAperJ (standardized value above 20, a
-# separate cluster); blue, in between (MAperJ from 5 to 20); orange, the two objects with an
-# extreme EllipJ (above 5). Figure 12 is the pairs plot of the four robust scores, Figure 13
-# the outlier maps after the transformation (left) and of the raw variables (right).
+# The colours are those of the authors' vignette: red, score distance above 25 (a separate
+# cluster of stars with a very high MAperJ); blue, score distance from 14 to 25; orange, the
+# two objects 98 and 10894 (1-based rows of the complete band-J data) with an extreme EllipJ.
+# Figure 12 is the pairs plot of the four MacroPCA scores (the first with its sign flipped,
+# as in the vignette), Figure 13 the outlier maps after the transformation (left) and of the
+# raw variables (right).
 
 # %%
-group = np.where(Y["MAperJ"] > 20, "red", np.where(Y["MAperJ"] > 5, "blue", "black"))
-group = np.where(Y["EllipJ"] > 5, "orange", group)
+sd_y = pca_y.score_distances
+group = np.full(len(Y), "black", dtype=object)
+group[[97, 10893]] = "darkorange"
+group[(sd_y > 14).to_numpy()] = "skyblue"
+group[(sd_y > 25).to_numpy()] = "firebrick"
 color = pd.Series(group, index=Y.index)
-axes = pca_y.plot_scores(color=color.to_numpy())
-save(axes[0, 0].figure, "robust_dposs_scores.png")
+scores = pca_y.scores.to_numpy().copy()
+scores[:, 0] = -scores[:, 0]
+fig, axes = plt.subplots(4, 4, figsize=(8.5, 8.5))
+for i in range(4):
+    for j in range(4):
+        ax = axes[i, j]
+        if i == j:
+            ax.text(0.5, 0.5, f"PC{i + 1}", ha="center", va="center", fontsize=12,
+                    transform=ax.transAxes)
+        else:
+            ax.scatter(scores[:, j], scores[:, i], s=3, c=list(group), linewidths=0)
+        ax.tick_params(labelsize=6)
+save(fig, "robust_dposs_scores.png")
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-for ax, res, title in ((axes[0], pca_y, "YJ-transformed (RewML)"),
-                       (axes[1], pca_x, "raw variables")):
-    res.plot_outlier_map(ax=ax, color=color.to_numpy())
-    ax.set_title(f"Outlier map, {title}", fontsize=10)
+for ax, res, title in ((axes[0], pca_y, "transformed data"),
+                       (axes[1], pca_x, "raw data")):
+    res.plot_outlier_map(ax=ax, color=list(group))
+    ax.set_title(f"Outlier map of {title}", fontsize=10)
 save(fig, "robust_dposs_outlier_map.png")
-sd_y, od_y = pca_y.score_distances, pca_y.orthogonal_distances
+od_y = pca_y.orthogonal_distances
 sd_x, od_x = pca_x.score_distances, pca_x.orthogonal_distances
 print(pd.DataFrame({
     "rows": color.value_counts(),
     "median SD (transformed)": sd_y.groupby(color).median().round(1),
     "median OD (transformed)": od_y.groupby(color).median().round(2),
     "median SD (raw)": sd_x.groupby(color).median().round(1),
-    "median OD (raw)": od_x.groupby(color).median().round(0),
+    "median OD (raw)": od_x.groupby(color).median().round(2),
 }).to_string())
 top_raw = np.argsort(-sd_x.to_numpy())[:50]
 n_black = int((group[top_raw] == "black").sum())
 print(f"of the 50 rows with the largest raw score distance, {n_black} are black (the paper: "
       "on the raw data black points look most outlying)")
+
+# %% [markdown]
+# MacroPCA also flags single cells. The cellwise residual map shows the standardized
+# residuals of the 25 stars with the largest orthogonal distance after the transformation:
+# red cells lie above the fit, blue below, yellow within sqrt(chi2_1(0.99)).
+
+# %%
+print(f"{len(pca_y.outlying_cells)} of {Y.size} cells flagged after the transformation, "
+      f"{len(pca_x.outlying_cells)} on the raw variables")
+worst = od_y.sort_values(ascending=False).index[:25]
+ax = pca_y.plot_residual_map(list(worst))
+save(ax.figure, "robust_dposs_residual_map.png")
 
 # %% [markdown]
 # ## Sensitivity curves (section 2.6, Figure 5)
@@ -305,6 +334,94 @@ print(f"clean data, largest |Carroll - ML| bias: "
 # %%
 print(sim8.bias().xs(0.0, level="lmbda").rename(columns=LABEL)[["ML", "MTL95", "MTL90",
                                                               "MTL85", "RewML"]].round(2))
+
+# %% [markdown]
+# ### Why our MTL does not draw the paper's Box-Cox MTL curves
+#
+# Section 2.5 defines MTL as the lambda whose best subset of h consecutive observations
+# maximizes the ML criterion (11): `-(h/2) log s2_W(lambda) + (lambda - 1) sum_W J(x_i)`,
+# with `J = log x` (Box-Cox) or `sign(x) log(1 + |x|)` (Yeo-Johnson) summed over the window
+# W, which is what `method="mtl"` computes. A literal reading of "criterion (11)" that
+# trims only the variance and keeps the Jacobian term of all n points,
+# `-(h/2) log s2_W(lambda) + (lambda - 1) sum_{i=1..n} J(x_i)`, draws the paper's Box-Cox
+# pictures: large bias opposite to ML's with a high MSE in Figure 8 (top and bottom) and a
+# sensitivity curve jumping above 40 in the centre (Figure 5, bottom); but it also breaks
+# MTL90 on Yeo-Johnson data with 10 % outliers, where the paper's Figures 6-7 (and ours) show
+# MTL90 doing well. So no single definition reproduces every MTL figure of the paper. The
+# cell below computes both readings by brute force (lambda on a grid of step 0.005 in
+# [-4, 6], every window), m replications per setting (`BOXCOXSTAT_VIGNETTE_M`, default 20),
+# outliers at k = 0 and 10.
+
+# %%
+LAM = np.linspace(-4, 6, 2001)
+
+
+def _power(x, family):
+    """Box-Cox or Yeo-Johnson values of the sorted sample x on the grid LAM (n x grid)."""
+    lam = LAM[None, :]
+    if family == "boxcox":
+        lx = np.log(x)[:, None]
+        with np.errstate(all="ignore"):
+            return np.where(lam == 0, lx, np.expm1(lam * lx) / np.where(lam == 0, 1, lam))
+    out = np.empty((x.size, LAM.size))
+    pos = x >= 0
+    with np.errstate(all="ignore"):
+        lp = np.log1p(x[pos])[:, None]
+        out[pos] = np.where(lam == 0, lp, np.expm1(lam * lp) / np.where(lam == 0, 1, lam))
+        ln = np.log1p(-x[~pos])[:, None]
+        l2 = 2 - lam
+        out[~pos] = -np.where(l2 == 0, ln, np.expm1(l2 * ln) / np.where(l2 == 0, 1, l2))
+    return out
+
+
+def mtl_reading(x, h_frac, family, jacobian):
+    """MTL by brute force; jacobian "window" (section 2.5) or "all" (the literal reading)."""
+    x = np.sort(x)
+    n = x.size
+    h = int(np.clip(np.floor(h_frac * n), np.ceil(n / 2) + 1, n))
+    y = _power(x, family)
+    jac = np.log(x) if family == "boxcox" else np.sign(x) * np.log1p(np.abs(x))
+    best = np.full(LAM.size, -np.inf)
+    for s in range(n - h + 1):
+        j = jac[s:s + h].sum() if jacobian == "window" else jac.sum()
+        best = np.maximum(best, -(h / 2) * np.log(y[s:s + h].var(axis=0)) + (LAM - 1) * j)
+    return LAM[np.argmax(best)]
+
+
+def truncated(rng, m, n):
+    y = rng.standard_normal((m, n)) / 3
+    while (bad := np.abs(y) > 0.99).any():
+        y[bad] = rng.standard_normal(int(bad.sum())) / 3
+    return y
+
+
+rng = np.random.default_rng(0)
+rows = []
+for fig, family, lam0, make in (("8 top", "boxcox", 0.0, lambda y: np.exp(y)),
+                                ("8 bottom", "boxcox", 1.0, lambda y: 1 + y),
+                                ("7 (YJ)", "yeojohnson", 1.0, lambda y: y)):
+    for k in (0, 10):
+        y = truncated(rng, M, 100) if fig == "8 bottom" else rng.standard_normal((M, 100))
+        y[:, :10] = k
+        for h_frac in (0.9, 0.85):
+            for jac in ("window", "all"):
+                est = np.array([mtl_reading(make(r), h_frac, family, jac) for r in y])
+                rows.append({"figure": fig, "k": k, "MTL": int(h_frac * 100),
+                             "Jacobian over": jac, "bias": est.mean() - lam0,
+                             "MSE": ((est - lam0) ** 2).mean()})
+mtl_table = pd.DataFrame(rows).pivot_table(index=["figure", "MTL", "k"],
+                                           columns="Jacobian over", values=["bias", "MSE"])
+print(mtl_table.round(2).to_string())
+n_sc = 100
+x0 = np.exp(stats.norm.ppf(np.arange(1, n_sc) / n_sc))
+logz = np.linspace(-10, 10, 81)
+for jac in ("window", "all"):
+    t0 = mtl_reading(x0, 0.95, "boxcox", jac)
+    sc = np.array([n_sc * (mtl_reading(np.r_[x0, np.exp(v)], 0.95, "boxcox", jac) - t0)
+                   for v in logz])
+    centre = np.abs(logz) < 3
+    print(f"Figure 5 bottom, MTL95, Jacobian over {jac}: max |SC| for |log z| < 3 "
+          f"{np.abs(sc[centre]).max():.1f}, largest jump {np.abs(np.diff(sc)).max():.1f}")
 
 # %%
 print(f"figures written to {FIGDIR}")

@@ -70,6 +70,7 @@ GAMMA_SPAN = 1e6  # gamma's upper limit, in units of the data's range: the trans
 # linear to about 1e-6 and the likelihood that of the untransformed data
 GRID_STEP = 0.5  # spacing in log gamma of the grid that locates the global maximum
 GRID_REACH = 1e3  # the grid's top, in units of max|u| (beyond it: only while still falling)
+FLAT_BELOW = 1e-8  # gamma below this times a positive column's minimum leaves its NLL flat
 LIMIT_RTOL = 1e-6  # an interior maximum must beat the gamma -> inf limit by this (relative)
 
 
@@ -175,8 +176,14 @@ class ShiftedColumn:
     def grid(self, lmbda: float = 0.0) -> NDArray[np.float64]:
         """``log gamma`` from its lower bound in steps of :data:`GRID_STEP` to ``GRID_REACH``
         times ``max|u|`` (times ``|lmbda|`` where larger than 1: at ``gamma`` far beyond
-        ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``."""
+        ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``. A positive
+        column's grid starts at ``FLAT_BELOW`` times its smallest value: below that every
+        base is its value to rounding (``b = u (1 + O(gamma^2 / u^2))``), so the NLL is flat
+        there, and data near 1e300 need tens of points, not the ~1,400 from gamma_min."""
         t_lo, t_hi = self.log_bounds()
+        low = float(np.min(self.u))
+        if low > 0 and t_hi > t_lo:
+            t_lo = min(max(t_lo, float(np.log(low) + np.log(FLAT_BELOW))), t_hi)
         top = min(t_hi, float(np.log(GRID_REACH) + np.log(np.max(np.abs(self.u)))
                               + np.log(max(1.0, abs(lmbda)))))  # in logs: data near 1e308
         return np.r_[np.arange(t_lo, top, GRID_STEP), top] if top > t_lo else np.array([t_lo])
@@ -341,7 +348,9 @@ class ShiftedColumn:
                     t = tb
                     break
                 ta, fa, step = tb, fb, 2.0 * step
-        gam = self.gamma_min if t <= t_lo else float(np.exp(min(t, t_hi)))
+        # at or below the grid's floor (gamma_min, or where a positive column's NLL is flat):
+        # the lower bound, as car reports it
+        gam = self.gamma_min if t <= max(t_lo, grid[0]) else float(np.exp(min(t, t_hi)))
         v, dl, _ = self.nll(lmbda, gam)
         if t >= t_hi:  # the limit gamma -> inf: the untransformed data, whatever lambda is
             nll0 = self.limit()[2]

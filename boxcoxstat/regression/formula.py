@@ -390,8 +390,8 @@ def _refuse_random_effects(desc: Any, formula: str) -> None:
             if bar:
                 raise BoxCoxError(
                     f"the formula {formula!r} has the term ({f.name()}): '|' is R's syntax "
-                    "for random effects of a mixed model (lme4), which lm does not fit; "
-                    "for a fixed effect per group write C(g) instead")
+                    "for random effects of a mixed model (lme4), which lm does not fit: use "
+                    "bcs.lmer for a mixed model, or write C(g) for a fixed effect per group")
 
 
 def _environment(eval_env: Any) -> Any:

@@ -214,7 +214,7 @@ def _expr(node: ast.expr, names: list[str], stateful: list[str], depth: int) -> 
     elif isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.BitOr):
             raise _Refused("uses '|', which in R's formulas marks random effects (a mixed "
-                           "model); lm fits fixed effects only")
+                           "model); lm fits fixed effects only: use bcs.lmer")
         if not isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
             raise _Refused(f"uses the operator {type(node.op).__name__}")
         _expr(node.left, names, stateful, d)

@@ -1,10 +1,12 @@
 """Robust PCA of (transformed) data: ``bcs.robust_pca`` and its result.
 
-Layer 5. ROBPCA (:mod:`.pca`) of complete numeric data, labelled: explained variance,
-loadings, scores, score and orthogonal distances with their cut-offs, the flagged rows, the
-outlier map and the pairs plot of the scores (Raymaekers & Rousseeuw 2021, section 4.3,
-Figures 12-13). The result saves to JSON without the data; a loaded one still projects new
-data (``transform``) and reports, and refuses what needs the fitted rows.
+Layer 5. ROBPCA (:mod:`.pca`) of complete numeric data, or MacroPCA (:mod:`.macropca`) of
+data with missing and outlying cells, labelled: explained variance, loadings, scores, score
+and orthogonal distances with their cut-offs, the flagged rows (and, for MacroPCA, cells),
+the outlier map, the pairs plot of the scores and the cellwise residual map (Raymaekers &
+Rousseeuw 2021, section 4.3, Figures 12-13). The result saves to JSON without the data; a
+loaded one still projects new data (``transform``) and reports, and refuses what needs the
+fitted rows.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase
 from ..base.summary import Summary, format_number
+from .macropca import macropca
 from .pca import robpca
 
 __all__ = ["RobustPCAResult", "robust_pca"]
@@ -41,16 +44,20 @@ class RobustPCAResult(ResultBase):
     names : tuple of str
         The variables.
     method : str
-        How the robust covariance was found (ROBPCA's MCD or projection stage).
+        How the robust covariance was found (ROBPCA's MCD or projection stage, or MacroPCA).
     h : int
-        Rows in ROBPCA's h-subset.
+        Rows in the h-subset.
     rank : int
         Rank of the centred data.
     nobs : int
         Number of rows fitted.
     sd_cutoff, od_cutoff : float
-        Cut-offs of the score distance (``sqrt(chi2_k(0.975))``) and of the orthogonal
-        distance (0 when ``k`` equals the rank: no orthogonal space).
+        Cut-offs of the score distance (``sqrt(chi2_k(q))``, ``q`` 0.975 for ROBPCA and
+        0.99 for MacroPCA) and of the orthogonal distance (0 when ``k`` equals the rank: no
+        orthogonal space).
+    scale_values : ndarray or None
+        MacroPCA: the variables' one-step M scales, by which the data are divided before the
+        PCA (None for ROBPCA).
 
     Examples
     --------
@@ -78,10 +85,28 @@ class RobustPCAResult(ResultBase):
     method: str = saved(jsonio.Str())
     layout: str = saved(jsonio.Str(choices=("series", "frame", "array1d", "array2d")))
     flagged: dict[str, list[Any]] = saved(jsonio.Mapping_())
+    scale_values: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None)
     scores_matrix: NDArray[np.float64] | None = None
     sd_values: NDArray[np.float64] | None = None
     od_values: NDArray[np.float64] | None = None
     index: Any = None
+    resid_matrix: NDArray[np.float64] | None = None
+
+    json_version = 2  # version 2 added scale_values (MacroPCA)
+
+    @classmethod
+    def from_json(cls, source: Any) -> RobustPCAResult:
+        """Rebuild a result from :meth:`to_json`'s document (a JSON string, a dict or a path);
+        version-1 documents (before MacroPCA) load with ``scale_values`` None."""
+        doc = jsonio._parse(source, cls.__name__)
+        if doc.get("version") == 1 and "scale_values" not in doc:
+            doc = {**doc, "scale_values": None}
+        return jsonio.load(cls, doc)
+
+    @property
+    def _macro(self) -> bool:
+        return self.method.startswith("MacroPCA")
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -109,10 +134,14 @@ class RobustPCAResult(ResultBase):
 
     @property
     def explained_variance_ratio(self) -> pd.Series:
-        """Each component's share of the robust total variance (the sum of all the robust
-        covariance's eigenvalues; for ROBPCA's projection stage, of the initial h-subset's
-        total variance, rrcov's ``totvar0``)."""
-        return pd.Series(self.eigenvalue_values / self.all_eigenvalues.sum(),
+        """Each component's share of the robust total variance. ROBPCA: the eigenvalue over
+        the sum of all the robust covariance's eigenvalues (for its projection stage, of the
+        initial h-subset's total variance, rrcov's ``totvar0``). MacroPCA: the shares
+        cellWise's ``MacroPCA(k = 0)`` reports, the eigenvalues of the initial h-subset over
+        their sum."""
+        first = self.all_eigenvalues[: self.n_components] if self._macro \
+            else self.eigenvalue_values
+        return pd.Series(first / self.all_eigenvalues.sum(),
                          index=self.components, name="explained variance ratio")
 
     @property
@@ -171,11 +200,33 @@ class RobustPCAResult(ResultBase):
         """Rows beyond either cut-off (labels, or positions for NumPy input)."""
         return list(self.flagged["rows"])
 
+    @property
+    def outlying_cells(self) -> list[tuple[Any, str]]:
+        """MacroPCA: the cells whose standardized residual exceeds ``sqrt(chi2_1(0.99))``,
+        as ``(row, column)`` pairs (row labels, or positions for NumPy input); empty for
+        ROBPCA, which does not look at cells."""
+        return [(r, c) for r, c in self.flagged.get("cells", [])]
+
+    @property
+    def cell_residuals(self) -> pd.DataFrame:
+        """MacroPCA: the standardized cell residuals ``(x - fit) / scale`` of the fitted
+        rows (NaN where a cell is missing); rows labelled as the data."""
+        if not self._macro:
+            self._not_available("cell_residuals", "ROBPCA has no cellwise residuals; use "
+                                "method='macropca'")
+        self._need("cell_residuals")
+        assert self.resid_matrix is not None
+        return pd.DataFrame(self.resid_matrix, index=self.index, columns=list(self.names))
+
     # ----------------------------------------------------------------- new data
     def transform(self, data: Any) -> Any:
-        """Scores of ``data`` (same variables): ``(x - center) @ loadings``."""
+        """Scores of ``data`` (same variables, complete rows): ``(x - center) @ loadings``,
+        with MacroPCA's variables first divided by their scales."""
         x = new_columns(data, self.names, None)
-        out = (x - self.center_values) @ self.loadings_matrix
+        xc = x - self.center_values
+        if self.scale_values is not None:
+            xc = xc / self.scale_values
+        out = xc @ self.loadings_matrix
         if isinstance(data, (pd.DataFrame, pd.Series)):
             return pd.DataFrame(out, index=data.index, columns=self.components)
         return out
@@ -186,19 +237,29 @@ class RobustPCAResult(ResultBase):
         ratio = self.explained_variance_ratio
         var = pd.DataFrame({"eigenvalue": self.eigenvalue_values, "proportion": ratio,
                             "cumulative": ratio.cumsum()}, index=self.components)
+        q = "0.99" if self._macro else "0.975"
+        share = ("Proportions are of the initial h-subset's total variance, as cellWise's "
+                 "MacroPCA(k = 0) reports them; the data were divided by the scales "
+                 "(one-step M) first." if self._macro else
+                 "Proportions are of the robust total variance (rrcov's totvar0: all "
+                 "eigenvalues of the robust covariance, or of the initial h-subset in the "
+                 "projection stage).")
         notes = [
             f"{self.method}; h = {self.h} of {self.nobs} rows; rank {self.rank}.",
-            "Proportions are of the robust total variance (rrcov's totvar0: all eigenvalues of "
-            "the robust covariance, or of the initial h-subset in the projection stage).",
+            share,
             f"Cut-offs: score distance {format_number(self.sd_cutoff)} "
-            f"(sqrt chi2_{self.n_components}(0.975)), orthogonal distance "
+            f"(sqrt chi2_{self.n_components}({q})), orthogonal distance "
             f"{format_number(self.od_cutoff)} (Hubert, Rousseeuw & Vanden Branden 2005).",
         ]
+        if self._macro:
+            notes.append(f"{len(self.flagged.get('cells', []))} cells with a standardized "
+                         "residual beyond sqrt(chi2_1(0.99)) (outlying_cells).")
         rows = self.outliers
         shown = ", ".join(str(v) for v in rows[:20])
         notes.append(f"{len(rows)} rows beyond a cut-off" + (f": {shown}" if rows else "")
                      + (f" ... ({len(rows)} in all)" if len(rows) > 20 else ""))
-        return Summary(f"Robust PCA (ROBPCA), {self.n_components} components",
+        name = "MacroPCA" if self._macro else "ROBPCA"
+        return Summary(f"Robust PCA ({name}), {self.n_components} components",
                        [("Variance", var), ("Loadings", self.loadings)], notes, {})
 
     def __repr__(self) -> str:
@@ -224,11 +285,25 @@ class RobustPCAResult(ResultBase):
         self._need("plot_scores")
         return plot_score_pairs(self, axes=axes, color=color)
 
+    def plot_residual_map(self, rows: Any = None, *, ax: Any = None, cutoff: float | None = None
+                          ) -> Any:
+        """MacroPCA's cellwise residual map (Hubert, Rousseeuw & Van den Bossche 2019): the
+        standardized residuals of the chosen rows, coloured when beyond the cut-off (red
+        above, blue below); see :func:`boxcoxstat.robust.plotting.plot_residual_map`.
+        ``rows``: labels (positions for NumPy input); default the 30 rows with the largest
+        orthogonal distance."""
+        from .plotting import plot_residual_map
 
-def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
-               kmax: int = 10, random_state: int = 0) -> RobustPCAResult:
+        resid = self.cell_residuals
+        return plot_residual_map(self, resid, rows, ax=ax, cutoff=cutoff)
+
+
+def robust_pca(data: Any, n_components: int | None = None, *, method: str = "robpca",
+               h: float | None = None, kmax: int = 10, random_state: int = 0
+               ) -> RobustPCAResult:
     """Robust principal component analysis by ROBPCA (Hubert, Rousseeuw & Vanden Branden
-    2005), as rrcov's ``PcaHubert`` computes it.
+    2005), as rrcov's ``PcaHubert`` computes it, or by MacroPCA (Hubert, Rousseeuw & Van den
+    Bossche 2019), as cellWise's ``MacroPCA`` computes it.
 
     Raymaekers & Rousseeuw (2021, section 4.3) transform each variable to central normality
     (``bcs.fit(..., method="rewml").standardized``) and then run a robust PCA: the transformed
@@ -238,13 +313,22 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
     Parameters
     ----------
     data : array_like or DataFrame of shape (n, p)
-        Complete numeric rows (drop incomplete ones first, e.g. ``data.dropna()``).
+        Numeric rows. ROBPCA needs complete rows (drop incomplete ones first, e.g.
+        ``data.dropna()``); MacroPCA takes missing cells (NaN) and imputes them.
     n_components : int, optional
         Number of components ``k``; default: rrcov's rule (components up to an eigenvalue
         below 0.001 of the largest, at most ``kmax``, then the fewest reaching 80% of the
-        robust variance).
-    h : float, default=0.75
-        Fraction of rows in the h-subsets (rrcov's ``alpha``); at least half.
+        robust variance; for MacroPCA, of the initial h-subset's variance, the number
+        cellWise's ``MacroPCA(k = 0)`` suggests).
+    method : {"robpca", "macropca"}, default="robpca"
+        ``"robpca"``: ROBPCA, for complete rows with rowwise outliers. ``"macropca"``:
+        MacroPCA, which also detects outlying cells (DDC, Rousseeuw & Van den Bossche 2018)
+        and handles missing ones, with cellWise's defaults; it divides each variable by a
+        robust scale first, and its results (scores, distances, cut-offs at the 0.99
+        quantiles) are on that scale.
+    h : float, optional
+        Fraction of rows in the h-subsets (rrcov's and cellWise's ``alpha``); at least half.
+        Default 0.75 for ROBPCA, 0.5 for MacroPCA (each package's default).
     kmax : int, default=10
         Most components considered.
     random_state : int, default=0
@@ -257,12 +341,16 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
     Raises
     ------
     BoxCoxError
-        Missing or non-numeric values, ``n_components`` or ``h`` out of range.
+        Non-numeric values, missing values (ROBPCA), an unknown ``method``, fewer than 1000
+        rows (MacroPCA: its DetMCD step follows robustbase's large-sample scale),
+        ``n_components`` or ``h`` out of range.
 
     Notes
     -----
-    With few variables (rank ``<= min(n/5, kmax)``, as in the paper's DPOSS data) ROBPCA is
-    the PCA of the reweighted MCD of the data; otherwise the projection stage (outlyingness
+    MacroPCA (:mod:`boxcoxstat.robust.macropca`) equals cellWise 2.5.3's ``MacroPCA`` on the
+    paper's DPOSS data (``tests/reference/macropca_reference.R``). ROBPCA: with few variables
+    (rank ``<= min(n/5, kmax)``, as in the paper's DPOSS data) ROBPCA is the PCA of the
+    reweighted MCD of the data; otherwise the projection stage (outlyingness
     over rrcov's deterministic directions, C-steps, the MCD in the k-dimensional subspace).
     The MCD's subset is searched from deterministic and random starts
     (:mod:`boxcoxstat.robust.mcd`), which is not certain to find the smallest determinant
@@ -276,6 +364,9 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
       robust principal component analysis. Technometrics 47, 64-79.
     - Raymaekers, J. and Rousseeuw, P. J. (2021). Transforming variables to central normality.
       Machine Learning 113, 4953-4975.
+    - Hubert, M., Rousseeuw, P. J. and Van den Bossche, W. (2019). MacroPCA: an all-in-one
+      PCA method allowing for missing values as well as cellwise and rowwise outliers.
+      Technometrics 61, 459-473.
 
     Examples
     --------
@@ -283,26 +374,43 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
     >>> x = np.random.default_rng(1).standard_normal((100, 3)) @ np.diag([3.0, 1.0, 0.1])
     >>> bcs.robust_pca(x, n_components=2).explained_variance_ratio.round(2).tolist()
     [0.91, 0.09]
+
+    MacroPCA flags single cells and takes missing ones:
+
+    >>> i = np.arange(1, 1201)
+    >>> t = np.column_stack([np.sin(i), np.cos(1.3 * i)])
+    >>> x = t @ np.array([[1.0, 1.0, 0.0, 2.0], [0.0, 1.0, 1.0, -1.0]])
+    >>> x = x + 0.05 * np.cos(np.outer(i, [3.0, 5.0, 7.0, 11.0]))
+    >>> x[5, 2], x[7, 0] = 9.0, np.nan
+    >>> pca = bcs.robust_pca(x, 2, method="macropca")
+    >>> (5, 'x2') in pca.outlying_cells, 5 in pca.outliers
+    (True, True)
     """
     if isinstance(n_components, bool) or not (
             n_components is None or isinstance(n_components, (int, np.integer))
             and n_components >= 1):
         raise BoxCoxError(f"n_components must be a positive integer or None, got "
                           f"{n_components!r}")
+    if method not in ("robpca", "macropca"):
+        raise BoxCoxError(f"method must be 'robpca' or 'macropca', got {method!r}")
+    if h is None:
+        h = 0.75 if method == "robpca" else 0.5
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not 0.5 <= h <= 1:
         raise BoxCoxError(f"h must lie in [0.5, 1], got {h!r}")
     if isinstance(kmax, bool) or not isinstance(kmax, (int, np.integer)) or kmax < 1:
         raise BoxCoxError(f"kmax must be a positive integer, got {kmax!r}")
+    k = None if n_components is None else int(n_components)
+    if method == "macropca":
+        return _macropca_result(data, k, float(h), int(kmax))
     cols = as_columns(data, family="yeojohnson", missing="drop", min_n=3)
     x = cols.values
     if np.isnan(x).any():
         i, j = np.argwhere(np.isnan(x))[0]
         raise BoxCoxError(f"robust_pca needs complete rows, but column {cols.names[j]!r} is "
                           f"missing at row {cols.row_label(int(i))!r}; drop incomplete rows "
-                          "first (e.g. data.dropna())")
+                          "first (e.g. data.dropna()), or use method='macropca'")
     n = x.shape[0]
-    fit = robpca(x, None if n_components is None else int(n_components), h=float(h),
-                 kmax=int(kmax), random_state=int(random_state))
+    fit = robpca(x, k, h=float(h), kmax=int(kmax), random_state=int(random_state))
     out = (fit.score_distances > fit.sd_cutoff) | (
         (fit.od_cutoff > 0) & (fit.orthogonal_distances > fit.od_cutoff))
     rows = np.flatnonzero(out)
@@ -315,4 +423,52 @@ def robust_pca(data: Any, n_components: int | None = None, *, h: float = 0.75,
         method=fit.method, layout=cols.layout, flagged={"rows": labels},
         scores_matrix=fit.scores, sd_values=fit.score_distances,
         od_values=fit.orthogonal_distances, index=cols.index,
+    )
+
+
+MACRO_MIN_ROWS = 1000
+
+
+def _macropca_result(data: Any, k: int | None, alpha: float, kmax: int) -> RobustPCAResult:
+    """``robust_pca(..., method="macropca")``: checks, :func:`.macropca.macropca`, labels."""
+    cols = as_columns(data, family="yeojohnson", missing="drop", min_n=3)
+    x = cols.values
+    n, d = x.shape
+    if d < 2:
+        raise BoxCoxError("MacroPCA needs at least 2 columns")
+    if n < MACRO_MIN_ROWS:
+        raise BoxCoxError(f"method='macropca' needs at least {MACRO_MIN_ROWS} rows (its DetMCD "
+                          "step follows robustbase's scale for n >= 1000, the only branch "
+                          f"implemented); got {n}. Use method='robpca' for smaller data")
+    seen = np.isfinite(x)
+    for j in range(d):
+        if seen[:, j].sum() < n / 2:
+            raise BoxCoxError(f"column {cols.names[j]!r} is missing in more than half of the "
+                              "rows; MacroPCA needs at least half of each column (drop it)")
+    bad = np.flatnonzero(seen.sum(axis=1) < d / 2)
+    if bad.size:
+        raise BoxCoxError(f"row {cols.row_label(int(bad[0]))!r} is missing in more than half "
+                          f"of its cells ({bad.size} such rows); MacroPCA needs at least half "
+                          "of each row (drop them first)")
+    try:
+        fit = macropca(x, k, alpha=alpha, kmax=kmax)
+    except ValueError as err:  # DetMCD: more than h rows on a hyperplane
+        raise BoxCoxError(f"MacroPCA failed: {err}; the data have too many identical or "
+                          "collinear rows") from None
+    out = (fit.score_distances > fit.sd_cutoff) | (
+        (fit.od_cutoff > 0) & (fit.orthogonal_distances > fit.od_cutoff))
+
+    def label(i: int) -> Any:
+        return int(i) if cols.index is None else _plain(cols.index[i])
+
+    rows = [label(int(i)) for i in np.flatnonzero(out)]
+    cells = [[label(int(i)), cols.names[j]] for i, j in np.argwhere(fit.flagged_cells)]
+    return RobustPCAResult(
+        names=tuple(cols.names), center_values=fit.center, loadings_matrix=fit.loadings,
+        eigenvalue_values=fit.eigenvalues, all_eigenvalues=fit.all_eigenvalues,
+        sd_cutoff=fit.sd_cutoff, od_cutoff=fit.od_cutoff, h=fit.h, rank=fit.rank, nobs=n,
+        method=f"MacroPCA (DDC, projection pursuit, {fit.iterations} iterations, DetMCD)",
+        layout=cols.layout, flagged={"rows": rows, "cells": cells},
+        scale_values=fit.scale, scores_matrix=fit.scores, sd_values=fit.score_distances,
+        od_values=fit.orthogonal_distances, index=cols.index, resid_matrix=fit.std_resid,
     )

@@ -169,3 +169,63 @@ def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
     if own:
         axes[0, 0].figure.tight_layout()
     return axes
+
+
+def plot_residual_map(result: Any, resid: Any, rows: Any = None, *, ax: Any = None,
+                      cutoff: float | None = None):
+    """MacroPCA's cellwise residual map (Hubert, Rousseeuw & Van den Bossche 2019, after
+    cellWise's ``cellMap``): one square per cell of the chosen rows, yellow when its
+    standardized residual is within ``cutoff`` (default ``sqrt(chi2_1(0.99))``), red above
+    and blue below (darker the further out), white when missing; rows beyond an outlier-map
+    cut-off are named in bold.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from scipy import stats
+
+    cut = float(np.sqrt(stats.chi2.ppf(0.99, 1))) if cutoff is None else float(cutoff)
+    if rows is None:
+        order = np.argsort(-np.asarray(result.od_values), kind="stable")[:30]
+        sub = resid.iloc[np.sort(order)]
+    else:
+        try:
+            sub = resid.loc[list(rows)]
+        except KeyError as err:
+            from .._validation import BoxCoxError
+
+            raise BoxCoxError(f"plot_residual_map: no fitted row {err}; pass row labels "
+                              "(positions for NumPy input)") from None
+    r = sub.to_numpy(dtype=float)
+    # levels: 0 missing, 1 within, 2..4 above (mild to extreme), 5..7 below
+    level = np.ones(r.shape)
+    a = np.abs(np.nan_to_num(r))
+    grade = np.where(a > 3 * cut, 2, np.where(a > 2 * cut, 1, 0))
+    level = np.where(np.nan_to_num(r) > cut, 2 + grade, level)
+    level = np.where(np.nan_to_num(r) < -cut, 5 + grade, level)
+    level[np.isnan(r)] = 0
+    cmap = ListedColormap(["white", "#f2e98a", "#f4a582", "#d6604d", "#8b0000",
+                           "#92c5de", "#4393c3", "#08306b"])
+    own = ax is None
+    if own:
+        _, ax = plt.subplots(figsize=(0.5 * r.shape[1] + 2.5, 0.22 * r.shape[0] + 1.5))
+    ax.imshow(level, cmap=cmap, vmin=0, vmax=7, aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(r.shape[1]))
+    ax.set_xticklabels(list(sub.columns), rotation=90, fontsize=8)
+    ax.set_yticks(range(r.shape[0]))
+    flagged = {str(v) for v in result.outliers}
+    ax.set_yticklabels([str(v) for v in sub.index], fontsize=7)
+    for tick, name in zip(ax.get_yticklabels(), sub.index, strict=True):
+        if str(name) in flagged:
+            tick.set_fontweight("bold")
+    ax.set_xticks(np.arange(-0.5, r.shape[1]), minor=True)
+    ax.set_yticks(np.arange(-0.5, r.shape[0]), minor=True)
+    ax.grid(which="minor", color="white", lw=0.5)
+    ax.tick_params(which="minor", length=0)
+    ax.set_title("Cellwise residual map (red: above, blue: below the fit)", fontsize=10)
+    if own:
+        ax.figure.tight_layout()
+    return ax

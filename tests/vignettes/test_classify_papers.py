@@ -29,6 +29,8 @@ def test_blum_quick(tmp_path):
     assert "3.481" in text and "57.390" in text  # Table 5: Bayesian Basic, base (paper)
     assert "Table 2" in text and "85.9" in text  # random dataset, Bayesian before (paper)
     assert (tmp_path / "blum_figure2.png").stat().st_size > 1000
+    for n in (3, 4, 5):  # Figures 3-5: the schematic and the two-feature subsets
+        assert (tmp_path / f"blum_figure{n}.png").stat().st_size > 1000
 
 
 def test_bicego_quick(tmp_path):
@@ -40,6 +42,8 @@ def test_bicego_quick(tmp_path):
     # Figure 3(d): the Lipschitz constant at the corners, 5/31 and 80/31 by hand
     assert "from 0.161 at (1, 1) to 2.581 at (2, 2)" in text
     assert (tmp_path / "bicego_deformation.png").stat().st_size > 1000
+    for name in ("figure1", "figure2", "figure3abc", "curves"):  # Figures 1, 2, 3(a-c), 4-6
+        assert (tmp_path / f"bicego_{name}.png").stat().st_size > 1000
 
 
 def test_bicego_breast_csv_is_the_documented_file():

@@ -1,0 +1,1 @@
+"""Linear mixed models with an estimated response power (``bcs.lmer``)."""

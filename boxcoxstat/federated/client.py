@@ -13,7 +13,17 @@ from numpy.typing import ArrayLike, NDArray
 from .._input import to_matrix
 from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family
 from ..core.sample import Side
-from .messages import Frame, MomentsReply, Request, SetupReport
+from .messages import (
+    CountsReport,
+    CountsRequest,
+    Frame,
+    LambdaRequest,
+    MomentsReply,
+    PaperReply,
+    Request,
+    SetupReport,
+)
+from .paper import site_stats
 from .protocol import GlobalFrame, local_moments, local_sides
 
 __all__ = ["Client"]
@@ -37,7 +47,11 @@ class Client:
 
     Notes
     -----
-    The client answers three messages: :meth:`setup` (counts and min/max per side of one
+    Under the default ``protocol="minimal"`` (Xu & Cormode 2025, Algorithms 2-3) it answers
+    two messages: :meth:`counts` (its counts, the only thing sent at set-up) and
+    :meth:`answer` (``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``, at the
+    lambda asked). Under ``protocol="full"`` it answers three: :meth:`setup` (counts and
+    min/max per side of one
     column), :meth:`receive_frame` (the common reference of a column) and :meth:`respond`
     (moments at the requested lambdas). It computes the logs of a column's values once, when
     its frame arrives. The caller's data are copied.
@@ -125,3 +139,62 @@ class Client:
                                  self._frames[request.column])
         return MomentsReply("" if self.name is None else self.name, pos, neg, request.column,
                             request.round)
+
+    # ------------------------------------------------------------ the paper's protocol
+    def _finite(self, column: int) -> tuple[NDArray[np.float64], int]:
+        col = self._column(column)
+        miss = np.isnan(col)
+        return col[~miss], int(miss.sum())
+
+    def counts(self, request: CountsRequest) -> CountsReport:
+        """Set-up of a column under ``protocol="minimal"``: counts only (and the range where
+        the request asks for it, ``share_range=True``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boxcoxstat.federated import Client
+        >>> from boxcoxstat.federated.messages import CountsRequest
+        >>> rep = Client(np.array([1.0, 2.0, np.nan])).counts(CountsRequest("boxcox"))
+        >>> rep.n_pos, rep.n_missing, rep.value_range, rep.nbytes
+        (2, 1, None, 24)
+        """
+        column = request.column
+        x, n_missing = self._finite(column)
+        fam = normalize_family(request.family)
+        if self.name is None:
+            noun, label = "the client's column", str(column)
+        else:
+            noun = "client"
+            label = self.name if self.ncols == 1 else f"{self.name}, column {column}"
+        check_column(ColumnReport.of(x), label, family=fam if fam != "auto" else self.family,
+                     min_n=0, spread=False, noun=noun)
+        pos = x >= 0
+        return CountsReport(
+            client="" if self.name is None else self.name,
+            n_pos=int(pos.sum()), n_neg=int((~pos).sum()), n_missing=n_missing,
+            column=int(column), ncols=self.ncols, columns=self._names,
+            value_range=(float(x.min()), float(x.max())) if request.share_range and x.size
+            else None,
+            n_zero=int((x == 0).sum()) if fam == "auto" else None,
+        )
+
+    def answer(self, request: LambdaRequest) -> PaperReply:
+        """The paper's message at the lambda(s) of ``request`` (see
+        :class:`~boxcoxstat.federated.messages.PaperReply`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from boxcoxstat.federated import Client
+        >>> from boxcoxstat.federated.messages import LambdaRequest
+        >>> rep = Client(np.array([1.0, 2.0, 4.0])).answer(LambdaRequest("boxcox", (0.5,)))
+        >>> rep.n_pos, rep.n_neg, rep.nbytes  # c, n, mean, s: 4 numbers
+        (3, None, 32)
+        """
+        x, _ = self._finite(request.column)
+        fam = normalize_family(request.family, allow_auto=False)
+        c, n_pos, n_neg, mean, s = site_stats(x, fam, request.lmbda)
+        return PaperReply("" if self.name is None else self.name, c, n_pos,
+                          None if fam == "boxcox" else n_neg, tuple(mean.tolist()),
+                          tuple(s.tolist()), request.column, request.round)

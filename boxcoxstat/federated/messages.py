@@ -17,12 +17,16 @@ message                   direction  what it reveals
                                      lambda-derivative and the co-moment ``c2``
 ========================  =========  ===================================================
 
-A reply reveals what Xu & Cormode (2025, Algorithms 2-3) send -- ``(c, n, mean, s)`` of the
-transformed data, counts per sign -- plus two derivative moments in score rounds and the
-shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox data have one side. Under
-``protocol="minimal"`` a request carries the lambda only (the client derives the shift from
-the global ranges sent once in the :class:`Frame`) and a reply ``(n, c, mean, s)`` per side,
-the paper's four numbers.
+Those four are the full protocol's (``protocol="full"``). The default, the paper's protocol
+(:mod:`~boxcoxstat.federated.paper`), has four of its own: :class:`CountsRequest` (down, no
+numbers), :class:`CountsReport` (up, once per column: the three counts, no minimum or
+maximum), :class:`LambdaRequest` (down: lambda alone) and :class:`PaperReply` (up: Box-Cox
+``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``).
+
+Under the full protocol a reply reveals what Xu & Cormode (2025, Algorithms 2-3) send --
+``(c, n, mean, s)`` of the transformed data, counts per sign -- plus two derivative moments
+in score rounds and the shifted sum ``c - n * shift`` (redundant given the frame). Box-Cox
+data have one side.
 
 Labels -- the client's name, the column index, the number and names of the columns and the
 round number a reply must echo -- are not counted as numbers.
@@ -46,6 +50,10 @@ __all__ = [
     "Request",
     "SideStats",
     "MomentsReply",
+    "CountsRequest",
+    "CountsReport",
+    "LambdaRequest",
+    "PaperReply",
     "BYTES_PER_NUMBER",
     "MAX_DEPTH",
     "message_from_json",
@@ -184,6 +192,80 @@ class MomentsReply(_Message):
         return _build("MomentsReply", dict(doc))
 
 
+# ------------------------------------------------- the paper's protocol (the default)
+@dataclass(frozen=True)
+class CountsRequest(_Message):
+    """Set-up of a column under ``protocol="minimal"``: the family to check the values for,
+    and whether the client is asked for its range (``share_range=True``, an opt-in)."""
+
+    family: str
+    column: int = 0
+    share_range: bool = False
+
+
+@dataclass(frozen=True)
+class CountsReport(_Message):
+    """Set-up under ``protocol="minimal"``: counts only (no minimum, no maximum).
+
+    ``n_pos``/``n_neg`` count the values with x >= 0 and x < 0 (Box-Cox: all in ``n_pos``),
+    ``n_missing`` the missing ones. ``value_range`` is ``(min, max)`` of the client's column
+    only when the server asked for it (``share_range=True``, an explicit opt-in that the
+    summary reports).
+    """
+
+    client: str
+    n_pos: int
+    n_neg: int
+    n_missing: int
+    column: int = 0
+    ncols: int = 1
+    columns: tuple[str, ...] | None = None
+    value_range: tuple[float, float] | None = None
+    n_zero: int | None = None  # values equal to 0 (sent under family="auto" only)
+
+
+@dataclass(frozen=True)
+class LambdaRequest(_Message):
+    """One round of the paper's protocol: the lambda(s) alone (one per round while lambda
+    is sought; the two ends of the profile interval in its rounds)."""
+
+    family: str
+    lmbda: tuple[float, ...]
+    column: int = 0
+    round: int = 0
+
+    def __post_init__(self) -> None:
+        v = self.lmbda
+        if isinstance(v, list) or hasattr(v, "__array__"):
+            object.__setattr__(self, "lmbda", tuple(v))
+
+
+@dataclass(frozen=True)
+class PaperReply(_Message):
+    """A client's answer in the paper's protocol, per lambda of the request.
+
+    Box-Cox (Xu & Cormode 2025, Algorithm 2): ``(c, n, mean, s)`` with ``c`` the sum of
+    ``log x``, ``n`` the count (``n_pos``; ``n_neg`` is ``None``), ``mean`` and ``s`` the mean
+    and sum of squared deviations of the client's transformed values. Yeo-Johnson (Algorithm
+    3): ``(c, n_pos, n_neg, mean, s)`` with ``c`` the sum of ``sign(x) log(1 + |x|)``. A
+    client whose values are all on one side sends the moments of ``expm1(k d)/k``, ``d`` the
+    log-ratio of its bases to their geometric mean ``exp(c/n)`` (which the server derives
+    from ``c`` and ``n``: nothing more is revealed); a mixed-sign client those of
+    ``psi_YJ(lambda, x)`` itself, as Algorithm 3 does. ``NaN`` for both ``mean`` and ``s`` at
+    a lambda where the client's transformed values overflow float64 (the server then treats
+    the NLL there as infinite).
+    """
+
+    client: str
+    c: float
+    n_pos: int
+    n_neg: int | None
+    mean: tuple[float, ...]
+    s: tuple[float, ...]
+    column: int = 0
+    round: int = 0
+
+
 # ----------------------------------------------------------------------- parsing
 # what each field of each message must hold on the wire
 _SCHEMA: dict[str, dict[str, str]] = {
@@ -198,9 +280,19 @@ _SCHEMA: dict[str, dict[str, str]] = {
                   "s": "numbers", "mean_chi": "numbers", "c2": "numbers"},
     "MomentsReply": {"client": "str", "pos": "side?", "neg": "side?", "column": "count?",
                      "round": "count?"},
+    "CountsRequest": {"family": "str", "column": "count?", "share_range": "bool"},
+    "CountsReport": {"client": "str", "n_pos": "count", "n_neg": "count", "n_missing": "count",
+                     "column": "count?", "ncols": "count?", "columns": "names?",
+                     "value_range": "range?", "n_zero": "count?"},
+    "LambdaRequest": {"family": "str", "lmbda": "numbers", "column": "count?",
+                      "round": "count?"},
+    "PaperReply": {"client": "str", "c": "number", "n_pos": "count", "n_neg": "count?",
+                   "mean": "numbers", "s": "numbers", "column": "count?", "round": "count?"},
 }
 _CLASSES: dict[str, type] = {c.__name__: c for c in (SetupReport, Frame, Request, SideStats,
-                                                     MomentsReply)}
+                                                     MomentsReply, CountsRequest, CountsReport,
+                                                     LambdaRequest,
+                                                     PaperReply)}
 
 
 def _is_number(v: Any) -> bool:
@@ -262,7 +354,7 @@ def _build(kind: str, doc: dict[str, Any], prefix: str = "") -> Any:
     for name, k in schema.items():
         if name not in doc:
             if k.endswith("?") and name in ("column", "ncols", "columns", "round", "pos_range",
-                                            "neg_range"):
+                                            "neg_range", "value_range", "n_neg", "n_zero"):
                 continue  # optional on the wire (defaults of the record)
             raise BoxCoxError(f"malformed message: {kind} lacks the field {prefix + name!r}")
         args[name] = _field(k, prefix + name, doc[name])
@@ -333,7 +425,8 @@ def message_from_json(text: str) -> Any:
     kind = doc.get("type")
     if kind not in _CLASSES or kind == "SideStats":
         raise BoxCoxError(f"malformed message: field 'type' is {kind!r}, not one of "
-                          "'SetupReport', 'Frame', 'Request', 'MomentsReply'")
+                          "'SetupReport', 'Frame', 'Request', 'MomentsReply', 'CountsRequest', "
+                          "'CountsReport', 'LambdaRequest', 'PaperReply'")
     return _build(kind, doc)
 
 

@@ -25,8 +25,10 @@ from ..core.solve import OPTIMIZERS, Solution, solve
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client
+from .coordinator import DEFAULT_MAX_MESSAGE_BYTES, Coordinator, LocalTransport
 from .influence import DEFAULT_SCREEN, check_screen, describe, merge_flags, screen_column
-from .server import DEFAULT_TIMEOUT, PROTOCOLS, ClientDropped, Server
+from .paper import solution
+from .server import DEFAULT_TIMEOUT, PROTOCOLS, ClientDropped, Server, check_timeout, client_label
 
 __all__ = ["fit", "nll_curve", "build_result", "fit_column", "ColumnFit", "check_ymax"]
 
@@ -185,10 +187,13 @@ def fit(
     optimizer: Literal["score", "brent", "grid"] | None = None,
     grid: int = 1000,
     on_bad_client: Literal["raise", "drop"] = "raise",
-    protocol: Literal["full", "minimal"] = "full",
+    protocol: Literal["full", "minimal"] = "minimal",
     timeout: float | None = DEFAULT_TIMEOUT,
     screen: float | None = DEFAULT_SCREEN,
     on_influential: Literal["report", "drop"] = "report",
+    deadline: float | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    share_range: bool = False,
 ) -> PowerTransformResult:
     """Maximum-likelihood lambda of data split across sites that cannot pool it.
 
@@ -212,11 +217,11 @@ def fit(
         on which every ``|psi(lambda, x)| <= ymax`` (Lambert W inverse of the global min and
         max, Xu & Cormode 2025), as ``boxcoxstat.fit(x, ymax=...)`` does.
     optimizer : {"score", "brent", "grid"}, optional
-        ``"score"`` (the default of ``protocol="full"``): bracketing root finder on the
-        score, one lambda per round; ``"brent"`` (the default, and the only choice, of
-        ``protocol="minimal"``): the paper's Brent minimiser on NLL values (about 1e-8
-        relative); ``"grid"``: ``grid`` lambdas per round (section 7), fewer rounds, larger
-        messages.
+        ``protocol="full"`` only (the paper's protocol has its own search, see
+        :mod:`boxcoxstat.federated.paper`): ``"score"`` (its default), a bracketing root
+        finder on the score, one lambda per round; ``"brent"``: the paper's Brent minimiser
+        on NLL values (about 1e-8 relative); ``"grid"``: ``grid`` lambdas per round (section
+        7), fewer rounds, larger messages.
     grid : int, default=1000
         Lambdas per round for ``optimizer="grid"``.
     on_bad_client : {"raise", "drop"}, default="raise"
@@ -224,10 +229,14 @@ def fit(
         or sends a message failing the checks (types, finiteness, consistency with its
         declared counts and ranges, see :mod:`boxcoxstat.federated.checks`): stop with an
         error naming it, or leave it out and list it in ``result.federated["dropped"]``.
-    protocol : {"full", "minimal"}, default="full"
-        ``"minimal"``: the paper's messages (Algorithms 2-3): a request carries one lambda,
-        a reply ``(n, c, mean, s)`` per side; lambda by Brent on NLL values. The standard
-        error, interval and tests then take a few rounds of the full messages.
+    protocol : {"minimal", "full"}, default="minimal"
+        ``"minimal"``: the paper's protocol (Xu & Cormode 2025, Algorithms 2-3): counts only
+        at set-up, then per round lambda alone down and ``(c, n, mean, s)`` up (Yeo-Johnson
+        ``(c, n_pos, n_neg, mean, s)``); lambda to about 1e-12 of the central MLE in at
+        most about 25 rounds (Brent's search, then a Newton step on the score from five NLL
+        values); SE, tests and influence screen in no extra round, the interval in 4-6
+        rounds of two lambdas. ``"full"``: ranges at set-up, derivative moments, the checks
+        against the declared ranges and ``optimizer=``.
     timeout : float or None, default=60
         Seconds each client may take per call (``None``: wait for ever).
     screen : float or None, default=3.0
@@ -243,6 +252,17 @@ def fit(
         Flagged clients are listed in ``result.federated["influential"]`` (label -> effect
         in standard errors) and the summary; ``"drop"`` also leaves them out (listed in
         ``"dropped"`` with the effect) and fits the others afresh.
+    deadline : float or None, default=None
+        Seconds the whole fit may take (then a :class:`~boxcoxstat.BoxCoxError`);
+        ``protocol="minimal"``.
+    max_message_bytes : int, default=65536
+        Largest reply accepted on the wire (JSON bytes); a larger one is refused before it
+        is parsed and its client named or dropped. ``protocol="minimal"``.
+    share_range : bool, default=False
+        ``protocol="minimal"``: ask every client for its minimum and maximum at set-up (an
+        opt-in the result reports), so ``ymax`` uses the global range; without it ``ymax``
+        uses the outer range that round 1 proves (Samuelson's inequality), a safe, more
+        cautious bound.
 
     Returns
     -------
@@ -250,7 +270,10 @@ def fit(
         With the 95% profile interval, standard error and LR tests at 0 and 1 computed in
         extra rounds, and ``federated`` = ``{"clients", "dropped", "influential", "screen",
         "rounds", "fit_rounds", "screen_rounds", "evaluations", "bytes_up", "bytes_down",
-        "optimizer", "protocol", "unit"}`` (shown in the summary). Clients are named by the
+        "optimizer", "protocol", "unit"}`` (shown in the summary) and, under the paper's
+        protocol, ``"messages"`` (every exchange: column, round, kind, numbers down and up by
+        client), ``"by_kind"``, ``"revealed"`` (numbers each client sent and received),
+        ``"setup"``, ``"interval_rounds"``, ``"ymax_range"``. Clients are named by the
         server: ``"#<i>"``, their place in ``clients`` (from 0), and their name where they
         have one, so equal or missing names never merge.
 
@@ -262,10 +285,13 @@ def fit(
 
     Notes
     -----
-    What each message reveals is listed in :mod:`boxcoxstat.federated.messages`: counts and
-    the min/max of each side once, then per lambda the count, sum of log-ratios and the
-    mean and sum of squared deviations of the scaled transform (plus, under the full
-    protocol, two derivative moments).
+    What each message reveals is listed in :mod:`boxcoxstat.federated.messages`. Under the
+    paper's protocol (the default): counts once, then per lambda Algorithm 2's ``(c, n,
+    mean, s)`` or Algorithm 3's ``(c, n_pos, n_neg, mean, s)``; under the full protocol:
+    counts and the min/max of each side once, then per lambda and side the count, sum of
+    log-ratios, mean and sum of squared deviations of the scaled transform and two
+    derivative moments. The same server runs on Flower
+    (:mod:`boxcoxstat.federated.flower`).
 
     Examples
     --------
@@ -282,16 +308,25 @@ def fit(
     """
     fam = normalize_family(family)
     check_option("protocol", protocol, PROTOCOLS)
-    if optimizer is None:
-        optimizer = "brent" if protocol == "minimal" else "score"
-    check_option("optimizer", optimizer, OPTIMIZERS)
-    if protocol == "minimal" and optimizer != "brent":
-        raise BoxCoxError(f"protocol='minimal' sends NLL values only; optimizer={optimizer!r} "
-                          "needs the score: use optimizer='brent' or protocol='full'")
     check_option("on_bad_client", on_bad_client, ("raise", "drop"))
     check_option("on_influential", on_influential, ("report", "drop"))
     ymax = check_ymax(ymax)
     threshold = check_screen(screen)
+    if protocol == "minimal":
+        if optimizer is not None:
+            raise BoxCoxError(f"optimizer={optimizer!r} applies to protocol='full'; the "
+                              "paper's protocol (the default) has its own search from NLL "
+                              "values (see boxcoxstat.federated.paper)")
+        return _fit_minimal(clients, fam, ymax=ymax, on_bad_client=on_bad_client,
+                            timeout=timeout, screen=threshold, on_influential=on_influential,
+                            deadline=deadline, max_message_bytes=max_message_bytes,
+                            share_range=share_range)
+    if share_range:
+        raise BoxCoxError("share_range applies to protocol='minimal' (the full protocol "
+                          "always sends the ranges)")
+    if optimizer is None:
+        optimizer = "score"
+    check_option("optimizer", optimizer, OPTIMIZERS)
     server = Server(_wrap(clients, fam), "yeojohnson" if fam == "auto" else fam, on_bad_client,
                     timeout=timeout, protocol=protocol)
     state = _Screening(threshold, on_influential, (len(server.clients) - 1) // 2)
@@ -315,6 +350,82 @@ def fit(
                             "protocol": protocol, "unit": "clients", "screen": threshold,
                             "influential": state.found, "screen_rounds": state.rounds}
     return build_result(names, layout, fam, fits, n_missing, info, ymax)
+
+
+def check_limits(deadline: Any, max_message_bytes: Any) -> tuple[float | None, int]:
+    """``deadline``: ``None`` or positive seconds; ``max_message_bytes``: an integer >= 256."""
+    if deadline is not None:
+        if (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+                or not np.isfinite(deadline) or deadline <= 0):
+            raise BoxCoxError(f"deadline must be a positive number of seconds or None, got "
+                              f"{deadline!r}")
+        deadline = float(deadline)
+    if (isinstance(max_message_bytes, bool) or not isinstance(max_message_bytes,
+                                                              (int, np.integer))
+            or max_message_bytes < 256):
+        raise BoxCoxError(f"max_message_bytes must be an integer >= 256, got "
+                          f"{max_message_bytes!r}")
+    return deadline, int(max_message_bytes)
+
+
+def fit_with(coordinator: Coordinator, family: str, *, ymax: float | None,
+             screen: float | None, on_influential: str) -> PowerTransformResult:
+    """Run the paper's protocol with ``coordinator`` (any transport) and build the result."""
+    outs, flagged = coordinator.fit(family, ymax=ymax, screen=screen,
+                                    on_influential=on_influential)
+    fits = []
+    for o in outs:
+        f = o.fit
+        inf = {k: np.array([getattr(f, k)]) for k in ("bse", "lower", "upper", "lr0", "lr1")}
+        fits.append(ColumnFit(solution(f), inf, o.family, o.reason, o.lmbda_used, o.llf,
+                              o.limits, f.nobs, f.fit_rounds))
+    p = len(fits)
+    names = (list(coordinator.names) if coordinator.names is not None
+             else ["x"] if p == 1 else [f"x{j}" for j in range(p)])
+    layout = ("array1d" if coordinator.names is None else "series") if p == 1 else (
+        "array2d" if coordinator.names is None else "frame")
+    info = coordinator.info() | {
+        "fit_rounds": sum(o.fit.fit_rounds for o in outs),
+        "interval_rounds": sum(o.fit.infer_rounds for o in outs),
+        "screen_rounds": 0, "optimizer": "brent+polish", "protocol": "minimal",
+        "unit": "clients", "screen": screen, "influential": flagged,
+        "ymax_range": sorted({o.range_source for o in outs if o.range_source}),
+    }
+    return build_result(names, layout, family, fits, [o.n_missing for o in outs], info, ymax)
+
+
+def _fit_minimal(clients: Sequence[Any], fam: str, *, ymax: float | None, on_bad_client: str,
+                 timeout: Any, screen: float | None, on_influential: str, deadline: Any,
+                 max_message_bytes: Any, share_range: bool) -> PowerTransformResult:
+    timeout = check_timeout(timeout)
+    deadline, max_bytes = check_limits(deadline, max_message_bytes)
+    wrapped = _wrap(clients, fam)
+    labels, kept = [], []
+    seen: dict[int, str] = {}
+    dropped: dict[str, str] = {}
+    for i, c in enumerate(wrapped):
+        lab = client_label(i, c)
+        if id(c) in seen:
+            why = f"is the same object as client {seen[id(c)]!r}; pass each client once"
+            if on_bad_client == "raise":
+                raise BoxCoxError(f"client {lab!r} {why}")
+            dropped[lab] = why
+            continue
+        if not (hasattr(c, "counts") and hasattr(c, "answer")):
+            raise BoxCoxError(f"client {lab!r} does not speak the paper's protocol (it has no "
+                              "counts/answer methods); pass protocol='full'")
+        seen[id(c)] = lab
+        labels.append(lab)
+        kept.append(c)
+    transport = LocalTransport(kept, labels)
+    coord = Coordinator(transport, on_bad_client=on_bad_client, timeout=timeout,
+                        deadline=deadline, max_message_bytes=max_bytes,
+                        share_range=bool(share_range))
+    coord.tally.dropped.update(dropped)
+    try:
+        return fit_with(coord, fam, ymax=ymax, screen=screen, on_influential=on_influential)
+    finally:
+        transport.close()
 
 
 @dataclass

@@ -755,6 +755,12 @@ class PowerTransformResult(ColumnTransforms):
             if "bytes_up" in fed:
                 cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
             notes.append(f"Fitted without pooling the data: {cost}.")
+            kinds = fed.get("by_kind")
+            if isinstance(kinds, list) and kinds:  # the paper's protocol: what travelled
+                notes.append("Messages (numbers per client): " + "; ".join(
+                    f"{k.get('kind')} x{k.get('rounds')}: {k.get('down')} down, "
+                    f"{k.get('up_per_client')} up" for k in kinds if isinstance(k, dict))
+                    + f"; set-up revealed {fed.get('setup', 'counts only')}.")
             flagged = fed.get("influential") or {}
             bad = [d for d in fed.get("dropped") or () if d not in flagged]
             if bad:

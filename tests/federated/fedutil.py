@@ -12,3 +12,13 @@ def rel(a, b):
 def sites():
     rng = np.random.default_rng(5)
     return [rng.lognormal(size=40) for _ in range(4)]
+
+
+def fit_full(*args, **kwargs):
+    """``bcs.federated.fit`` with the full protocol (ranges at set-up, derivative moments),
+    whose checks, optimizers and adversarial accuracy these tests exercise; the paper's
+    protocol (the default) has its own tests (test_paper.py)."""
+    import boxcoxstat as bcs
+
+    kwargs.setdefault("protocol", "full")
+    return bcs.federated.fit(*args, **kwargs)

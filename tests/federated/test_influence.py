@@ -20,6 +20,7 @@ from boxcoxstat import BoxCoxError
 from boxcoxstat.federated import Client, Server
 from boxcoxstat.federated.influence import _effects
 
+from .fedutil import fit_full
 from .fedutil import rel as _rel
 
 
@@ -46,6 +47,18 @@ class ClaimsRows(Client):
             rep, pos=None if rep.pos is None else _scaled(rep.pos, self.k),
             neg=None if rep.neg is None else _scaled(rep.neg, self.k))
 
+    # the paper's protocol: k copies of its values have k times c, the counts and s
+    def counts(self, request):
+        rep = super().counts(request)
+        return dataclasses.replace(rep, n_pos=rep.n_pos * self.k, n_neg=rep.n_neg * self.k)
+
+    def answer(self, request):
+        rep = super().answer(request)
+        return dataclasses.replace(
+            rep, c=rep.c * self.k, n_pos=rep.n_pos * self.k,
+            n_neg=None if rep.n_neg is None else rep.n_neg * self.k,
+            s=tuple(v * self.k for v in rep.s))
+
 
 def _honest():
     rng = np.random.default_rng(1)
@@ -69,12 +82,12 @@ def test_clients_claiming_rows_are_left_out_gh27(claims):
     central = bcs.fit(np.concatenate(honest))
     # before (the default report): lambda is moved by many standard errors, and the
     # liars are named with their effects
-    seen = bcs.federated.fit(clients)
+    seen = fit_full(clients)
     assert abs(seen.lmbda - central.lmbda) > 6 * central.bse.iloc[0]
     assert sorted(seen.federated["influential"]) == liars
     assert all(v > 6 for v in seen.federated["influential"].values())
     assert seen.federated["dropped"] == {}
-    fed = bcs.federated.fit(clients, on_influential="drop")
+    fed = fit_full(clients, on_influential="drop")
     assert sorted(fed.federated["dropped"]) == liars
     assert all("influential" in why for why in fed.federated["dropped"].values())
     assert fed.federated["clients"] == 10
@@ -90,7 +103,7 @@ def test_report_keeps_the_flagged_client_gh27():
     honest = _honest()
     liar = _poison(0)
     clients = [Client(h) for h in honest] + [ClaimsRows(liar, 10)]
-    fed = bcs.federated.fit(clients)
+    fed = fit_full(clients)
     assert list(fed.federated["influential"]) == ["#10"]
     assert 6 < fed.federated["influential"]["#10"] < 8  # 6.83 measured
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(honest + [liar] * 10)).lmbda) < 1e-9
@@ -101,11 +114,11 @@ def test_report_keeps_the_flagged_client_gh27():
 
 
 def test_honest_clients_are_not_flagged():
-    fed = bcs.federated.fit(_honest())
+    fed = fit_full(_honest())
     assert fed.federated["influential"] == {}
     assert fed.federated["screen"] == 3.0
     assert 0 < fed.federated["screen_rounds"] <= 15
-    off = bcs.federated.fit(_honest(), screen=None)
+    off = fit_full(_honest(), screen=None)
     assert off.federated["screen_rounds"] == 0 and off.federated["screen"] is None
     assert off.federated["rounds"] == fed.federated["rounds"] - fed.federated["screen_rounds"]
 
@@ -147,17 +160,18 @@ def test_screen_with_the_minimal_protocol_and_two_columns():
     bad = np.column_stack([np.exp(rng.uniform(np.log(hi) - 0.3, np.log(hi), 80)),
                            rng.gamma(3.0, size=80)])
     clients = [Client(x) for x in X] + [ClaimsRows(bad, 100)]
-    fed = bcs.federated.fit(clients, protocol="minimal", on_influential="drop")
+    fed = fit_full(clients, protocol="minimal", on_influential="drop")
     assert list(fed.federated["dropped"]) == ["#6"]
     assert "column 'x0'" in fed.federated["dropped"]["#6"]
     mem = bcs.fit(np.vstack(X))
-    # Brent on NLL values under the minimal protocol: about 1e-8 relative (test_hostile.py)
-    assert np.max(np.abs(fed.lmbda - mem.lmbda) / np.abs(mem.lmbda)) < 1e-6
+    # the paper's protocol with its polish: the score's root to about 1e-12 (test_paper.py)
+    assert np.max(np.abs(fed.lmbda - mem.lmbda) / np.abs(mem.lmbda)) < 1e-10
+    assert fed.federated["screen_rounds"] == 0  # the screen reuses the polish's moments
 
 
 def test_two_clients_are_not_screened():
     sites = _honest()[:2]
-    fed = bcs.federated.fit(sites)
+    fed = fit_full(sites)
     assert fed.federated["screen_rounds"] == 0 and fed.federated["influential"] == {}
 
 
@@ -169,7 +183,7 @@ def test_two_clients_are_not_screened():
 ])
 def test_screen_options_are_checked(option, value, match):
     with pytest.raises(BoxCoxError, match=match):
-        bcs.federated.fit(_honest()[:3], **{option: value})
+        fit_full(_honest()[:3], **{option: value})
 
 
 def test_a_subset_that_cannot_be_evaluated_does_not_end_the_fit_gh27():
@@ -178,5 +192,5 @@ def test_a_subset_that_cannot_be_evaluated_does_not_end_the_fit_gh27():
     BoxCoxError of that one subset ended the whole federated fit. That subset's influence is
     now not measurable, and the fit equals the central one (1e-9: the same likelihood)."""
     x = np.array([7.063121755224181, 40.0, 40.0, 40.0, 40.0, 43.9366798753442])
-    fed = bcs.federated.fit(np.array_split(x, 3))
-    np.testing.assert_allclose(fed.lmbda, bcs.fit(x).lmbda, rtol=1e-9)
+    for fed in (fit_full(np.array_split(x, 3)), bcs.federated.fit(np.array_split(x, 3))):
+        np.testing.assert_allclose(fed.lmbda, bcs.fit(x).lmbda, rtol=1e-9)

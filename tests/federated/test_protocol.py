@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import boxcoxstat as bcs
 from tests import mpref
 
+from .fedutil import fit_full
 from .fedutil import rel as _rel
 
 YJ_CASES = [
@@ -36,7 +37,7 @@ def test_yeojohnson_positive_negative_and_mixed_clients(x):
     assert (False, False) in kinds  # mixed clients
     if min((y < 0).sum(), (y >= 0).sum()) >= 2:
         assert kinds == {(True, False), (False, True), (False, False)}
-    fed = bcs.federated.fit(clients, family="yeojohnson")
+    fed = fit_full(clients, family="yeojohnson")
     mem = bcs.fit(np.concatenate(clients), family="yeojohnson")
     assert _rel(fed.lmbda, mem.lmbda) < 1e-10
     assert fed.federated["fit_rounds"] <= 30
@@ -68,6 +69,6 @@ def test_random_splits_match_in_memory(seed, n, family, kind, k):
     cuts = np.sort(rng.choice(np.arange(1, n), size=min(k, n - 1) - 1, replace=False))
     clients = np.split(rng.permutation(x), cuts)
     mem = bcs.fit(x, family=family)
-    fed = bcs.federated.fit(clients, family=family)
+    fed = fit_full(clients, family=family)
     assert abs(fed.lmbda - mem.lmbda) <= 1e-9 * max(1.0, abs(mem.lmbda))
     assert np.isfinite(fed.llf)

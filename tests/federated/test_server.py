@@ -13,6 +13,7 @@ import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
 from boxcoxstat.federated import Client
 
+from .fedutil import fit_full
 from .fedutil import rel as _rel
 from .fedutil import sites as _sites
 
@@ -61,7 +62,7 @@ def test_bad_client_raises_naming_it(how):
     clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites[:3])]
     clients.append(Liar(sites[3], how, name="rogue"))
     with pytest.raises(BoxCoxError, match="client '#3 rogue'"):
-        bcs.federated.fit(clients)
+        fit_full(clients)
 
 
 @pytest.mark.parametrize("how", HOWS)
@@ -69,7 +70,7 @@ def test_bad_client_dropped_and_reported(how):
     sites = _sites()
     clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites[:3])]
     clients.append(Liar(sites[3], how, name="rogue"))
-    fed = bcs.federated.fit(clients, on_bad_client="drop")
+    fed = fit_full(clients, on_bad_client="drop")
     assert list(fed.federated["dropped"]) == ["#3 rogue"]
     assert fed.federated["clients"] == 3
     assert "Left out (bad messages): #3 rogue" in str(fed.summary())
@@ -78,18 +79,18 @@ def test_bad_client_dropped_and_reported(how):
 
 def test_no_usable_client_and_constant_data():
     with pytest.raises(BoxCoxError, match="no usable client"):
-        bcs.federated.fit([np.array([]), np.array([])], on_bad_client="drop")
+        fit_full([np.array([]), np.array([])], on_bad_client="drop")
     with pytest.raises(BoxCoxError, match="constant"):
-        bcs.federated.fit([np.full(5, 2.0), np.full(3, 2.0)])
+        fit_full([np.full(5, 2.0), np.full(3, 2.0)])
     with pytest.raises(BoxCoxError, match="non-empty list"):
-        bcs.federated.fit([])
+        fit_full([])
 
 
 def test_clients_with_equal_names_gh5():
     """Clients are told apart by identity, not by name (default names are all 'client')."""
     x = np.log(np.random.default_rng(0).lognormal(size=2000)) * 3
     clients = [Client(p, family="yeojohnson") for p in np.array_split(x, 8)]
-    fed = bcs.federated.fit(clients, family="yeojohnson")
+    fed = fit_full(clients, family="yeojohnson")
     assert _rel(fed.lmbda, bcs.fit(x, family="yeojohnson").lmbda) < 1e-12
     fed_rounds = fed.federated
     assert fed_rounds["rounds"] - fed_rounds["fit_rounds"] - fed_rounds["screen_rounds"] <= 15
@@ -123,7 +124,7 @@ def test_every_dropped_client_is_reported_by_its_id_gh27():
                                                               name="twin")]
     clients += [_Unnamed(Liar(rng.lognormal(size=30), how))
                 for how in ("inf mean", "wrong count", "crash")]
-    fed = bcs.federated.fit(clients, on_bad_client="drop")
+    fed = fit_full(clients, on_bad_client="drop")
     dropped = fed.federated["dropped"]
     assert sorted(dropped) == ["#2 twin", "#3 twin", "#4", "#5", "#6"]
     assert "inconsistent counts" in dropped["#3 twin"] and "site went away" in dropped["#6"]
@@ -131,7 +132,7 @@ def test_every_dropped_client_is_reported_by_its_id_gh27():
     assert "#2 twin" in str(fed.summary()) and "#6" in str(fed.summary())
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites[:2])).lmbda) < 1e-10
     with pytest.raises(BoxCoxError, match="client '#2 twin'"):
-        bcs.federated.fit(clients)
+        fit_full(clients)
 
 
 class Vandal(Client):
@@ -159,7 +160,7 @@ def test_a_client_changing_its_request_changes_nothing_else_gh27():
     sites = _sites()
     clients = [Client(s, name=f"site {i}") for i, s in enumerate(sites[:3])]
     clients.insert(1, Vandal(sites[3], name="vandal"))
-    fed = bcs.federated.fit(clients)  # the default: any refused client would raise
+    fed = fit_full(clients)  # the default: any refused client would raise
     assert fed.federated["dropped"] == {}
     # its own answers were honest: the fit is the pooled fit of all four (1e-10 as above)
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10

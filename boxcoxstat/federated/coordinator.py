@@ -38,6 +38,7 @@ from .paper import (
     Tally,
     check_paper_reply,
     fit_column,
+    outer_range,
     q_value,
     screen_effects,
     ymax_limits,
@@ -122,6 +123,9 @@ class ColumnOutcome:
     limits: tuple[float, float]
     n_missing: int
     range_source: str
+    # the values' range the resolution check uses: shared, or the outer range round 1 proves
+    value_range: tuple[float, float] = (math.nan, math.nan)
+    value_range_source: str = ""
 
 
 class Coordinator:
@@ -347,11 +351,16 @@ class Coordinator:
         limits = (-math.inf, math.inf)
         source = ""
         n_missing = sum(r.n_missing for r in counts.values())
+        rng = None
+        if self.share_range:
+            rng = (min(r.value_range[0] for r in counts.values()),  # type: ignore[index]
+                   max(r.value_range[1] for r in counts.values()))  # type: ignore[index]
+        try:
+            values, values_source = (rng, "shared") if rng is not None else (
+                outer_range(fit.frame, first, chosen), "outer")
+        except BoxCoxError:
+            values, values_source = (math.nan, math.nan), ""
         if ymax is not None:
-            rng = None
-            if self.share_range:
-                rng = (min(r.value_range[0] for r in counts.values()),  # type: ignore[index]
-                       max(r.value_range[1] for r in counts.values()))  # type: ignore[index]
             limits, source = ymax_limits(fit.frame, first, chosen, ymax, rng)
             clipped = float(np.clip(lam_used, *limits))
             if clipped != lam_used:
@@ -359,7 +368,7 @@ class Coordinator:
                 lam_used = clipped
                 llf_used = float(-st + llf_constant(fit.nobs))
         return ColumnOutcome(fit, chosen, reason, lam_used, llf_used, limits, n_missing,
-                             source)
+                             source, values, values_source)
 
     def _one(self, column: int, family: str, lam: float, labels: list[str],
              counts: dict[str, CountsReport]) -> float:

@@ -58,6 +58,7 @@ class ColumnFit:
     nobs: int
     rounds: int  # evaluations spent finding lambda (every family tried, the ymax clip)
     value_range: tuple[float, float] = (np.nan, np.nan)  # the column's pooled extremes
+    outer: bool = False  # value_range is only an outer bound on them (the paper's protocol)
 
 
 def fit_column(
@@ -134,12 +135,16 @@ def build_result(
         bad = [names[int(j)] for j in np.flatnonzero(~conv)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=user_stacklevel())
-    for text in range_messages([f.value_range[0] for f in fits],
-                               [f.value_range[1] for f in fits],
-                               [f.lmbda_used for f in fits], [f.family for f in fits],
-                               list(names), "use a rounded power (result.at('rounded')), or "
-                               "subtract an offset from the data before fitting"):
-        warnings.warn(text, ResolutionWarning, stacklevel=user_stacklevel())
+    for f, name in zip(fits, names, strict=True):
+        remedy = ("use a rounded power (result.at('rounded')), or subtract an offset from the "
+                  "data before fitting")
+        if f.outer:
+            remedy = ("no client shared its extremes: the range checked is the one the first "
+                      "round's moments prove (Samuelson's inequality), wider than the data, "
+                      "so the loss may be smaller; " + remedy)
+        for text in range_messages([f.value_range[0]], [f.value_range[1]], [f.lmbda_used],
+                                   [f.family], [name], remedy):
+            warnings.warn(text, ResolutionWarning, stacklevel=user_stacklevel())
     return PowerTransformResult(
         names=tuple(names),
         layout=layout,
@@ -378,7 +383,8 @@ def fit_with(coordinator: Coordinator, family: str, *, ymax: float | None,
         f = o.fit
         inf = {k: np.array([getattr(f, k)]) for k in ("bse", "lower", "upper", "lr0", "lr1")}
         fits.append(ColumnFit(solution(f), inf, o.family, o.reason, o.lmbda_used, o.llf,
-                              o.limits, f.nobs, f.fit_rounds))
+                              o.limits, f.nobs, f.fit_rounds, o.value_range,
+                              o.value_range_source == "outer"))
     p = len(fits)
     names = (list(coordinator.names) if coordinator.names is not None
              else ["x"] if p == 1 else [f"x{j}" for j in range(p)])

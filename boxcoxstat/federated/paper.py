@@ -728,11 +728,18 @@ def ymax_limits(frame: Frame, first: Evaluation | None, family: str, ymax: float
                 value_range: tuple[float, float] | None) -> tuple[tuple[float, float], str]:
     """The lambda interval on which ``|psi| <= ymax`` for every value: from the global range
     where the clients shared it (``share_range=True``), else from the outer range that the
-    first round's moments prove (Samuelson's inequality: no value lies more than
-    ``sqrt(s (n - 1)/n)`` from its client's mean), which is wider than the data and so gives
-    a safe, more cautious interval."""
+    first round's moments prove (:func:`outer_range`), which is wider than the data and so
+    gives a safe, more cautious interval."""
     if value_range is not None:
         return lambda_bounds(np.array(value_range), ymax, family), "shared range"
+    lo, hi = outer_range(frame, first, family)
+    return lambda_bounds(np.array([lo, hi]), ymax, family), "outer range from round 1"
+
+
+def outer_range(frame: Frame, first: Evaluation | None, family: str) -> tuple[float, float]:
+    """The range every value provably lies in, from the first round's moments alone
+    (Samuelson's inequality: no value lies more than ``sqrt(s (n - 1)/n)`` from its client's
+    mean); wider than the data."""
     if first is None or not first.parts:
         raise BoxCoxError("ymax needs the first round's moments")
     lo, hi = math.inf, -math.inf
@@ -753,7 +760,7 @@ def ymax_limits(frame: Frame, first: Evaluation | None, family: str, ymax: float
         lo, hi = min(lo, a), max(hi, b)
     if family == "boxcox":
         lo = max(lo, 5e-324)
-    return lambda_bounds(np.array([lo, hi]), ymax, family), "outer range from round 1"
+    return lo, hi
 
 
 def solution(fit: PaperFit) -> Solution:

@@ -469,11 +469,14 @@ def loss_messages(u: ArrayLike, lmbda: ArrayLike, families: tuple[str, ...] | li
     --------
     >>> from boxcoxstat.core.resolution import loss_messages
     >>> x = [[4.61], [4.60], [4.60], [4.62], [4.61]]
-    >>> [m[:48] for m in loss_messages(x, [-174.0], ["boxcox"], ["x"], "use lambda = 1")]
-    ["column 'x': lambda = -174 loses the data's resolu"]
+    >>> [m.split(":")[0] for m in loss_messages(x, [-174.0], ["boxcox"], ["x"], "refit")]
+    ["column 'x'"]
     """
     v = np.asarray(u, dtype=np.float64)
-    v = v.reshape(v.shape[0], -1)
+    if v.ndim == 1:
+        v = v[:, None]
+    if v.shape[0] == 0:  # no values, nothing to lose
+        return []
     lam = np.asarray(lmbda, dtype=np.float64).reshape(-1)
     ext = data_range(v)
     lost = loses_resolution(ext[:, 0], ext[:, 1], lam, list(families))
@@ -491,8 +494,9 @@ def range_messages(lo: ArrayLike, hi: ArrayLike, lmbda: ArrayLike,
     Examples
     --------
     >>> from boxcoxstat.core.resolution import range_messages
-    >>> [m[:40] for m in range_messages([4.60], [4.62], [-174.0], ["boxcox"], ["x"], "refit")]
-    ["column 'x': lambda = -174 loses the data'"]
+    >>> [m.split(":")[0] for m in range_messages([4.60], [4.62], [-174.0], ["boxcox"], ["x"],
+    ...                                            "refit")]
+    ["column 'x'"]
     """
     lo_, hi_ = np.atleast_1d(np.asarray(lo, np.float64)), np.atleast_1d(np.asarray(hi, np.float64))
     lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))

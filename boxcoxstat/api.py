@@ -238,9 +238,13 @@ def fit(
             from .federated.sparkfit import fit_spark
 
             return fit_spark(data, family=family, missing=missing, ymax=ymax)
+        if weights is not None:
+            from .federated.daskweights import fit_dask_weighted
+
+            return fit_dask_weighted(data, weights, family=family, missing=missing, ymax=ymax)
         from .federated.daskfit import fit_dask
 
-        return fit_dask(data, family=family, missing=missing, ymax=ymax, weights=weights)
+        return fit_dask(data, family=family, missing=missing, ymax=ymax)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
     safe = isinstance(lmbda, str) and lmbda == "safe"

@@ -286,13 +286,9 @@ def fit_dask(
     optimizer: str = "score",
     grid: int = 1000,
     split_every: int | None = None,
-    weights: Any = None,
 ) -> PowerTransformResult:
-    """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``).
-
-    ``weights`` (a column name of a Dask DataFrame, or one weight per row as a Dask or NumPy
-    array): ``lm(x ~ 1, weights=w)``'s likelihood, as in memory
-    (:func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
+    """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``;
+    with case weights it calls :func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
 
     One graph execution per evaluation of the profile (per optimiser step, per batch of
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
@@ -310,11 +306,6 @@ def fit_dask(
     >>> bool(abs(r.lmbda - bcs.fit(x).lmbda) < 1e-12), r.federated["clients"]
     (True, 8)
     """
-    if weights is not None:
-        from .daskweights import fit_dask_weighted
-
-        return fit_dask_weighted(data, weights, family=family, missing=missing, ymax=ymax,
-                                 optimizer=optimizer, grid=grid, split_every=split_every)
     setup, names, kind, clients, passes = dask_plan(data, split_every)
     res = fit_partitioned(setup, names, kind, clients, family=family, missing=missing,
                           ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes)

@@ -215,7 +215,7 @@ def lmer(
         aliased=tuple(frame.column_names[j] for j in design.aliased), rdesign=rdesign,
         structure=structure, theta=tfit.theta, fit=fit, nonconverged=failures,
         missing=missing, design_info=frame.design_info, index=frame.index, y=frame.y,
-        x=x_kept, profile=profile, data=rdata,
+        x=x_kept, profile=profile, data=rdata, refit=lmer,
     )
 
 

@@ -179,6 +179,7 @@ class LmerResult(ResultBase):
     rdesign: RandomDesign | None = None
     profile_: Any = None
     data_: pd.DataFrame | None = None
+    refit_: Any = None  # the model function that refits at a fixed power (``bcs.lmer``)
 
     @classmethod
     def assemble(cls, *, formula: str, fixed_formula: str, family: str, response: str,
@@ -187,7 +188,8 @@ class LmerResult(ResultBase):
                  theta: NDArray[np.float64], fit: dict[str, Any],
                  nonconverged: tuple[float, ...], missing: str, design_info: Any,
                  index: pd.Index, y: NDArray[np.float64], x: NDArray[np.float64],
-                 profile: Any, data: pd.DataFrame | None = None) -> LmerResult:
+                 profile: Any, data: pd.DataFrame | None = None,
+                 refit: Any = None) -> LmerResult:
         beta, cov = fit["beta"], fit["cov"]
         se = np.sqrt(np.diag(cov))
         zval = beta / se
@@ -233,7 +235,7 @@ class LmerResult(ResultBase):
             sigma2=sigma2, nobs=int(y.shape[0]), rank=int(x.shape[1]),
             nonconverged=np.asarray(nonconverged, dtype=np.float64), aliased=aliased,
             design_info=design_info, index=index, y=y, x=x, rdesign=rdesign,
-            profile_=profile, data_=data,
+            profile_=profile, data_=data, refit_=refit,
         )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -353,15 +355,13 @@ class LmerResult(ResultBase):
     def at(self, lmbda: float | Literal["rounded", "safe"]) -> LmerResult:
         """The mixed model refitted with the response power fixed at ``lmbda`` (a number,
         ``"rounded"`` for ``power.rounded``, or ``"safe"`` for ``power.safe``)."""
-        if self.data_ is None:
+        if self.data_ is None or self.refit_ is None:
             self._not_available("at", "the result holds no data (it was loaded from JSON); "
                                 "refit with bcs.lmer(..., lmbda=)")
         if isinstance(lmbda, str):
             check_option("lmbda", lmbda, ("rounded", "safe"))
             lmbda = float(self.power.rounded if lmbda == "rounded" else self.power.safe)
-        from .model import lmer
-
-        return lmer(self.formula, self.data_, family=self.family,  # type: ignore[arg-type]
+        return self.refit_(self.formula, self.data_, family=self.family,  # type: ignore[arg-type]
                     REML=self.reml, missing=self.missing,  # type: ignore[arg-type]
                     lmbda=float(lmbda))
 

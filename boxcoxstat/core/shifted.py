@@ -69,8 +69,10 @@ GAMMA_MIN = 0.1  # car's default lower bound for gamma
 GAMMA_SPAN = 1e6  # gamma's upper limit, in units of the data's range: the transform is then
 # linear to about 1e-6 and the likelihood that of the untransformed data
 GRID_STEP = 0.5  # spacing in log gamma of the grid that locates the global maximum
+GRID_POINTS = 200  # the most points of that grid (data near 1e308 and 1e-308: ~1,400 else)
 GRID_REACH = 1e3  # the grid's top, in units of max|u| (beyond it: only while still falling)
 FLAT_BELOW = 1e-8  # gamma below this times a positive column's minimum leaves its NLL flat
+RUNAWAY_GAMMA = 100.0  # gamma beyond this times max|u|: the transform is nearly Manly's
 LIMIT_RTOL = 1e-6  # an interior maximum must beat the gamma -> inf limit by this (relative)
 
 
@@ -176,7 +178,8 @@ class ShiftedColumn:
     def grid(self, lmbda: float = 0.0) -> NDArray[np.float64]:
         """``log gamma`` from its lower bound in steps of :data:`GRID_STEP` to ``GRID_REACH``
         times ``max|u|`` (times ``|lmbda|`` where larger than 1: at ``gamma`` far beyond
-        ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``. A positive
+        ``|lmbda| max|u|`` the NLL has reached its limit), or ``gamma_max``; at most
+        :data:`GRID_POINTS` points (a wider step on spans beyond 100). A positive
         column's grid starts at ``FLAT_BELOW`` times its smallest value: below that every
         base is its value to rounding (``b = u (1 + O(gamma^2 / u^2))``), so the NLL is flat
         there, and data near 1e300 need tens of points, not the ~1,400 from gamma_min."""
@@ -186,7 +189,12 @@ class ShiftedColumn:
             t_lo = min(max(t_lo, float(np.log(low) + np.log(FLAT_BELOW))), t_hi)
         top = min(t_hi, float(np.log(GRID_REACH) + np.log(np.max(np.abs(self.u)))
                               + np.log(max(1.0, abs(lmbda)))))  # in logs: data near 1e308
-        return np.r_[np.arange(t_lo, top, GRID_STEP), top] if top > t_lo else np.array([t_lo])
+        if not top > t_lo:
+            return np.array([t_lo])
+        # at most GRID_POINTS points: a span beyond 100 in log gamma (data spanning more than
+        # about 40 orders of magnitude) is covered with a proportionally wider step
+        step = max(GRID_STEP, (top - t_lo) / GRID_POINTS)
+        return np.r_[np.arange(t_lo, top, step), top]
 
     def limit(self) -> tuple[float, float, float]:
         """The likelihood's limit as ``gamma -> inf``: ``(kappa, NLL_kappa, NLL_0)``.
@@ -686,8 +694,9 @@ class JointShiftedProfile:
         by ``LIMIT_RTOL`` (relative), the estimate is a local maximum or runs away towards
         that limit (with one column: :meth:`ShiftedProfile.check_maximum`). The limit
         likelihood can have several local maxima: it is maximised from the column's own
-        Manly power, from ``kappa = lambda / gamma`` of the estimates (``gamma`` given; a
-        runaway estimate is on its way to that point) and from ``kappa = 0``.
+        Manly power and, where the estimate's gamma exceeds ``RUNAWAY_GAMMA`` times the
+        column's largest ``|u|`` (a runaway estimate, on its way to the limit), from its
+        ``kappa = lambda / gamma``.
         """
         from .joint_solve import fit_joint_lambda
 
@@ -698,9 +707,10 @@ class JointShiftedProfile:
             variant = replace(self, single=None, manly=j, _seen={})
             m = float(np.median(c.u))
             scale = float(np.max(np.abs(c.u - m)))
-            kappas = [c.limit()[0], 0.0]
-            if gamma is not None and np.isfinite(gamma[j]) and np.isfinite(lmbda[j]):
-                kappas.append(float(lmbda[j] / gamma[j]))
+            kappas = [c.limit()[0]]
+            if (gamma is not None and np.isfinite(gamma[j]) and np.isfinite(lmbda[j])
+                    and gamma[j] > RUNAWAY_GAMMA * float(np.max(np.abs(c.u)))):
+                kappas.append(float(lmbda[j] / gamma[j]))  # on its way to the limit
             lim = None
             for kappa in kappas:
                 start = np.where(np.isfinite(lmbda), lmbda, 0.0).astype(np.float64)

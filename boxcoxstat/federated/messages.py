@@ -17,11 +17,12 @@ message                   direction  what it reveals
                                      lambda-derivative and the co-moment ``c2``
 ========================  =========  ===================================================
 
-Those four are the full protocol's (``protocol="full"``). The default, the paper's protocol
-(:mod:`~boxcoxstat.federated.paper`), has four of its own: :class:`CountsRequest` (down, no
-numbers), :class:`CountsReport` (up, once per column: the three counts, no minimum or
-maximum), :class:`LambdaRequest` (down: lambda alone) and :class:`PaperReply` (up: Box-Cox
-``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``).
+Those four are the full protocol's (``protocol="full"``, the default). The paper's protocol
+(``protocol="minimal"``, :mod:`~boxcoxstat.federated.paper`) has four of its own:
+:class:`CountsRequest` (down, no numbers), :class:`CountsReport` (up, once per column: the
+three counts, no minimum or maximum), :class:`LambdaRequest` (down: lambda alone) and
+:class:`PaperReply` (up: Box-Cox ``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean,
+s)``).
 
 Under the full protocol a reply reveals what Xu & Cormode (2025, Algorithms 2-3) send --
 ``(c, n, mean, s)`` of the transformed data, counts per sign -- plus two derivative moments
@@ -192,7 +193,7 @@ class MomentsReply(_Message):
         return _build("MomentsReply", dict(doc))
 
 
-# ------------------------------------------------- the paper's protocol (the default)
+# ------------------------------------------------- the paper's protocol (protocol="minimal")
 @dataclass(frozen=True)
 class CountsRequest(_Message):
     """Set-up of a column under ``protocol="minimal"``: the family to check the values for,

@@ -645,7 +645,7 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
 
 def _interval(evaluate: Callable[[list[float], str], list[Evaluation]], frame: Frame,
               lam: float, nll_hat: float, curv: float, alpha: float,
-              max_rounds: int = 6) -> tuple[float, float]:
+              max_rounds: int = 40) -> tuple[float, float]:
     """Both ends of the profile-likelihood interval, in rounds that carry both: a cubic
     model from the curvature and one value per end, then secant steps."""
     half = 0.5 * float(stats.chi2.isf(alpha, 1))
@@ -683,7 +683,7 @@ def _interval(evaluate: Callable[[list[float], str], list[Evaluation]], frame: F
                 tp, gp = ts[i][-2], gs[i][-2]
                 tn = t - g * (t - tp) / (g - gp) if g != gp else t
             ts[i].append(tn)
-            if abs(tn - t) < 1e-11 * scale or g == 0:
+            if abs(tn - t) < 1e-13 * max(scale, abs(tn)) or g == 0:
                 done[i] = True
     up = lam + ts[0][-1] if done[0] else math.nan
     lo = lam + ts[1][-1] if done[1] else math.nan

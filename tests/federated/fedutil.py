@@ -22,3 +22,11 @@ def fit_full(*args, **kwargs):
 
     kwargs.setdefault("protocol", "full")
     return bcs.federated.fit(*args, **kwargs)
+
+
+def fit_paper(*args, **kwargs):
+    """``bcs.federated.fit`` with the paper's protocol (``protocol="minimal"``)."""
+    import boxcoxstat as bcs
+
+    kwargs.setdefault("protocol", "minimal")
+    return bcs.federated.fit(*args, **kwargs)

@@ -17,6 +17,7 @@ from boxcoxstat import BoxCoxError
 from boxcoxstat.federated import Client
 from tests import mpref
 
+from .fedutil import fit_paper
 from .fedutil import rel as _rel
 
 
@@ -37,7 +38,7 @@ def _sites(kind: str, seed: int = 0) -> list[np.ndarray]:
                                               ("neg", "yeojohnson")])
 def test_default_equals_the_central_fit_within_1e10_in_30_rounds(kind, family):
     sites = _sites(kind)
-    fed = bcs.federated.fit(sites, family=family)
+    fed = fit_paper(sites, family=family)
     pooled = bcs.fit(np.concatenate(sites), family=family)
     assert fed.federated["protocol"] == "minimal"
     # the polish's Newton step on the score (measured: 1e-13 to 3e-12 relative here)
@@ -54,7 +55,7 @@ def test_default_matches_mpmath_exact_lambda():
     """The reference is independent of the package: the MLE by mpmath at 50 digits."""
     sites = _sites("bc", seed=3)
     exact = mpref.exact_lambda(np.concatenate(sites), "boxcox")
-    assert _rel(bcs.federated.fit(sites).lmbda, float(exact)) < 1e-10
+    assert _rel(fit_paper(sites).lmbda, float(exact)) < 1e-10
 
 
 @pytest.mark.parametrize(("family", "up"), [("boxcox", 4), ("yeojohnson", 5)])
@@ -62,7 +63,7 @@ def test_each_round_carries_exactly_the_papers_numbers(family, up):
     """Algorithm 2: (c, n, mean, s) up; Algorithm 3: (c, n_pos, n_neg, mean, s); the lambda
     alone down; set-up: the three counts (n_pos, n_neg, n_missing) and nothing else."""
     sites = _sites("bc")
-    fed = bcs.federated.fit(sites, family=family)
+    fed = fit_paper(sites, family=family)
     rows = fed.federated["messages"]
     assert rows[0]["kind"] == "counts" and rows[0]["down"] == 0
     assert set(rows[0]["up"].values()) == {3}
@@ -95,12 +96,12 @@ def test_a_client_sends_no_minimum_or_maximum():
             raise AssertionError("setup called")
 
     sites = _sites("bc")
-    bcs.federated.fit([Spy(s) for s in sites])
+    fit_paper([Spy(s) for s in sites])
     assert seen and all(r.value_range is None for r in seen)
 
 
 def test_what_each_client_revealed_is_in_the_summary_and_the_json():
-    fed = bcs.federated.fit(_sites("bc"))
+    fed = fit_paper(_sites("bc"))
     text = str(fed.summary())
     assert "Messages (numbers per client): counts x1: 0 down, 3 up; search x" in text
     assert "set-up revealed counts only" in text
@@ -147,8 +148,8 @@ def test_bad_client_is_named_or_dropped_and_the_others_finish(how):
     sites = _sites("bc")
     bad = _Bad(sites[0] * 1.5, how, name="bad")
     with pytest.raises(BoxCoxError, match=f"client '#3 bad'.*{HOW[how]}"):
-        bcs.federated.fit(sites + [bad], timeout=1.0)
-    fed = bcs.federated.fit(sites + [bad], timeout=1.0, on_bad_client="drop")
+        fit_paper(sites + [bad], timeout=1.0)
+    fed = fit_paper(sites + [bad], timeout=1.0, on_bad_client="drop")
     assert list(fed.federated["dropped"]) == ["#3 bad"]
     assert HOW[how] in fed.federated["dropped"]["#3 bad"]
     assert _rel(fed.lmbda, bcs.fit(np.concatenate(sites)).lmbda) < 1e-10
@@ -163,12 +164,12 @@ def test_the_overall_deadline_stops_the_fit():
     sites = _sites("bc")
     t0 = time.perf_counter()
     with pytest.raises(BoxCoxError, match="deadline of 1 s"):
-        bcs.federated.fit([Slow(s) for s in sites], deadline=1.0)
+        fit_paper([Slow(s) for s in sites], deadline=1.0)
     assert time.perf_counter() - t0 < 5
     with pytest.raises(BoxCoxError, match="deadline must be"):
-        bcs.federated.fit(sites, deadline=0)
+        fit_paper(sites, deadline=0)
     with pytest.raises(BoxCoxError, match="max_message_bytes must be"):
-        bcs.federated.fit(sites, max_message_bytes=10)
+        fit_paper(sites, max_message_bytes=10)
 
 
 def test_ymax_from_the_protocol_or_the_shared_range():
@@ -178,12 +179,12 @@ def test_ymax_from_the_protocol_or_the_shared_range():
     sites = _sites("bc")
     x = np.concatenate(sites)
     central = bcs.fit(x, ymax=10.0)
-    cautious = bcs.federated.fit(sites, ymax=10.0)
+    cautious = fit_paper(sites, ymax=10.0)
     lo, hi = central.lambda_limits[0]
     clo, chi = cautious.lambda_limits[0]
     assert lo <= clo <= chi <= hi
     assert cautious.federated["ymax_range"] == ["outer range from round 1"]
-    shared = bcs.federated.fit(sites, ymax=10.0, share_range=True)
+    shared = fit_paper(sites, ymax=10.0, share_range=True)
     assert shared.federated["setup"] == "counts and range (share_range=True)"
     assert set(shared.federated["messages"][0]["up"].values()) == {5}
     np.testing.assert_allclose(shared.lambda_limits, central.lambda_limits, rtol=1e-12)
@@ -208,10 +209,10 @@ def test_the_screen_costs_no_round_and_flags_a_consistent_liar():
                                        s=tuple(v * 30 for v in rep.s))
 
     liar = Claims(rng.lognormal(1.5, 0.2, 80), name="liar")
-    fed = bcs.federated.fit(honest + [liar])
+    fed = fit_paper(honest + [liar])
     assert list(fed.federated["influential"]) == ["#6 liar"]
     assert fed.federated["screen_rounds"] == 0
-    dropped = bcs.federated.fit(honest + [liar], on_influential="drop")
+    dropped = fit_paper(honest + [liar], on_influential="drop")
     assert list(dropped.federated["dropped"]) == ["#6 liar"]
     assert _rel(dropped.lmbda, bcs.fit(np.concatenate(honest)).lmbda) < 1e-10
 
@@ -219,7 +220,7 @@ def test_the_screen_costs_no_round_and_flags_a_consistent_liar():
 def test_several_columns_and_auto_family():
     rng = np.random.default_rng(6)
     X = [np.column_stack([rng.lognormal(size=n), rng.normal(2.0, 1.0, n)]) for n in (50, 70)]
-    fed = bcs.federated.fit(X, family="auto")
+    fed = fit_paper(X, family="auto")
     mem = bcs.fit(np.vstack(X), family="auto")
     assert fed.families == mem.families
     np.testing.assert_allclose(fed.lmbda, mem.lmbda, rtol=1e-10)

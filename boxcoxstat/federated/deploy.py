@@ -248,30 +248,21 @@ def _stop(p: subprocess.Popen) -> None:
     """Stop a process started here, its group and every process Flower spawned under it
     (some start sessions of their own)."""
     tree = _descendants(p.pid)
-    try:
-        os.killpg(p.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    for c in tree:
-        try:
-            os.kill(c, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+    _signal_all(p.pid, tree, signal.SIGTERM)
     try:
         p.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _signal_all(p.pid, [], signal.SIGKILL)
         p.wait(timeout=10)
     # children that outlived their leader: a last SIGKILL to the group and the tree
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    for c in tree:
+    _signal_all(p.pid, tree, signal.SIGKILL)
+
+
+def _signal_all(group: int, pids: list[int], sig: int) -> None:
+    """Send ``sig`` to the process group ``group`` and to each of ``pids`` (gone: skipped)."""
+    targets = [(os.killpg, group)] + [(os.kill, c) for c in pids]
+    for kill, target in targets:
         try:
-            os.kill(c, signal.SIGKILL)
+            kill(target, sig)
         except ProcessLookupError:
             pass

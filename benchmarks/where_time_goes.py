@@ -44,7 +44,7 @@ class _Counting:
 
 def case(label: str, x: np.ndarray, family: str, k: int) -> None:
     import boxcoxstat as bcs
-    from boxcoxstat._validation import as_columns
+    from boxcoxstat._validation.columns import as_columns
     from boxcoxstat.core import inference as inf
     from boxcoxstat.core.profile import SampleProfile
     from boxcoxstat.core.sample import Sample

@@ -6,14 +6,14 @@ Estimation, profile-likelihood inference, reports and plots; see ``boxcoxstat.fi
 from __future__ import annotations
 
 from . import datasets, families, federated
-from ._errors import BoxCoxError, ResolutionWarning, TransformOverflowError
 from .api import fit
 from .base.results import HypothesisTest
 from .base.summary import Summary
 from .core import likelihood
+from .exceptions import BoxCoxError, ResolutionWarning, TransformOverflowError
 from .joint.model import fit_joint
 from .joint.results import JointTransformResult
-from .robust.pca_results import RobustPCAResult, robust_pca
+from .pca.results import RobustPCAResult, robust_pca
 from .robust.results import RobustTransformResult
 from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate
@@ -28,7 +28,7 @@ def __getattr__(name: str):
     extra). Without it the error names the extra to install."""
     import importlib
 
-    from ._validation import require
+    from ._validation.columns import require
 
     if name == "classify":
         require("sklearn", "classify", "boxcoxstat.classify")
@@ -90,9 +90,9 @@ from .linearity.model import box_tidwell, inverse_response  # noqa: E402
 from .linearity.results import BoxTidwellResult, InverseResponseResult  # noqa: E402
 
 __all__ += ["box_tidwell", "inverse_response", "BoxTidwellResult", "InverseResponseResult"]
-from .graphics.model import spread_level  # noqa: E402
 from .graphics.plotting import qqplot, symbox  # noqa: E402
 from .graphics.results import SpreadLevelResult  # noqa: E402
+from .graphics.spread_level import spread_level  # noqa: E402
 
 __all__ += ["spread_level", "SpreadLevelResult", "symbox", "qqplot"]
 

@@ -10,7 +10,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import BoxCoxError, as_columns, check_number, check_option, normalize_family
+from ._validation.columns import (
+    BoxCoxError,
+    as_columns,
+    check_number,
+    check_option,
+    normalize_family,
+)
 from .core.bounds import check_bounds
 from .core.shifted import GAMMA_MIN
 from .robust.model import fit_robust_columns
@@ -338,7 +344,7 @@ def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
     >>> case_weights([1, -2, 1], 3)
     Traceback (most recent call last):
     ...
-    boxcoxstat._errors.BoxCoxError: weights must be >= 0: row 1 has -2
+    boxcoxstat.exceptions.BoxCoxError: weights must be >= 0: row 1 has -2
     """
     if weights is None:
         return None

@@ -30,7 +30,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from boxcoxstat._validation import BoxCoxError, normalize_family
+from boxcoxstat._validation.columns import BoxCoxError, normalize_family
 
 __all__ = ["main"]
 

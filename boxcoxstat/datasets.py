@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from boxcoxstat._validation import BoxCoxError
+from boxcoxstat._validation.columns import BoxCoxError
 
 if TYPE_CHECKING:  # importlib.resources.abc is new in Python 3.11
     from importlib.resources.abc import Traversable
@@ -281,7 +281,7 @@ def load(name: str, *, path: str | os.PathLike[str] | None = None) -> pd.DataFra
     >>> load("house_prices_train")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    boxcoxstat._errors.BoxCoxError: dataset 'house_prices_train' is not bundled ...
+    boxcoxstat.exceptions.BoxCoxError: dataset 'house_prices_train' is not bundled ...
     >>> import pathlib, tempfile
     >>> import pandas as pd
     >>> wrong = pathlib.Path(tempfile.mkdtemp()) / "train.csv"
@@ -289,7 +289,7 @@ def load(name: str, *, path: str | os.PathLike[str] | None = None) -> pd.DataFra
     >>> load("house_prices_train", path=wrong)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    boxcoxstat._errors.BoxCoxError: ...: it has 1 rows x 2 columns, not 1460 x 81; ...
+    boxcoxstat.exceptions.BoxCoxError: ...: it has 1 rows x 2 columns, not 1460 x 81; ...
     """
     key = _check_name(name)
     spec = _CATALOGUE[key]

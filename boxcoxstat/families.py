@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._errors import TransformOverflowError
 from ._special import exprel, log1prel, log_exprel
-from ._validation import BoxCoxError, check_number, normalize_family
+from ._validation.columns import BoxCoxError, check_number, normalize_family
+from .exceptions import TransformOverflowError
 
 __all__ = [
     "boxcox",

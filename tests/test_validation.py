@@ -1,4 +1,4 @@
-"""Tests for boxcoxstat._validation: input shapes, copies, family names, error messages."""
+"""Tests for boxcoxstat._validation.columns: input shapes, copies, family names, error messages."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from boxcoxstat._validation import (
+from boxcoxstat._validation.columns import (
     BoxCoxError,
     as_columns,
     as_weights,
@@ -113,7 +113,7 @@ def test_weights_and_options():
 def test_polars_frame_keeps_names_nulls_and_is_copied():
     import polars as pl
 
-    from boxcoxstat._input import to_matrix
+    from boxcoxstat._validation.containers import to_matrix
 
     df = pl.DataFrame({"a": [1.0, None, 3.0], "b": [1, 2, None], "c": [True, False, True]})
     values, names, index, layout = to_matrix(df)
@@ -138,7 +138,7 @@ def test_polars_non_numeric_columns_are_named():
 def test_pyarrow_table_is_a_dataframe_too():
     import pyarrow as pa
 
-    from boxcoxstat._input import to_matrix
+    from boxcoxstat._validation.containers import to_matrix
 
     _, names, _, layout = to_matrix(pa.table({"u": [1.0, 2.0], "v": [3.0, 4.0]}))
     assert names == ["u", "v"] and layout == "frame"
@@ -149,7 +149,7 @@ def test_missing_narwhals_names_the_extra(monkeypatch):
 
     import polars as pl
 
-    from boxcoxstat._input import to_matrix
+    from boxcoxstat._validation.containers import to_matrix
 
     for mod in ("narwhals", "narwhals.stable", "narwhals.stable.v1"):
         monkeypatch.setitem(sys.modules, mod, None)

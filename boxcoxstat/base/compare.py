@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .summary import Summary, format_number, format_power, format_pvalue
 
 __all__ = ["compare", "ComparisonFrame"]

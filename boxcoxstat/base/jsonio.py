@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = [
     "Codec", "Float", "Int", "Bool", "Str", "Strs", "Floats", "Ints", "Bools", "Matrix",

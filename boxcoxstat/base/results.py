@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from . import jsonio
 from .summary import Summary, format_pvalue
 

@@ -18,16 +18,16 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._errors import ResolutionWarning, TransformOverflowError
-from .._input import like_native
-from .._validation import (
+from .._validation.columns import (
     BoxCoxError,
     ColumnReport,
     as_numbers,
     check_lambdas,
     new_columns,
 )
+from .._validation.containers import like_native
 from ..core.resolution import loss_messages
+from ..exceptions import ResolutionWarning, TransformOverflowError
 from . import jsonio
 from .jsonio import saved
 from .results import ResultBase

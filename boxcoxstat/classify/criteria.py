@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.likelihood import nll_score
 from ..core.profile import SampleProfile
 from ..core.sample import Sample

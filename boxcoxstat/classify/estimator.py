@@ -25,7 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .criteria import output_scaler
 from .model import tune
 

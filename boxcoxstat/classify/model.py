@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._input import to_matrix
-from .._validation import BoxCoxError, check_option
+from .._validation.columns import BoxCoxError, check_option
+from .._validation.containers import to_matrix
 from .criteria import RESCALES, Criterion, get_criterion, ml_lambdas
 from .results import TuningResult
 from .search import (

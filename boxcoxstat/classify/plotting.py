@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = ["plot_trace", "plot_heatmap", "plot_curve", "plot_criterion_curves"]
 

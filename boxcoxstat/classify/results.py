@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, new_columns
+from .._validation.columns import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary

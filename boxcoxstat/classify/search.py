@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..base import jsonio
 from ..base.jsonio import saved
 

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import lambertw
 
-from .._validation import LAMBDA_MAX, BoxCoxError, normalize_family
+from .._validation.columns import LAMBDA_MAX, BoxCoxError, normalize_family
 
 __all__ = ["boxcox_lambda_at", "lambda_bounds", "check_bounds", "FLOAT_MAX"]
 
@@ -159,7 +159,7 @@ def check_bounds(bounds: object, ncols: int = 1) -> NDArray[np.float64] | None:
     >>> check_bounds((2, 1))
     Traceback (most recent call last):
     ...
-    boxcoxstat._errors.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
+    boxcoxstat.exceptions.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
     """
     if bounds is None:
         return None

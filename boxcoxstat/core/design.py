@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = ["Design", "qr_design", "r_factor", "vector_norm", "R_TOLERANCE", "basis_products"]
 

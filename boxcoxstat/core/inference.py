@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .curvature import curvature, curvature_and_values, curvature_from_pair
 from .profile import SUBSAMPLE_FROM, CallbackProfile, Profile, rescaled
 from .roots import bracket_increasing, find_root

@@ -61,7 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .column_profiles import ColumnProfiles
 from .design import Design, qr_design, r_factor, vector_norm
 from .kernel import BLOCK_ELEMENTS, phi_chi

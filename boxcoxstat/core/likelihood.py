@@ -50,7 +50,7 @@ from .._special import (
     log_dexprel,
     log_exprel,
 )
-from .._validation import BoxCoxError, normalize_family
+from .._validation.columns import BoxCoxError, normalize_family
 from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
@@ -404,7 +404,7 @@ def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
     """Validated sample of :func:`nll` / :func:`score` and its lambdas: a 1-D ``x`` with any
     array of lambdas, or an (n, p) ``x`` with one lambda (or one per column); the flag says
     which."""
-    from .._validation import as_columns, as_weights, check_lambdas
+    from .._validation.columns import as_columns, as_weights, check_lambdas
 
     fam = normalize_family(family, allow_auto=False)
     cols = as_columns(x, family=fam, missing="raise", min_n=2, tiny_scale=True)

@@ -73,7 +73,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import families as fam
-from .._validation import LAMBDA_MAX, normalize_family
+from .._validation.columns import LAMBDA_MAX, normalize_family
 
 __all__ = ["data_range", "ROUND_TRIP_RTOL", "SAFE_RTOL", "SAFE_YMAX", "round_trip_bound",
            "loses_resolution", "safe_interval", "min_relative_gap", "safe_powers", "Loss",

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
-from .._validation import BoxCoxError, normalize_family
+from .._validation.columns import BoxCoxError, normalize_family
 from .design import Design, qr_design
 from .kernel import phi_chi
 from .likelihood import choose_shift, llf_constant

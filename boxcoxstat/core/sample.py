@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import column_range, normalize_family
+from .._validation.columns import column_range, normalize_family
 
 __all__ = ["Side", "Sample", "length_unit"]
 

@@ -50,7 +50,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import exprel
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..families import bcnpower_log_base
 from .column_profiles import ColumnProfiles
 from .curvature import richardson_slope

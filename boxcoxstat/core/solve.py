@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize as sopt
 
-from .._validation import BoxCoxError, check_option
+from .._validation.columns import BoxCoxError, check_option
 from .profile import Profile, rescaled
 from .roots import bracket_increasing, find_root
 

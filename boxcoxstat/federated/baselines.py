@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import normalize_family
+from .._validation.columns import normalize_family
 
 __all__ = ["naive_nll", "linear_nll", "naive_score", "expsearch"]
 

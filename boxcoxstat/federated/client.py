@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._input import to_matrix
-from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family
+from .._validation.columns import BoxCoxError, ColumnReport, check_column, normalize_family
+from .._validation.containers import to_matrix
 from ..core.sample import Side
 from .messages import (
     CountsReport,

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.likelihood import llf_constant
 from ..univariate.model import auto_family
 from .messages import CountsReport, CountsRequest, LambdaRequest, message_from_json

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..univariate.results import PowerTransformResult
 from .partitioned import (
     every,

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.profile import CallbackProfile
 from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
@@ -242,7 +242,7 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
     rest (no subsample start: every evaluation reads the data and the weights)."""
     from dataclasses import replace
 
-    from .._validation import check_column, check_option, normalize_family
+    from .._validation.columns import check_column, check_option, normalize_family
     from ..core.solve import OPTIMIZERS
     from .daskfit import _columns, _setup
     from .model import build_result, check_ymax, fit_column

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = ["run_demo", "free_port"]
 

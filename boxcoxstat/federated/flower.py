@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .client import Client
 from .coordinator import DEFAULT_MAX_MESSAGE_BYTES, Coordinator
 from .messages import CountsRequest, LambdaRequest, message_from_json

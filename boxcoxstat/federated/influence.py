@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, ColumnReport, check_column
+from .._validation.columns import BoxCoxError, ColumnReport, check_column
 from ..core.inference import standard_error
 from ..core.profile import CallbackProfile
 from ..core.solve import solve

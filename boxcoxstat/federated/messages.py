@@ -43,7 +43,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = [
     "SetupReport",

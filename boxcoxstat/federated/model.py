@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._errors import ResolutionWarning, user_stacklevel
-from .._validation import BoxCoxError, check_option, normalize_family
+from .._validation.columns import BoxCoxError, check_option, normalize_family
 from ..core.bounds import lambda_bounds
 from ..core.inference import standard_inference
 from ..core.likelihood import llf_constant
 from ..core.profile import CallbackProfile
 from ..core.resolution import range_messages
 from ..core.solve import OPTIMIZERS, Solution, solve
+from ..exceptions import ResolutionWarning, user_stacklevel
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client

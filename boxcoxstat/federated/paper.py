@@ -63,7 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.bounds import lambda_bounds
 from ..core.likelihood import llf_constant
 from ..core.solve import Solution

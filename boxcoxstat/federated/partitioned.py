@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import ColumnReport, check_column, check_option, normalize_family
+from .._validation.columns import ColumnReport, check_column, check_option, normalize_family
 from ..core.likelihood import SideMoments
 from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
 from ..core.solve import OPTIMIZERS

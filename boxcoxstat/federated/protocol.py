@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.likelihood import (
     SideMoments,
     choose_shift,

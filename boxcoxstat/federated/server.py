@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option
+from .._validation.columns import BoxCoxError, ColumnReport, check_column, check_option
 from ..core.likelihood import SideMoments
 from .checks import SideBounds, check_consistent, check_reply, check_setup, check_side
 from .messages import Frame, MomentsReply, Request, SetupReport, SideStats

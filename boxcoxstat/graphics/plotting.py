@@ -10,10 +10,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._validation import check_option
+from .._validation.columns import check_option
 from ..base.diagnostics import qq_envelope
 from ..base.results import check_alpha
-from .model import _check_size, _column, symbox_frame
+from .spread_level import _check_size, _column, symbox_frame
 
 __all__ = ["symbox", "qqplot", "plot_spread_level"]
 
@@ -34,7 +34,7 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
 
     Missing values (NaN) are refused, or left out with ``missing="drop"`` (car's boxplots
     leave out NA); ``start`` and ``powers`` as in
-    :func:`~boxcoxstat.graphics.model.symbox_frame`.
+    :func:`~boxcoxstat.graphics.spread_level.symbox_frame`.
 
     Examples
     --------

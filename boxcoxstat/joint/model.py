@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 from scipy import linalg
 
-from .._input import as_pandas_frame, to_matrix
-from .._validation import (
+from .._validation.columns import (
     BoxCoxError,
     as_columns,
     check_option,
     check_response_scale,
     normalize_family,
 )
+from .._validation.containers import as_pandas_frame, to_matrix
 from ..core.bounds import check_bounds
 from ..core.joint import JointObjective, JointProfile, design_with_intercept
 from ..core.joint_solve import fit_joint_lambda

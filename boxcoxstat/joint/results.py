@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError, check_option
+from .._validation.columns import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import HypothesisTest, check_alpha, interval_frame

@@ -13,14 +13,14 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._input import to_matrix
-from .._validation import BoxCoxError, ColumnReport, check_column, normalize_family
+from .._validation.columns import BoxCoxError, ColumnReport, check_column, normalize_family
+from .._validation.containers import to_matrix
 from ..core import inference as inf
-from ..core.boxtidwell import BoxTidwellProfile, score_tests
-from ..core.inverse import InverseResponseProfile
 from ..core.joint_solve import fit_joint_lambda
 from ..core.solve import solve
 from ..regression.formula import caller_environment, model_frame
+from .boxtidwell import BoxTidwellProfile, score_tests
+from .inverse import InverseResponseProfile
 from .results import BoxTidwellResult, InverseResponseResult
 
 __all__ = ["box_tidwell", "inverse_response"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 
 __all__ = ["RandomTerm", "split_random"]
 

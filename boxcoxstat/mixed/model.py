@@ -19,8 +19,7 @@ import pandas as pd
 import patsy
 from numpy.typing import NDArray
 
-from .._input import as_pandas_frame
-from .._validation import (
+from .._validation.columns import (
     BoxCoxError,
     ColumnReport,
     check_column,
@@ -28,6 +27,7 @@ from .._validation import (
     check_response_scale,
     normalize_family,
 )
+from .._validation.containers import as_pandas_frame
 from ..core.design import qr_design
 from ..core.resolution import data_range
 from ..core.response import ResponseProfile

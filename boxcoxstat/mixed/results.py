@@ -21,8 +21,8 @@ import patsy
 from numpy.typing import NDArray
 from scipy import linalg, stats
 
-from .._input import as_pandas_frame
-from .._validation import BoxCoxError, check_option
+from .._validation.columns import BoxCoxError, check_option
+from .._validation.containers import as_pandas_frame
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame

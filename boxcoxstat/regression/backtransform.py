@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..families import inverse_transform
 
 __all__ = ["median", "mean_exists", "mean_smearing", "mean_normal"]

@@ -30,7 +30,7 @@ import patsy
 from numpy.typing import NDArray
 
 from .. import families
-from .._validation import BoxCoxError, ColumnReport, check_column
+from .._validation.columns import BoxCoxError, ColumnReport, check_column
 from ..core.inference import standard_inference
 from ..core.profile import SampleProfile
 from ..core.solve import solve

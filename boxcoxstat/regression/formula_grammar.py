@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import patsy
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .formula import _BoxCoxTerm, _PolyTerm, _YeoJohnsonTerm
 
 __all__ = ["check_formula", "check_term", "Term", "SavedFactor", "restore_transform",
@@ -127,7 +127,7 @@ def check_term(code: Any, field: str = "formula") -> Term:
     >>> check_term("__import__('os')")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    boxcoxstat._errors.BoxCoxError: field 'formula' calls '__import__', which is not ...
+    boxcoxstat.exceptions.BoxCoxError: field 'formula' calls '__import__', which is not ...
     """
     if not isinstance(code, str):
         raise BoxCoxError(f"field {field!r} must be a string, got {type(code).__name__}")

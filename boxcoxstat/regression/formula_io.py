@@ -28,7 +28,7 @@ import patsy
 from patsy.contrasts import ContrastMatrix
 from patsy.design_info import FactorInfo, SubtermInfo
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..base import jsonio
 from .formula import COLUMNS_KEY
 from .formula_grammar import (

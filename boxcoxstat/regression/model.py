@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._input import as_pandas_frame
-from .._validation import (
+from .._validation.columns import (
     BoxCoxError,
     ColumnReport,
     check_column,
@@ -24,6 +23,7 @@ from .._validation import (
     check_response_scale,
     normalize_family,
 )
+from .._validation.containers import as_pandas_frame
 from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.profile import Profile

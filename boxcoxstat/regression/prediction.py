@@ -44,8 +44,8 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._input import like_native
-from .._validation import BoxCoxError, check_option
+from .._validation.columns import BoxCoxError, check_option
+from .._validation.containers import like_native
 from ..core import inference as inf
 from ..core.profile import Profile
 from ..core.roots import bracket_increasing, find_root

@@ -27,8 +27,8 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._input import as_pandas_frame, like_native, native_frame
-from .._validation import BoxCoxError, as_numbers, check_option
+from .._validation.columns import BoxCoxError, as_numbers, check_option
+from .._validation.containers import as_pandas_frame, like_native, native_frame
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame

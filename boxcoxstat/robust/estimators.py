@@ -44,8 +44,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import families as fam
-from .._validation import BoxCoxError
-from .blocks import (
+from .._validation.columns import BoxCoxError
+from ._rfmin import fmin
+from .huber import (
     PREC_SCALE,
     apply_prestandardization,
     change_points,
@@ -56,8 +57,7 @@ from .blocks import (
     rejection_cutoff,
     robust_criterion,
 )
-from .rfmin import fmin
-from .stable import LogScale, RetainedNLL, WindowNLL
+from .likelihood import LogScale, RetainedNLL, WindowNLL
 
 __all__ = ["RobustSolution", "robust_lambda", "zero_mad_columns"]
 

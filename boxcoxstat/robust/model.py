@@ -14,10 +14,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._validation import BoxCoxError, Columns
+from .._validation.columns import BoxCoxError, Columns
 from ..families import forward_unchecked
 from . import estimators as rb
-from .blocks import MAD_R, apply_prestandardization, rejection_cutoff
+from .huber import MAD_R, apply_prestandardization, rejection_cutoff
 from .registry import Spec
 from .results import RobustTransformResult
 

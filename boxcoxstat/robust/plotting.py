@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import families
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..base.diagnostics import display_unit, normal_qq, qq_line
 
 __all__ = ["qqplot_robust", "plot_sensitivity", "plot_outlier_map", "plot_score_pairs"]
@@ -195,7 +195,7 @@ def plot_residual_map(result: Any, resid: Any, rows: Any = None, *, ax: Any = No
         try:
             sub = resid.loc[list(rows)]
         except KeyError as err:
-            from .._validation import BoxCoxError
+            from .._validation.columns import BoxCoxError
 
             raise BoxCoxError(f"plot_residual_map: no fitted row {err}; pass row labels "
                               "(positions for NumPy input)") from None

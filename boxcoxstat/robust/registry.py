@@ -25,12 +25,12 @@ from typing import Any, Union
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..core.profile import SampleProfile
 from ..core.solve import solve
 from . import estimators as est
-from .blocks import PRESTANDARDIZE, RECTIFY
-from .rfmin import TOL_R
+from ._rfmin import TOL_R
+from .huber import PRESTANDARDIZE, RECTIFY
 
 __all__ = ["Option", "Method", "Spec", "EstimatorLike", "METHODS", "ROBUST_METHODS",
            "get_method", "parse_spec", "parse_specs", "lambdas"]

@@ -19,12 +19,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families as fam
-from .._validation import BoxCoxError, new_columns
+from .._validation.columns import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary, format_number
 from ..base.transform import ColumnTransforms
-from . import blocks as rb
+from . import huber as rb
 from .registry import METHODS, ROBUST_METHODS
 
 __all__ = ["RobustTransformResult"]

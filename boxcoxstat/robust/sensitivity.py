@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .. import families as fam
-from .._validation import BoxCoxError, normalize_family
+from .._validation.columns import BoxCoxError, normalize_family
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase

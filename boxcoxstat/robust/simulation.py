@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .. import families as fam
-from .._validation import BoxCoxError, normalize_family
+from .._validation.columns import BoxCoxError, normalize_family
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from .._validation import require
+from .._validation.columns import require
 
 require("sklearn", "sklearn", "boxcoxstat.sklearn")
 

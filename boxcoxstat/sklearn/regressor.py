@@ -22,13 +22,19 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import families as fam
-from .._errors import ResolutionWarning
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option, normalize_family
+from .._validation.columns import (
+    BoxCoxError,
+    ColumnReport,
+    check_column,
+    check_option,
+    normalize_family,
+)
 from ..base.transform import rows_text
 from ..core.design import qr_design
 from ..core.resolution import loss_messages
 from ..core.response import ResponseProfile, response_profile
 from ..core.solve import solve
+from ..exceptions import ResolutionWarning
 from ..regression import backtransform as bt
 from ..univariate.results import PowerTransformResult
 

@@ -37,7 +37,7 @@ from sklearn.utils.validation import (
 )
 
 from .. import families as fam
-from .._validation import (
+from .._validation.columns import (
     DEGENERATE_SPREAD,
     BoxCoxError,
     ColumnReport,

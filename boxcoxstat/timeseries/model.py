@@ -15,20 +15,20 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .. import families
-from .._input import to_matrix
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option
+from .._validation.columns import BoxCoxError, ColumnReport, check_column, check_option
+from .._validation.containers import to_matrix
 from ..base.transform import rows_text
 from ..core.bounds import check_bounds
 from ..core.design import qr_design
-from ..core.guerrero import (
+from ..core.response import response_profile
+from ..core.solve import solve
+from .guerrero import (
     guerrero_lambda,
     guerrero_lambdas,
     loglik_lambdas,
     subseries,
     subseries_matrix,
 )
-from ..core.response import response_profile
-from ..core.solve import solve
 from .results import GuerreroFrameResult, GuerreroResult
 
 __all__ = ["guerrero", "inv_boxcox", "period_of"]

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._errors import ResolutionWarning
-from .._validation import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
+from .._validation.columns import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
 from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
@@ -25,6 +24,7 @@ from ..core.response import response_profile
 from ..core.sample import Sample
 from ..core.shifted import ShiftedColumn, ShiftedProfile
 from ..core.solve import Solution, bounded_solution, solve
+from ..exceptions import ResolutionWarning
 from .results import PowerTransformResult
 
 __all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",

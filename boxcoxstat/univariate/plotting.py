@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import TransformOverflowError
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from ..base.diagnostics import display_unit, normal_qq, profile_cutoff, qq_line
+from ..exceptions import TransformOverflowError
 
 __all__ = ["plot_profile", "qqplot"]
 

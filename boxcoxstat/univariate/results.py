@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from .._errors import ResolutionWarning
-from .._validation import BoxCoxError, as_numbers, check_lambdas, check_option
+from .._validation.columns import BoxCoxError, as_numbers, check_lambdas, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import HypothesisTest, check_alpha, interval_frame
@@ -33,6 +32,7 @@ from ..core.resolution import (
     loses_resolution,
     loss_message,
 )
+from ..exceptions import ResolutionWarning
 
 __all__ = ["PowerTransformResult"]
 

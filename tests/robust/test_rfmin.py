@@ -1,4 +1,4 @@
-"""R's optimize() (Brent's fmin), batched: boxcoxstat.robust.rfmin."""
+"""R's optimize() (Brent's fmin), batched: boxcoxstat.robust._rfmin."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from boxcoxstat.robust.rfmin import DBL_MAX, fmin
+from boxcoxstat.robust._rfmin import DBL_MAX, fmin
 
 
 def test_fmin_agrees_with_scipy_bounded():

@@ -1,4 +1,4 @@
-"""R's random numbers (boxcoxstat.robust.rrng) against R itself.
+"""R's random numbers (boxcoxstat.robust._rrng) against R itself.
 
 Reference: R 4.2.2, ``set.seed(0); print(runif(5), digits = 17)`` and ``set.seed(123)``;
 the subsample positions are checked against cellWise's estLocScale in test_estimators.py
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boxcoxstat.robust.rrng import r_sample_no_replace, r_uniforms
+from boxcoxstat.robust._rrng import r_sample_no_replace, r_uniforms
 
 
 def test_runif_after_set_seed_is_r():

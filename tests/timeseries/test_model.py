@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import boxcoxstat as bcs
-from boxcoxstat.core.guerrero import guerrero_cv, subseries
+from boxcoxstat.timeseries.guerrero import guerrero_cv, subseries
 
 REF = json.loads((Path(__file__).parents[1] / "reference" / "forecast_reference.json")
                  .read_text())

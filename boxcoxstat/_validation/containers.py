@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
-from ._errors import BoxCoxError
+from ..exceptions import BoxCoxError
 
 __all__ = ["POLARS_EXTRA", "native_frame", "like_native", "select_columns", "as_pandas_frame",
            "to_matrix"]

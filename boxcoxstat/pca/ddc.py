@@ -199,7 +199,7 @@ def ddc(x: NDArray[np.float64], *, tol_prob: float = 0.99, corrlim: float = 0.5,
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.ddc import ddc
+    >>> from boxcoxstat.pca.ddc import ddc
     >>> t = np.linspace(-2, 2, 100)
     >>> x = np.column_stack([t, t + 0.1 * np.sin(7 * t), t - 0.1 * np.cos(5 * t)])
     >>> x[10, 1] = 8.0

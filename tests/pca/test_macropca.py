@@ -1,4 +1,4 @@
-"""MacroPCA (boxcoxstat.robust.macropca, ddc) against cellWise 2.5.3's MacroPCA and DDC.
+"""MacroPCA (boxcoxstat.pca.macropca, ddc) against cellWise 2.5.3's MacroPCA and DDC.
 
 Reference: ``tests/reference/macropca_reference.json`` (``macropca_reference.R``: R 4.2.2,
 cellWise 2.5.3 built from source with svd 0.5.8, rrcov 1.7-2, robustbase 0.95-0), the calls
@@ -21,9 +21,9 @@ from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
-from boxcoxstat.robust.ddc import ddc, loc_scale_1step, unimcd_cw
-from boxcoxstat.robust.macropca import macropca
-from boxcoxstat.robust.mcd import scale_tau2
+from boxcoxstat.pca.ddc import ddc, loc_scale_1step, unimcd_cw
+from boxcoxstat.pca.macropca import macropca
+from boxcoxstat.pca.mcd import scale_tau2
 
 REF = json.loads((Path(__file__).parent.parent / "reference" / "macropca_reference.json")
                  .read_text())

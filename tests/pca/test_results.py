@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import boxcoxstat as bcs
-from tests.robust.test_mcd import synthetic
+from tests.pca.test_mcd import synthetic
 
 
 @pytest.fixture(scope="module")

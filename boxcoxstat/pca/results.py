@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import BoxCoxError, as_columns, new_columns
+from .._validation.columns import BoxCoxError, as_columns, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase
 from ..base.summary import Summary, format_number
 from .macropca import macropca
-from .pca import robpca
+from .robpca import robpca
 
 __all__ = ["RobustPCAResult", "robust_pca"]
 
@@ -264,7 +264,7 @@ class RobustPCAResult(ResultBase):
         """Score distance against orthogonal distance with both cut-offs (Hubert et al.
         2005; Raymaekers & Rousseeuw 2021, Fig. 13); see
         :func:`boxcoxstat.robust.plotting.plot_outlier_map`."""
-        from .plotting import plot_outlier_map
+        from ..robust.plotting import plot_outlier_map
 
         self._need("plot_outlier_map")
         return plot_outlier_map(self, ax=ax, labels=labels, color=color)
@@ -272,7 +272,7 @@ class RobustPCAResult(ResultBase):
     def plot_scores(self, *, axes: Any = None, color: Any = None) -> Any:
         """Pairs plot of the scores (Raymaekers & Rousseeuw 2021, Fig. 12); see
         :func:`boxcoxstat.robust.plotting.plot_score_pairs`."""
-        from .plotting import plot_score_pairs
+        from ..robust.plotting import plot_score_pairs
 
         self._need("plot_scores")
         return plot_score_pairs(self, axes=axes, color=color)
@@ -284,7 +284,7 @@ class RobustPCAResult(ResultBase):
         above, blue below); see :func:`boxcoxstat.robust.plotting.plot_residual_map`.
         ``rows``: labels (positions for NumPy input); default the 30 rows with the largest
         orthogonal distance."""
-        from .plotting import plot_residual_map
+        from ..robust.plotting import plot_residual_map
 
         resid = self.cell_residuals
         return plot_residual_map(self, resid, rows, ax=ax, cutoff=cutoff)
@@ -339,13 +339,13 @@ def robust_pca(data: Any, n_components: int | None = None, *, method: str = "rob
 
     Notes
     -----
-    MacroPCA (:mod:`boxcoxstat.robust.macropca`) equals cellWise 2.5.3's ``MacroPCA`` on the
+    MacroPCA (:mod:`boxcoxstat.pca.macropca`) equals cellWise 2.5.3's ``MacroPCA`` on the
     paper's DPOSS data (``tests/reference/macropca_reference.R``). ROBPCA: with few variables
     (rank ``<= min(n/5, kmax)``, as in the paper's DPOSS data) ROBPCA is the PCA of the
     reweighted MCD of the data; otherwise the projection stage (outlyingness
     over rrcov's deterministic directions, C-steps, the MCD in the k-dimensional subspace).
     The MCD's subset is searched from deterministic and random starts
-    (:mod:`boxcoxstat.robust.mcd`), which is not certain to find the smallest determinant
+    (:mod:`boxcoxstat.pca.mcd`), which is not certain to find the smallest determinant
     (neither are R's FastMCD and DetMCD). Shares of the variance are of all eigenvalues of
     the robust covariance (MCD stage) or of the initial h-subset's total variance
     (projection stage), as rrcov reports them.

@@ -17,7 +17,7 @@ import statsmodels.formula.api as smf
 
 import boxcoxstat as bcs
 from boxcoxstat.base.diagnostics import fivenum
-from boxcoxstat.graphics.model import symbox_frame
+from boxcoxstat.graphics.spread_level import symbox_frame
 
 REF = json.loads((Path(__file__).parents[1] / "reference" / "car_toolbox_reference.json")
                  .read_text())

@@ -40,10 +40,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .._special import dexprel, exprel
-from .column_profiles import ColumnProfiles
-from .joint_solve import hessian as numerical_hessian
-from .likelihood import llf_constant
-from .profile import evaluate_pairs
+from ..core.column_profiles import ColumnProfiles
+from ..core.joint_solve import hessian as numerical_hessian
+from ..core.likelihood import llf_constant
+from ..core.profile import evaluate_pairs
 
 __all__ = ["BoxTidwellProfile", "score_tests"]
 
@@ -80,7 +80,7 @@ class BoxTidwellProfile:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.core.boxtidwell import BoxTidwellProfile
+    >>> from boxcoxstat.linearity.boxtidwell import BoxTidwellProfile
     >>> from boxcoxstat.core.solve import solve
     >>> rng = np.random.default_rng(0)
     >>> x = rng.uniform(1, 10, 200)

@@ -53,7 +53,7 @@ class RetainedNLL:
     """The profile NLL of each column's retained rows (RewML's reweighted ML steps).
 
     Built once per reweighting step from the sorted columns and their 0/1 weights; called as
-    ``f(lmbda, idx)`` by :func:`~boxcoxstat.robust.rfmin.fmin`. The NLL is the core's
+    ``f(lmbda, idx)`` by :func:`~boxcoxstat.robust._rfmin.fmin`. The NLL is the core's
     (``SampleProfile.evaluate``), which equals ``-l(lambda; S)`` of RewML_SPEC section 4.4:
     ``(m/2) log var + (1 - lambda) sum J`` over the retained set ``S``.
 
@@ -69,7 +69,7 @@ class RetainedNLL:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.stable import RetainedNLL
+    >>> from boxcoxstat.robust.likelihood import RetainedNLL
     >>> xs = np.sort(np.random.default_rng(0).lognormal(size=(30, 2)), axis=0)
     >>> keep = np.ones(xs.shape, dtype=bool)
     >>> keep[-1, 0] = False                       # drop the largest value of column 0
@@ -165,7 +165,7 @@ class LogScale:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.stable import LogScale
+    >>> from boxcoxstat.robust.likelihood import LogScale
     >>> x = np.array([[1.0], [2.0], [4.0], [8.0]])
     >>> def med_mad(y):
     ...     med = np.median(y, 0)
@@ -299,7 +299,7 @@ class WindowNLL:
     --------
     >>> import numpy as np
     >>> from boxcoxstat.core.likelihood import nll
-    >>> from boxcoxstat.robust.stable import WindowNLL
+    >>> from boxcoxstat.robust.likelihood import WindowNLL
     >>> xs = np.sort(np.random.default_rng(1).lognormal(size=12))[:, None]
     >>> val, start = WindowNLL.build(xs, "boxcox", 10).best(np.array([0.5]))
     >>> direct = min(float(nll(xs[s:s + 10, 0], 0.5)) for s in range(3))

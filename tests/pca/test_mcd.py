@@ -1,4 +1,4 @@
-"""The reweighted MCD (boxcoxstat.robust.mcd) against robustbase's covMcd.
+"""The reweighted MCD (boxcoxstat.pca.mcd) against robustbase's covMcd.
 
 Reference: ``tests/reference/robpca_reference.json`` (``robpca_reference.R``, R 4.2.2,
 robustbase 0.95-0): the consistency and small-sample factors robustbase applied, and the
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from boxcoxstat.robust.mcd import h_alpha_n, mcd, mcd_consistency, mcd_small_sample
-from boxcoxstat.robust.pca import class_pc
+from boxcoxstat.pca.mcd import h_alpha_n, mcd, mcd_consistency, mcd_small_sample
+from boxcoxstat.pca.robpca import class_pc
 
 REF = json.loads((Path(__file__).parent.parent / "reference" / "robpca_reference.json")
                  .read_text())

@@ -1,4 +1,4 @@
-"""Building blocks of the robust estimators (boxcoxstat.robust.blocks), by hand and by R's
+"""Building blocks of the robust estimators (boxcoxstat.robust.huber), by hand and by R's
 definitions in RewML_SPEC.md (sections 2, 4.1-4.3)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from boxcoxstat import families as fam
-from boxcoxstat.robust import blocks
+from boxcoxstat.robust import huber as blocks
 
 
 def test_huber_loc_scale_by_hand():

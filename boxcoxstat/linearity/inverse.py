@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .design import qr_design
-from .likelihood import llf_constant
-from .profile import Profile, SampleProfile
-from .response import ResponseProfile
+from ..core.design import qr_design
+from ..core.likelihood import llf_constant
+from ..core.profile import Profile, SampleProfile
+from ..core.response import ResponseProfile
 
 __all__ = ["InverseResponseProfile"]
 
@@ -48,7 +48,7 @@ class InverseResponseProfile:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.core.inverse import InverseResponseProfile
+    >>> from boxcoxstat.linearity.inverse import InverseResponseProfile
     >>> from boxcoxstat.core.solve import solve
     >>> rng = np.random.default_rng(0)
     >>> y = rng.uniform(1, 4, 100) ** 2           # yhat is linear in sqrt(y)

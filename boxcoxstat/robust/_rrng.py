@@ -47,7 +47,7 @@ def r_uniforms(size: int, seed: int = 0) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.rrng import r_uniforms
+    >>> from boxcoxstat.robust._rrng import r_uniforms
     >>> r_uniforms(3).round(7).tolist()  # set.seed(0); runif(3) in R
     [0.8966972, 0.2655087, 0.3721239]
     """
@@ -68,7 +68,7 @@ def r_sample_no_replace(n: int, size: int, seed: int = 0) -> NDArray[np.intp]:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.rrng import r_sample_no_replace
+    >>> from boxcoxstat.robust._rrng import r_sample_no_replace
     >>> r_sample_no_replace(10, 3).tolist()
     [8, 2, 9]
     """

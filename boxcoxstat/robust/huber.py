@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from .. import families as fam
-from .rrng import r_sample_no_replace
+from ._rrng import r_sample_no_replace
 
 __all__ = [
     "K_MAD",
@@ -53,7 +53,7 @@ def rejection_cutoff(quant: float) -> float:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.blocks import rejection_cutoff
+    >>> from boxcoxstat.robust.huber import rejection_cutoff
     >>> round(rejection_cutoff(0.99), 6)
     2.575829
     """
@@ -77,7 +77,7 @@ def huber_loc_scale(v: ArrayLike, subsample: int = 0
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.blocks import huber_loc_scale
+    >>> from boxcoxstat.robust.huber import huber_loc_scale
     >>> mu, sigma = huber_loc_scale(np.array([[1.0], [2.0], [3.0], [4.0], [100.0]]))
     >>> round(float(mu[0]), 4), round(float(sigma[0]), 4)
     (3.0557, 1.7372)
@@ -117,7 +117,7 @@ def huber_proposal2(v: ArrayLike, maxiter: int = 500, rtol: float = 1e-13
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.blocks import huber_proposal2
+    >>> from boxcoxstat.robust.huber import huber_proposal2
     >>> mu, s = huber_proposal2(np.array([1.0, 2.0, 3.0, 4.0, 100.0]))
     >>> round(float(mu[0]), 4), round(float(s[0]), 4)  # converged (MASS stops at 30 steps)
     (4.0275, 4.0733)
@@ -150,7 +150,7 @@ def huber_rho(t: ArrayLike) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.blocks import huber_rho
+    >>> from boxcoxstat.robust.huber import huber_rho
     >>> huber_rho([0.0, 1.0, 3.0]).tolist()
     [0.0, 0.5, 3.375]
     """
@@ -164,7 +164,7 @@ def bisquare_rho(d: ArrayLike, c: float = 0.5) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.blocks import bisquare_rho
+    >>> from boxcoxstat.robust.huber import bisquare_rho
     >>> bisquare_rho([0.0, 0.25, 2.0]).round(6)
     array([0.      , 0.289062, 0.5     ])
     """
@@ -187,7 +187,7 @@ def robust_criterion(y_sorted: ArrayLike, c: float = 0.5, subsample: int = 0
     --------
     >>> import numpy as np
     >>> from scipy import stats
-    >>> from boxcoxstat.robust.blocks import robust_criterion
+    >>> from boxcoxstat.robust.huber import robust_criterion
     >>> n = 50
     >>> q = stats.norm.ppf((np.arange(1, n + 1) - 1 / 3) / (n + 1 / 3))
     >>> float(robust_criterion(3 * q + 1)[0]) < 1e-3

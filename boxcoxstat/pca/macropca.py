@@ -48,10 +48,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .ddc import DDCFit, ddc, loc_scale_1step, unimcd_cw
 from .mcd import detmcd, h_alpha_n
-from .pca import _choose_k, _directions, _signflip
+from .robpca import _choose_k, _directions, _signflip
 
 __all__ = ["MacroPCAFit", "macropca"]
 
@@ -152,7 +152,7 @@ def macropca(x: NDArray[np.float64], k: int | None, *, alpha: float = 0.5, kmax:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.macropca import macropca
+    >>> from boxcoxstat.pca.macropca import macropca
     >>> i = np.arange(1, 1201)
     >>> t = np.column_stack([np.sin(i), np.cos(1.3 * i)])
     >>> x = t @ np.array([[1.0, 1.0, 0.0, 2.0], [0.0, 1.0, 1.0, -1.0]])

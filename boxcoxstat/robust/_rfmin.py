@@ -54,7 +54,7 @@ def fmin(
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.rfmin import fmin
+    >>> from boxcoxstat.robust._rfmin import fmin
     >>> centres = np.array([0.3, -1.2])
     >>> fmin(lambda u, idx: (u - centres[idx]) ** 2, [-4, -4], [6, 6]).round(4)
     array([ 0.3, -1.2])

@@ -43,7 +43,7 @@ def h_alpha_n(alpha: float, n: int, p: int) -> int:
 
     Examples
     --------
-    >>> from boxcoxstat.robust.mcd import h_alpha_n
+    >>> from boxcoxstat.pca.mcd import h_alpha_n
     >>> h_alpha_n(0.75, 11478, 7)
     8610
     """
@@ -197,7 +197,7 @@ def mcd(x: NDArray[np.float64], h: int, alpha: float, *, n_random: int = 500,
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.mcd import mcd, h_alpha_n
+    >>> from boxcoxstat.pca.mcd import mcd, h_alpha_n
     >>> x = np.random.default_rng(0).standard_normal((200, 3))
     >>> x[:20] += 8.0
     >>> fit = mcd(x, h_alpha_n(0.75, 200, 3), 0.75)
@@ -351,7 +351,7 @@ def detmcd(x: NDArray[np.float64], h: int, alpha: float, *, max_csteps: int = 20
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.robust.mcd import detmcd, h_alpha_n
+    >>> from boxcoxstat.pca.mcd import detmcd, h_alpha_n
     >>> i = np.arange(1, 1201)
     >>> x = np.column_stack([np.sin(i), np.cos(1.7 * i) + 0.3 * np.sin(i)])
     >>> x[:50] += 6.0

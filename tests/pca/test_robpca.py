@@ -1,4 +1,4 @@
-"""ROBPCA (boxcoxstat.robust.pca) against rrcov's PcaHubert, and the paper's DPOSS numbers.
+"""ROBPCA (boxcoxstat.pca.robpca) against rrcov's PcaHubert, and the paper's DPOSS numbers.
 
 Reference: ``tests/reference/robpca_reference.json`` (``robpca_reference.R``: R 4.2.2, rrcov
 1.7-2, robustbase 0.95-0, cellWise 2.5.3): PcaHubert's MCD branch on the best h-subset R
@@ -18,8 +18,8 @@ from scipy import stats
 
 import boxcoxstat as bcs
 from boxcoxstat.datasets import load
-from boxcoxstat.robust.pca import class_pc, od_cutoff, robpca, unimcd
-from tests.robust.test_mcd import synthetic
+from boxcoxstat.pca.robpca import class_pc, od_cutoff, robpca, unimcd
+from tests.pca.test_mcd import synthetic
 
 REF = json.loads((Path(__file__).parent.parent / "reference" / "robpca_reference.json")
                  .read_text())

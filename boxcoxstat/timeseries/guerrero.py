@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .kernel import phi_chi
-from .roots import find_root
+from ..core.kernel import phi_chi
+from ..core.roots import find_root
 
 __all__ = ["Subseries", "subseries", "subseries_matrix", "guerrero_cv", "guerrero_lambda",
            "guerrero_lambdas", "loglik_lambdas"]
@@ -118,7 +118,7 @@ def guerrero_cv(sub: Subseries, lmbda: ArrayLike) -> NDArray[np.float64]:
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.core.guerrero import guerrero_cv, subseries
+    >>> from boxcoxstat.timeseries.guerrero import guerrero_cv, subseries
     >>> x = np.repeat([1.0, 4.0, 9.0], 4) * np.tile([0.9, 1.1, 1.0, 1.0], 3)
     >>> guerrero_cv(subseries(x, 4), [0.0, 1.0]).round(4)    # sd proportional to the mean
     array([0.   , 0.866])
@@ -156,7 +156,7 @@ def guerrero_lambdas(sub: Subseries, lower: float, upper: float
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.core.guerrero import guerrero_lambdas, subseries_matrix
+    >>> from boxcoxstat.timeseries.guerrero import guerrero_lambdas, subseries_matrix
     >>> level = np.repeat([1.0, 4.0, 9.0, 16.0], 4)
     >>> x = np.column_stack([level * np.tile([0.9, 1.1, 1.0, 1.0], 4),  # sd ~ mean: log
     ...                      level + np.tile([-0.1, 0.1, 0.0, 0.0], 4)])  # constant sd: none
@@ -219,7 +219,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
     Examples
     --------
     >>> import numpy as np
-    >>> from boxcoxstat.core.guerrero import loglik_lambdas
+    >>> from boxcoxstat.timeseries.guerrero import loglik_lambdas
     >>> t = np.arange(1.0, 41.0)
     >>> design = np.column_stack([np.ones(40), t])
     >>> x = np.column_stack([np.exp(0.05 * t + 0.1 * np.sin(t)), 1 + t + np.cos(t)])

@@ -14,8 +14,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import families
-from .._input import to_matrix
-from .._validation import BoxCoxError, ColumnReport, check_column, check_option
+from .._validation.columns import BoxCoxError, ColumnReport, check_column, check_option
+from .._validation.containers import to_matrix
 from ..base.diagnostics import fivenum
 from .results import SpreadLevelResult
 
@@ -60,7 +60,7 @@ def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
 
     Examples
     --------
-    >>> from boxcoxstat.graphics.model import symbox_frame
+    >>> from boxcoxstat.graphics.spread_level import symbox_frame
     >>> symbox_frame([1.0, 2.0, 4.0, 8.0], powers=(0.0, 1.0))["log"].round(3).tolist()
     [-1.162, -0.387, 0.387, 1.162]
     """

@@ -1,4 +1,4 @@
-"""The robust estimators' likelihoods on the core (boxcoxstat.robust.stable) against mpmath.
+"""The robust estimators' likelihoods on the core (boxcoxstat.robust.likelihood) against mpmath.
 
 Reference: ``tests/mpref.py`` (the profile NLL in mpmath at 60 digits) and the median
 absolute deviation of the transformed values in mpmath. Tolerances: the core's NLL is exact to
@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from boxcoxstat.robust.stable import LogScale, RetainedNLL, WindowNLL
+from boxcoxstat.robust.likelihood import LogScale, RetainedNLL, WindowNLL
 from tests import mpref
 
 RNG = np.random.default_rng(2)

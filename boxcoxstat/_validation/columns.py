@@ -13,8 +13,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from ._errors import BoxCoxError
-from ._input import select_columns, to_matrix
+from ..exceptions import BoxCoxError
+from .containers import select_columns, to_matrix
 
 Family = Literal["boxcox", "yeojohnson"]
 
@@ -79,7 +79,7 @@ def check_number(name: str, value: Any, *, positive: bool = False) -> float:
 
     Examples
     --------
-    >>> from boxcoxstat._validation import check_number
+    >>> from boxcoxstat._validation.columns import check_number
     >>> check_number("ymax", 1e10, positive=True)
     10000000000.0
     """
@@ -121,7 +121,7 @@ def as_numbers(values: Any, what: str) -> NDArray[np.float64]:
 
     Examples
     --------
-    >>> from boxcoxstat._validation import as_numbers
+    >>> from boxcoxstat._validation.columns import as_numbers
     >>> as_numbers([0, 0.5], "lmbda must be numbers")
     array([0. , 0.5])
     """
@@ -535,7 +535,7 @@ def require(module: str, extra: str, what: str) -> None:
 
     Examples
     --------
-    >>> from boxcoxstat._validation import require
+    >>> from boxcoxstat._validation.columns import require
     >>> require("numpy", "dev", "this example")  # installed: nothing happens
     """
     import importlib

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from .._validation import BoxCoxError
+from .._validation.columns import BoxCoxError
 from .mcd import h_alpha_n, mcd
 
 __all__ = ["PCAFit", "robpca", "class_pc", "od_cutoff"]

@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 
 import boxcoxstat as bcs
-from boxcoxstat.base.results import HypothesisTest, ResultBase
+from boxcoxstat.base.results import VOCABULARY, HypothesisTest, ResultBase
 from boxcoxstat.base.summary import Summary
 
 
@@ -118,6 +118,14 @@ def _toolbox_data():
     return df
 
 
+def _lmer():
+    rng = np.random.default_rng(6)
+    g = np.repeat(np.arange(8), 6)
+    x = rng.uniform(1, 5, g.size)
+    y = np.exp(0.3 + 0.2 * x + 0.3 * rng.standard_normal(8)[g] + 0.2 * rng.standard_normal(g.size))
+    return bcs.lmer("y ~ x + (1 | g)", pd.DataFrame({"y": y, "x": x, "g": g}))
+
+
 RESULTS = {
     "PowerTransformResult": _fit,
     "PowerTransformResult (federated)": _federated,
@@ -144,6 +152,10 @@ RESULTS = {
     "GuerreroResult": lambda: bcs.guerrero(_toolbox_data()["y"], 4),
     "SpreadLevelResult": lambda: bcs.spread_level(_toolbox_data()["y"],
                                                   np.repeat(np.arange(8), 10)),
+    "GuerreroFrameResult": lambda: bcs.guerrero(pd.DataFrame(
+        {"a": _toolbox_data()["y"].to_numpy()[:48], "b": _toolbox_data()["x"].to_numpy()[:48]}),
+        4),
+    "LmerResult": _lmer,
 }
 
 
@@ -207,19 +219,53 @@ def _available(call):
         return None
 
 
+def _value_of(result, name):
+    attr = getattr(result, name)
+    if name == "test":
+        return attr(0)
+    if name == "from_json":
+        return attr(result.to_json())
+    return attr() if name in ("conf_int", "cov_params", "summary", "to_json") else attr
+
+
+@pytest.mark.parametrize("name", VOCABULARY)
+def test_every_vocabulary_name_answers_or_says_why_not(result, name):
+    """Every name of the vocabulary answers, or raises the package's error
+    ``"<Class>.<name> is not available: <why>"`` -- never ``AttributeError``."""
+    cls = type(result).__name__
+    try:
+        _value_of(result, name)
+    except bcs.BoxCoxError as err:
+        text = str(err)
+        assert text.startswith(f"{cls}.{name}") and "is not available: " in text, text
+        assert len(text.split("is not available: ", 1)[1]) > 10, text  # a reason is given
+
+
+def test_a_name_outside_the_vocabulary_is_still_an_attribute_error(result):
+    with pytest.raises(AttributeError):
+        result.no_such_name  # noqa: B018
+    assert not hasattr(result, "no_such_name")
+
+
 def test_estimates_intervals_and_tests_share_one_vocabulary(result):
     cls = type(result)
-    if not hasattr(cls, "params"):
+    params = _available(lambda: result.params)
+    if params is None:
         return  # a sensitivity curve, a simulation, a test: no parameters
-    params = result.params
     assert isinstance(params, pd.Series) and params.index.is_unique
-    if hasattr(cls, "bse"):
-        bse = _available(lambda: result.bse)
-        if bse is not None:
-            assert isinstance(bse, pd.Series) and list(bse.index) == list(params.index)
-            assert np.all(np.isfinite(bse.to_numpy()))
-    if hasattr(cls, "pvalues"):
-        assert list(result.pvalues.index) == list(params.index)
+    bse = _available(lambda: result.bse)
+    if bse is not None:
+        assert isinstance(bse, pd.Series) and list(bse.index) == list(params.index)
+        assert np.all(np.isfinite(bse.to_numpy()))
+    pvalues = _available(lambda: result.pvalues)
+    if pvalues is not None:
+        assert isinstance(pvalues, pd.Series) and list(pvalues.index) == list(params.index)
+        assert bse is not None  # a p-value needs a standard error
+    cov = _available(lambda: result.cov_params())
+    if cov is not None and cls.__name__ != "LmResult":  # LmResult: the regression's
+        assert list(cov.index) == list(cov.columns)
+        np.testing.assert_allclose(np.sqrt(np.diag(cov.to_numpy())),
+                                   bse.loc[list(cov.index)].to_numpy(), rtol=1e-12)
     if hasattr(cls, "conf_int"):
         ci = _available(result.conf_int)
         if ci is not None:

@@ -18,7 +18,7 @@ same index; ``test(...)`` returns a :class:`HypothesisTest`; ``llf``, ``nobs``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,28 @@ from .._validation.columns import BoxCoxError
 from . import jsonio
 from .summary import Summary, format_pvalue
 
-__all__ = ["ResultBase", "HypothesisTest", "interval_frame", "check_alpha"]
+__all__ = ["ResultBase", "HypothesisTest", "interval_frame", "check_alpha", "wald_pvalues",
+           "diagonal_cov", "VOCABULARY"]
+
+# The names every result answers or refuses with the package's error (the vocabulary table
+# of docs/architecture.rst); summary, to_json and from_json are defined on the base itself.
+VOCABULARY = ("lmbda", "params", "bse", "pvalues", "conf_int", "cov_params", "test", "llf",
+              "nobs", "aic", "bic", "summary", "to_json", "from_json")
+
+# Why a vocabulary name does not apply, where a result class says nothing more specific.
+_GENERIC_WHY = {
+    "lmbda": "the result estimates no power",
+    "params": "the result estimates no parameters",
+    "bse": "the result has no standard errors",
+    "pvalues": "the result has no standard errors, so no Wald p-values",
+    "cov_params": "the result has no standard errors, so no covariance of the estimates",
+    "conf_int": "the result has no confidence intervals",
+    "test": "the result has no hypothesis test of its parameters",
+    "llf": "the result has no likelihood",
+    "nobs": "the result is not fitted to one sample",
+    "aic": "the result has no likelihood, so no AIC",
+    "bic": "the result has no likelihood, so no BIC",
+}
 
 
 _TINY = float(np.finfo(np.float64).tiny)  # smallest normal float, about 2.2e-308
@@ -44,6 +65,23 @@ def check_alpha(alpha: Any) -> float:
     if not _TINY <= a < 1.0:  # a subnormal alpha halves to 0: no finite quantile
         raise BoxCoxError(f"alpha must lie strictly between 0 and 1 (e.g. 0.05), got {alpha!r}")
     return a
+
+
+def wald_pvalues(params: pd.Series, bse: pd.Series) -> pd.Series:
+    """Two-sided Wald p-values of ``params = 0`` (statsmodels' ``pvalues``): ``2 * P(Z >
+    |params / bse|)`` with ``Z`` standard normal, a Series with ``params``' index (NaN where
+    ``bse`` is NaN: no standard error, e.g. at a bound)."""
+    z = np.asarray(params, dtype=np.float64) / np.asarray(bse, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        p = 2.0 * stats.norm.sf(np.abs(z))
+    return pd.Series(p, index=params.index, name="pvalues")
+
+
+def diagonal_cov(bse: pd.Series) -> pd.DataFrame:
+    """The covariance of estimates that are independent of each other (one per column,
+    fitted separately): a diagonal DataFrame of ``bse**2`` indexed by parameter."""
+    values = np.asarray(bse, dtype=np.float64)
+    return pd.DataFrame(np.diag(values**2), index=bse.index, columns=bse.index)
 
 
 def interval_frame(lower: Any, upper: Any, index: Any) -> pd.DataFrame:
@@ -63,6 +101,9 @@ class ResultBase:
     """
 
     json_version: ClassVar[int] = 1
+    # why a name of :data:`VOCABULARY` that the class does not define is not available
+    # (name -> reason); names not listed get a generic reason
+    _vocabulary_why: ClassVar[dict[str, str]] = {}
 
     def summary(self) -> Summary:  # pragma: no cover - every result overrides it
         raise NotImplementedError
@@ -98,6 +139,15 @@ class ResultBase:
     def _not_available(self, what: str, why: str) -> NoReturn:
         """Raise the package's error for a method that does not apply to this result."""
         raise BoxCoxError(f"{type(self).__name__}.{what} is not available: {why}")
+
+    if not TYPE_CHECKING:  # a type checker still flags a misspelt attribute
+        def __getattr__(self, name: str) -> Any:
+            """A vocabulary name the class does not define: the uniform refusal (never an
+            ``AttributeError``); any other missing name: the usual ``AttributeError``."""
+            if name in VOCABULARY:
+                why = type(self)._vocabulary_why.get(name, _GENERIC_WHY.get(name, ""))
+                self._not_available(name, why)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,11 @@ from .criteria import RESCALES
 from .search import MODES, RULES, SEARCHES, SearchOutcome
 
 __all__ = ["TuningResult"]
+
+
+_NOT_A_LIKELIHOOD_FIT = (
+    "the powers are tuned for a classification criterion, not estimated by likelihood"
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,6 +88,17 @@ class TuningResult(ColumnTransforms):
     >>> bool(np.array_equal(back.transform(X), res.transform(X)))
     True
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "bse": _NOT_A_LIKELIHOOD_FIT,
+        "pvalues": _NOT_A_LIKELIHOOD_FIT,
+        "cov_params": _NOT_A_LIKELIHOOD_FIT,
+        "conf_int": _NOT_A_LIKELIHOOD_FIT,
+        "test": _NOT_A_LIKELIHOOD_FIT,
+        "llf": _NOT_A_LIKELIHOOD_FIT,
+        "aic": _NOT_A_LIKELIHOOD_FIT,
+        "bic": _NOT_A_LIKELIHOOD_FIT,
+    }
 
     criterion: str = saved(jsonio.Str())
     mode: str = saved(jsonio.Str(choices=MODES))

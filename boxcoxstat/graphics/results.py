@@ -6,7 +6,7 @@ Layer 5. Immutable, on the shared base (summary, JSON); the plot is ``plotting``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,12 @@ from ..base.summary import Summary, format_number
 __all__ = ["SpreadLevelResult"]
 
 _WHY = "the suggested power is read off a fitted line; it has no likelihood inference here"
+
+
+_NOT_A_LIKELIHOOD_FIT = (
+    "the spread-level plot fits a line to log spreads against log levels; its power "
+    "is 1 - slope, with no likelihood"
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -34,6 +40,19 @@ class SpreadLevelResult(ResultBase):
     >>> round(r.power, 3), bcs.SpreadLevelResult.from_json(r.to_json()).power == r.power
     (0.0, True)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "lmbda": _NOT_A_LIKELIHOOD_FIT,
+        "bse": _NOT_A_LIKELIHOOD_FIT,
+        "pvalues": _NOT_A_LIKELIHOOD_FIT,
+        "cov_params": _NOT_A_LIKELIHOOD_FIT,
+        "conf_int": _NOT_A_LIKELIHOOD_FIT,
+        "test": _NOT_A_LIKELIHOOD_FIT,
+        "llf": _NOT_A_LIKELIHOOD_FIT,
+        "nobs": _NOT_A_LIKELIHOOD_FIT,
+        "aic": _NOT_A_LIKELIHOOD_FIT,
+        "bic": _NOT_A_LIKELIHOOD_FIT,
+    }
 
     intercept: float = saved(jsonio.Float())
     slope: float = saved(jsonio.Float())

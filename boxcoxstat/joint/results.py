@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from scipy import stats
 from .._validation.columns import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import HypothesisTest, check_alpha, interval_frame
+from ..base.results import HypothesisTest, check_alpha, interval_frame, wald_pvalues
 from ..base.summary import Summary, format_power, format_pvalue
 from ..base.transform import ColumnTransforms
 from ..core import inference as inf
@@ -68,6 +68,13 @@ class JointTransformResult(ColumnTransforms):
     >>> back.lmbda.equals(r.lmbda), str(back.summary()) == str(r.summary())
     (True, True)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "aic": ("not computed for a joint fit; compare joint fits by llf and their "
+                "likelihood-ratio tests (test())"),
+        "bic": ("not computed for a joint fit; compare joint fits by llf and their "
+                "likelihood-ratio tests (test())"),
+    }
 
     design: str = saved(jsonio.Str())
     cov_values: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
@@ -195,6 +202,12 @@ class JointTransformResult(ColumnTransforms):
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
         self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._bse_values(), gse, "bse")
+
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided Wald p-values of each parameter ``= 0`` (``z = params / bse``, standard
+        normal), indexed as :attr:`bse`."""
+        return wald_pvalues(self.params, self.bse)
 
     def cov_params(self) -> pd.DataFrame:
         """Covariance of the estimates (inverse Hessian of the negative log-likelihood)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,14 @@ from scipy import stats
 from .._validation.columns import BoxCoxError, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import HypothesisTest, ResultBase, check_alpha, interval_frame
+from ..base.results import (
+    HypothesisTest,
+    ResultBase,
+    check_alpha,
+    diagonal_cov,
+    interval_frame,
+    wald_pvalues,
+)
 from ..base.summary import Summary, format_number, format_pvalue
 from ..core import inference as inf
 
@@ -59,6 +66,13 @@ class BoxTidwellResult(ResultBase):
     >>> back.params.equals(r.params), str(back.summary()) == str(r.summary())
     (True, True)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "aic": ("Box-Tidwell is a score iteration on the regression; compare the refitted models "
+                "(bcs.lm) instead"),
+        "bic": ("Box-Tidwell is a score iteration on the regression; compare the refitted models "
+                "(bcs.lm) instead"),
+    }
 
     formula: str = saved(jsonio.Str())
     other: str | None = saved(jsonio.Str(optional=True))
@@ -203,6 +217,10 @@ class BoxTidwellResult(ResultBase):
         return f"<BoxTidwellResult {self.formula!r}: lmbda {pairs}>"
 
 
+_CURVE_ONLY = ("the inverse response fit is a least-squares curve of yhat on the response; "
+               "its llf is that curve's, not a model to compare")
+
+
 @dataclass(frozen=True, repr=False)
 class InverseResponseResult(ResultBase):
     """The power of the response from the inverse response plot (car's ``invTranEstimate``).
@@ -223,6 +241,11 @@ class InverseResponseResult(ResultBase):
     >>> round(r.lmbda, 4), r.conf_int(interval="car").round(4).values.tolist()
     (0.3658, [[0.2315, 0.5032]])
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "aic": _CURVE_ONLY,
+        "bic": _CURVE_ONLY,
+    }
 
     response: str = saved(jsonio.Str())
     family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson")))
@@ -249,6 +272,15 @@ class InverseResponseResult(ResultBase):
     @property
     def bse(self) -> pd.Series:
         return pd.Series([self.bse_value], index=[self.response], name="bse")
+
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided Wald p-value of ``lambda = 0`` (``z = lmbda / bse``, standard normal)."""
+        return wald_pvalues(self.params, self.bse)
+
+    def cov_params(self) -> pd.DataFrame:
+        """The variance of lambda (one parameter): ``bse**2`` as a 1 x 1 DataFrame."""
+        return diagonal_cov(self.bse)
 
     @property
     def llf(self) -> float:

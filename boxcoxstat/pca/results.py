@@ -12,7 +12,7 @@ fitted rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,12 @@ def _plain(v: Any) -> Any:
     if isinstance(v, np.generic):
         v = v.item()
     return v if isinstance(v, (int, float, str)) and not isinstance(v, bool) else str(v)
+
+
+_NOT_A_LIKELIHOOD_FIT = (
+    "robust PCA estimates a subspace, not powers with a likelihood; see loadings, "
+    "eigenvalues and the outlier flags"
+)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -71,6 +77,19 @@ class RobustPCAResult(ResultBase):
     >>> pca.outliers[:5], bool(pca.explained_variance_ratio.sum() > 0.95)
     ([0, 1, 2, 3, 4], True)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "lmbda": _NOT_A_LIKELIHOOD_FIT,
+        "params": _NOT_A_LIKELIHOOD_FIT,
+        "bse": _NOT_A_LIKELIHOOD_FIT,
+        "pvalues": _NOT_A_LIKELIHOOD_FIT,
+        "cov_params": _NOT_A_LIKELIHOOD_FIT,
+        "conf_int": _NOT_A_LIKELIHOOD_FIT,
+        "test": _NOT_A_LIKELIHOOD_FIT,
+        "llf": _NOT_A_LIKELIHOOD_FIT,
+        "aic": _NOT_A_LIKELIHOOD_FIT,
+        "bic": _NOT_A_LIKELIHOOD_FIT,
+    }
 
     names: tuple[str, ...] = saved(jsonio.Strs())
     center_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -83,6 +83,11 @@ class LmResult(ResultBase):
     >>> log.power.fixed, round(float(log.params["np.log(Girth)"]), 4)
     (True, 1.9826)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "test": ("the tests of the response's power are m.power.test(...); a "
+                 "coefficient's Wald test is in pvalues"),
+    }
 
     formula: str = saved(jsonio.Str())
     family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower")))

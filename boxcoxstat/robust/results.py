@@ -12,7 +12,7 @@ belongs to maximum likelihood and raises the package's error saying so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -79,6 +79,9 @@ class RobustTransformResult(ColumnTransforms):
     (['a'], ['flat'])
     """
 
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "llf": _NO_LIKELIHOOD, "aic": _NO_LIKELIHOOD, "bic": _NO_LIKELIHOOD}
+
     family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
     method: str = saved(jsonio.Str(choices=ROBUST_METHODS))
@@ -128,6 +131,15 @@ class RobustTransformResult(ColumnTransforms):
     def profile(self, column: str | int | None = None, lmbda: Any = None) -> Any:
         """Not available: the profile likelihood belongs to ``method="mle"``."""
         self._not_available("profile", _NO_LIKELIHOOD)
+
+    @property
+    def pvalues(self) -> Any:
+        """Not available: robust fits have no standard error, so no Wald p-value."""
+        self._not_available("pvalues", _NO_LIKELIHOOD)
+
+    def cov_params(self) -> Any:
+        """Not available: robust fits have no covariance from the likelihood."""
+        self._not_available("cov_params", _NO_LIKELIHOOD)
 
     @property
     def nobs(self) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,11 @@ def check_specs(estimators: dict[str, Any], labels: list[str]) -> None:
                           f"{labels}")
 
 
+_NOT_A_LIKELIHOOD_FIT = (
+    "a sensitivity curve is the estimates as one value moves (its table), not one fit"
+)
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class SensitivityCurve(ResultBase):
     """Sensitivity curves of one or more estimators (build with
@@ -70,6 +75,19 @@ class SensitivityCurve(ResultBase):
     >>> back.values.equals(sc.values), list(back.baseline.index)
     (True, ['mle', 'rewml'])
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "params": _NOT_A_LIKELIHOOD_FIT,
+        "bse": _NOT_A_LIKELIHOOD_FIT,
+        "pvalues": _NOT_A_LIKELIHOOD_FIT,
+        "cov_params": _NOT_A_LIKELIHOOD_FIT,
+        "conf_int": _NOT_A_LIKELIHOOD_FIT,
+        "test": _NOT_A_LIKELIHOOD_FIT,
+        "llf": _NOT_A_LIKELIHOOD_FIT,
+        "nobs": _NOT_A_LIKELIHOOD_FIT,
+        "aic": _NOT_A_LIKELIHOOD_FIT,
+        "bic": _NOT_A_LIKELIHOOD_FIT,
+    }
 
     values: pd.DataFrame = saved(jsonio.Frame())
     family: str = saved(jsonio.Str(choices=_FAMILIES))

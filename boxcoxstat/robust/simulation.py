@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,12 @@ SETTING = ["lmbda", "epsilon", "k"]
 # the estimators of the paper's section 3.1 (MTL95/90/85 and RewMLnr as registry specs)
 PAPER_ESTIMATORS = ("mle", "carroll", ("mtl", {"h": 0.95}), ("mtl", {"h": 0.9}),
                     ("mtl", {"h": 0.85}), "rewml", ("rewml", {"rectified": False}))
+
+
+_NOT_A_LIKELIHOOD_FIT = (
+    "a simulation study's estimates are rows of its table (one per replication and "
+    "estimator)"
+)
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -60,6 +66,20 @@ class SimulationResult(ResultBase):
     >>> back.table.equals(sim.table), back.bias().columns.tolist()
     (True, ['mle', 'rewml'])
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "lmbda": _NOT_A_LIKELIHOOD_FIT,
+        "params": _NOT_A_LIKELIHOOD_FIT,
+        "bse": _NOT_A_LIKELIHOOD_FIT,
+        "pvalues": _NOT_A_LIKELIHOOD_FIT,
+        "cov_params": _NOT_A_LIKELIHOOD_FIT,
+        "conf_int": _NOT_A_LIKELIHOOD_FIT,
+        "test": _NOT_A_LIKELIHOOD_FIT,
+        "llf": _NOT_A_LIKELIHOOD_FIT,
+        "nobs": _NOT_A_LIKELIHOOD_FIT,
+        "aic": _NOT_A_LIKELIHOOD_FIT,
+        "bic": _NOT_A_LIKELIHOOD_FIT,
+    }
 
     table: pd.DataFrame = saved(jsonio.Frame())
     estimates: pd.DataFrame = saved(jsonio.Frame())

@@ -9,7 +9,7 @@ is not a likelihood, so intervals and tests are refused with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,17 @@ class GuerreroResult(ColumnTransforms):
     >>> back.lmbda == r.lmbda, back.n_dropped
     (True, 0)
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "bse": _WHY,
+        "pvalues": _WHY,
+        "cov_params": _WHY,
+        "conf_int": _WHY,
+        "test": _WHY,
+        "llf": _WHY,
+        "aic": _WHY,
+        "bic": _WHY,
+    }
 
     method: str = saved(jsonio.Str(choices=("guerrero", "loglik")))
     period: int = saved(jsonio.Int(minimum=1))
@@ -115,6 +126,17 @@ class GuerreroFrameResult(ColumnTransforms):
     >>> r.to_frame().columns.tolist()
     ['lambda', 'criterion', 'n', 'n_used', 'n_dropped', 'at_bound']
     """
+
+    _vocabulary_why: ClassVar[dict[str, str]] = {
+        "bse": _WHY,
+        "pvalues": _WHY,
+        "cov_params": _WHY,
+        "conf_int": _WHY,
+        "test": _WHY,
+        "llf": _WHY,
+        "aic": _WHY,
+        "bic": _WHY,
+    }
 
     method: str = saved(jsonio.Str(choices=("guerrero", "loglik")))
     period: int = saved(jsonio.Int(minimum=1))

@@ -20,7 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation.columns import BoxCoxError, as_numbers, check_lambdas, check_option
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import HypothesisTest, check_alpha, interval_frame
+from ..base.results import (
+    HypothesisTest,
+    check_alpha,
+    diagonal_cov,
+    interval_frame,
+    wald_pvalues,
+)
 from ..base.summary import Summary, format_number, format_power, format_pvalue
 from ..base.transform import ColumnTransforms
 from ..core import inference as inf
@@ -272,10 +278,13 @@ class PowerTransformResult(ColumnTransforms):
     def df_model_llf(self) -> Any:
         """Parameters estimated per column, as AIC and BIC (and :func:`boxcoxstat.compare`)
         count them: the mean and the variance, lambda unless fixed, and an estimated shift."""
+        return self._shape(self._k_values(), "df_model_llf")
+
+    def _k_values(self) -> NDArray[np.int64]:
         k = np.full(len(self.names), 2 if self.fixed else 3, dtype=np.int64)
         if self.gamma_status is not None:
             k += np.array([st != "fixed" for st in self.gamma_status], dtype=np.int64)
-        return self._shape(k, "df_model_llf")
+        return k
 
     def _compare_nesting(self, j: int) -> dict[str, Any] | None:
         """Column ``j`` as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
@@ -314,6 +323,57 @@ class PowerTransformResult(ColumnTransforms):
         gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
         self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._stored("bse"), gse, "bse")
+
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided Wald p-values of each parameter ``= 0`` (statsmodels' meaning: ``z =
+        params / bse``, standard normal), indexed as :attr:`bse`. For lambda the test of
+        interest is usually :meth:`test` (likelihood ratio, any null such as 1).
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> r = bcs.fit(np.random.default_rng(0).lognormal(size=200))
+        >>> bool(r.pvalues["x"] > 0.05)  # lambda = 0 (the log) is not rejected
+        True
+        """
+        self._refuse_fixed("pvalues")
+        return wald_pvalues(self.params, self.bse)
+
+    def cov_params(self) -> pd.DataFrame:
+        """The estimated covariance of the powers: a DataFrame indexed by column on both
+        axes; each column's power is fitted on its own, so the matrix is diagonal
+        (``bse**2``). Not available for bcnPower, whose lambda and gamma share one column's
+        information (their covariance is not kept; :attr:`bse` has both standard errors).
+
+        Examples
+        --------
+        >>> import numpy as np, boxcoxstat as bcs
+        >>> r = bcs.fit(np.random.default_rng(0).lognormal(size=(200, 2)))
+        >>> c = r.cov_params()
+        >>> c.shape, bool(c.iloc[0, 1] == 0), bool(np.isclose(c.iloc[0, 0], r.bse.iloc[0]**2))
+        ((2, 2), True, True)
+        """
+        self._refuse_fixed("cov_params")
+        if self._gamma_rows():
+            self._not_available("cov_params", "a bcnPower fit keeps each gamma's standard "
+                                "error but not its covariance with lambda; bse has both "
+                                "standard errors")
+        return diagonal_cov(self.bse)
+
+    @property
+    def aic(self) -> Any:
+        """Akaike's criterion ``-2 llf + 2 k`` per column, ``k`` the parameters estimated
+        (mean, variance, lambda unless fixed, an estimated shift), as
+        :func:`boxcoxstat.compare` counts them."""
+        return self._shape(-2.0 * self.llf_values + 2.0 * self._k_values(),
+                           "aic")
+
+    @property
+    def bic(self) -> Any:
+        """Schwarz's criterion ``-2 llf + k log(nobs)`` per column (see :attr:`aic`)."""
+        k = self._k_values().astype(np.float64)
+        return self._shape(-2.0 * self.llf_values + k * np.log(self.nobs_values), "bic")
 
     @property
     def rounded(self) -> Any:

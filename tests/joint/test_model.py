@@ -259,3 +259,16 @@ def test_joint_bcnpower_with_nan_drops_the_row_gh27():
     full = bcs.fit_joint(df.dropna(), family="bcnpower")
     assert r.nobs == 39
     np.testing.assert_allclose(r.lmbda, full.lmbda, rtol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_pvalues_are_wald_of_cars_estimates(fits, case):
+    # statsmodels' pvalues: two-sided Wald p of each power = 0, z = lambda / se from car's
+    # tight lambda and se (scipy here); 1e-6: the se agree to 1e-7 above, p follows z
+    from scipy import stats
+
+    r, t = fits[case["name"]], case["tight"]
+    z = np.asarray(t["lambda"]) / np.asarray(t["se"])
+    want = 2 * stats.norm.sf(np.abs(z))
+    assert list(r.pvalues.index) == list(r.params.index)
+    np.testing.assert_allclose(r.pvalues.to_numpy(), want, rtol=1e-6, atol=1e-300)

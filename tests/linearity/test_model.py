@@ -118,3 +118,18 @@ def test_inverse_response_bad_input():
     with pytest.raises(bcs.BoxCoxError, match="missing value.*leave those rows out") as err:
         bcs.inverse_response([1.0, 2, 3, 4], [1.0, np.nan, 3, 4])
     assert "missing='drop'" not in str(err.value)
+
+
+def test_inverse_response_pvalues_and_cov_params_follow_its_bse():
+    # statsmodels' meaning, computed here with scipy from the result's lambda and bse
+    # (one parameter: the covariance is bse**2); 1e-14: the same formula, rounding only
+    from scipy import stats
+
+    ols = smf.ols("Volume ~ Girth + Height", bcs.datasets.load("trees")).fit()
+    r = bcs.inverse_response(ols)
+    z = r.lmbda / r.bse.iloc[0]
+    assert list(r.pvalues.index) == list(r.params.index)
+    assert r.pvalues.iloc[0] == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-14)
+    cov = r.cov_params()
+    assert cov.shape == (1, 1) and list(cov.index) == list(r.params.index)
+    assert cov.iloc[0, 0] == pytest.approx(r.bse.iloc[0] ** 2, rel=1e-14)

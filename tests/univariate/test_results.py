@@ -74,3 +74,63 @@ def test_rounded_power_by_rule_car_is_cars_rounded_pwr():
     assert "rounded_power(rule='car')" in str(r.summary())
     with pytest.raises(bcs.BoxCoxError, match="rule='nearest' is not valid"):
         r.rounded_power(rule="nearest")
+
+
+def test_pvalues_and_cov_params_from_cars_standard_errors():
+    # statsmodels' meaning: pvalues the two-sided Wald p-value of params = 0, cov_params the
+    # covariance; the reference z and p are computed here with scipy from car's lambda and
+    # se (car_rounding_reference.R, powerTransform(trees$Girth)); 1e-3: car's numerical
+    # Hessian (as the bse test above)
+    import json
+    from pathlib import Path
+
+    from scipy import stats
+
+    ref = json.loads((Path(__file__).parents[1] / "reference" / "car_rounding_reference.json")
+                     .read_text())["cases"]["girth"]
+    r = bcs.fit(bcs.datasets.load("trees")["Girth"])
+    z = ref["lambda"] / ref["se"]
+    want = 2.0 * stats.norm.sf(abs(z))
+    assert isinstance(r.pvalues, pd.Series) and list(r.pvalues.index) == list(r.bse.index)
+    assert r.pvalues.iloc[0] == pytest.approx(want, rel=1e-2)  # p moves ~ z * dz
+    cov = r.cov_params()
+    assert list(cov.index) == list(cov.columns) == list(r.params.index)
+    assert cov.iloc[0, 0] == pytest.approx(ref["se"] ** 2, rel=2e-3)
+
+
+def test_cov_params_of_independent_columns_is_diagonal(frame):
+    r = bcs.fit(frame)
+    cov = r.cov_params()
+    bse = r.bse.to_numpy()
+    # exact: the same numbers squared, zeros off the diagonal (columns fitted separately)
+    np.testing.assert_array_equal(cov.to_numpy(), np.diag(bse**2))
+    from scipy import stats
+
+    np.testing.assert_allclose(r.pvalues.to_numpy(),
+                               2 * stats.norm.sf(np.abs(r.params.to_numpy() / bse)),
+                               rtol=1e-14)  # the same formula, float rounding only
+
+
+def test_pvalues_and_cov_params_refuse_a_fixed_power_and_bcnpower_covariance(frame):
+    fixed = bcs.fit(frame, lmbda=0)
+    for name in ("pvalues", "cov_params"):
+        with pytest.raises(BoxCoxError, match=f"PowerTransformResult.{name} is not available: "
+                                              "the power was fixed"):
+            attr = getattr(fixed, name)
+            attr() if callable(attr) else None
+    rng = np.random.default_rng(2)
+    u = rng.lognormal(size=80) - 1.5
+    r = bcs.fit(u, family="bcnpower")
+    assert list(r.pvalues.index) == ["x", "x:gamma"]
+    with pytest.raises(BoxCoxError, match="cov_params is not available: a bcnPower fit"):
+        r.cov_params()
+
+
+def test_aic_and_bic_count_the_parameters_compare_counts(frame):
+    # AIC = -2 llf + 2k and BIC = -2 llf + k log n (Akaike 1974, Schwarz 1978); k as
+    # bcs.compare counts it: mean, variance, lambda
+    r = bcs.fit(frame["a"])
+    assert r.aic == pytest.approx(-2 * r.llf + 2 * 3, rel=1e-14)
+    assert r.bic == pytest.approx(-2 * r.llf + 3 * np.log(r.nobs), rel=1e-14)
+    fixed = r.at(0)
+    assert fixed.aic == pytest.approx(-2 * fixed.llf + 2 * 2, rel=1e-14)

@@ -60,7 +60,7 @@ def main() -> None:
     t_one, lam_one = best_of(
         lambda: np.array([robust_lambda(x[:, j], "yeojohnson", "rewml", rewml).lmbda[0]
                           for j in range(x.shape[1])]), 1)
-    diff = float(np.max(np.abs(lam_one - r.lmbda_used)))
+    diff = float(np.max(np.abs(lam_one - r.params.to_numpy())))
     rows = [
         ("boxcoxstat RewML, 500 columns batched", t_rew),
         ("boxcoxstat RewML, one column at a time", t_one),

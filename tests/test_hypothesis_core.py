@@ -125,7 +125,7 @@ def _quietly(call):
 
 def _check_result(r) -> None:
     """A fitted result: finite estimates, and every method finite or the package's error."""
-    assert _finite(r.lmbda_used) and _finite(r.llf_values), (r.lmbda_used, r.llf_values)
+    assert _finite(r._lmbda_used) and _finite(r._llf_values), (r._lmbda_used, r._llf_values)
     text = str(r.summary())
     if not r.fixed:
         ci = _quietly(r.conf_int)
@@ -185,7 +185,7 @@ def test_result_methods_give_finite_numbers_or_package_error(key, new, alpha, lm
     s = _quietly(lambda: r.summary(alpha))
     assert s is None or len(str(s)) > 40
     a = _quietly(lambda: r.at(lmbda0))
-    assert a is None or (_finite(a.lmbda_used) and _finite(a.llf_values))
+    assert a is None or (_finite(a._lmbda_used) and _finite(a._llf_values))
     prof = _quietly(lambda: r.profile(0, lmbda=lmbda0))
     assert prof is None or _finite(prof.to_numpy())
     out = _quietly(lambda: r.transform(new))

@@ -158,7 +158,7 @@ def test_bcnpower_paths_agree():
                      .read_text())["bcnpower"]["mroz_lwg_lm"]["data"]
     df = pd.DataFrame({"y": ref["lwg"], "x": ref["age"]})  # Mroz: gamma inside its bounds
     f = bcs.fit(df["y"], family="bcnpower")
-    assert f.gamma_status == ("estimated",)
+    assert f._gamma_status == ("estimated",)
     m = bcs.lm("y ~ 1", df, family="bcnpower")
     j = bcs.fit_joint(df, ["y"], family="bcnpower")
     want = _of_fit(f)

@@ -59,7 +59,7 @@ def _rel(a, b):
 def _same(r, m):
     """Equality with the in-memory fit to 1e-10 (the same score root and inference on the same
     likelihood, merged in another order: about 1e-13 in practice)."""
-    assert r.families == m.families
+    assert r._families == m._families
     assert _rel(r.lmbda, m.lmbda) < 1e-10
     assert _rel(r.bse, m.bse) < 1e-10
     assert _rel(r.conf_int(), m.conf_int()) < 1e-10

@@ -284,7 +284,7 @@ def curves_for(name):
         crit.append(criterion_curves(X[train], y[train], ("ml", "pcml", "fisher"),
                                      lmbda=LAMBDAS))
         gauss.append(tune(X[train], y[train], mode="spherical", criterion="ml",
-                          search="continuous").lmbda_used[0])
+                          search="continuous").params.iloc[0])
     mean_crit = sum(crit) / len(crit)
     return {"acc": np.array(acc),  # split x lambda x classifier
             "crit": mean_crit.to_numpy(), "crit_names": np.array(mean_crit.columns, str),
@@ -403,7 +403,7 @@ def auto_lambda(Xtr, ytr, crit, mode):
         kw = {"mode": "full"}  # one criterion of the whole vector
     res = tune(Xtr, ytr, criterion=crit, search="nelder-mead", rescale="minmax",
                start=np.ones(Xtr.shape[1]), **kw)
-    return res.lmbda_used
+    return res.params.to_numpy()
 
 
 def auto_for(name):
@@ -660,7 +660,7 @@ corsica3 = stand_in[(stand_in < 1.3).all(axis=1)][:100]
 italy3 = stand_in[stand_in.max(axis=1) > 1.5][:300]
 pts3 = np.vstack([italy3, corsica3])
 lab3 = np.repeat([0, 1], [len(italy3), len(corsica3)])
-lam_g = tune(pts3, lab3, mode="spherical", criterion="ml", search="continuous").lmbda_used[0]
+lam_g = tune(pts3, lab3, mode="spherical", criterion="ml", search="continuous").params.iloc[0]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
 for ax, lam, title in ((axes[0], 1.0, "(a) original"),
                        (axes[1], lam_g, f"(b) spherical, lambda = {lam_g:.2f} (max Gauss.)"),

@@ -373,13 +373,31 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def saved(codec: Codec, **kwargs: Any) -> Any:
-    """A dataclass field that is written to and read from the result's JSON document."""
-    return field(metadata={"json": codec}, **kwargs)
+def saved(codec: Codec, *, key: str | None = None, **kwargs: Any) -> Any:
+    """A dataclass field that is written to and read from the result's JSON document.
+
+    The document's key is ``key``, by default the field's name without its leading
+    underscores: a result keeps its storage private (``_lmbda_used``) and its documents
+    readable (``"lmbda_used"``), and a field renamed later keeps its documents loading.
+    """
+    metadata: dict[str, Any] = {"json": codec}
+    if key is not None:
+        metadata["json_key"] = key
+    return field(metadata=metadata, **kwargs)
 
 
 def _codecs(cls: type) -> dict[str, Codec]:
-    return {f.name: f.metadata["json"] for f in fields(cls) if "json" in f.metadata}
+    """Saved fields by document key (see :func:`saved`)."""
+    return {_key(f): f.metadata["json"] for f in fields(cls) if "json" in f.metadata}
+
+
+def _key(f: Any) -> str:
+    return str(f.metadata.get("json_key", f.name.lstrip("_")))
+
+
+def _field_names(cls: type) -> dict[str, str]:
+    """Document key -> field name of the saved fields."""
+    return {_key(f): f.name for f in fields(cls) if "json" in f.metadata}
 
 
 def _format(cls: type) -> str:
@@ -394,11 +412,12 @@ def document(result: Any) -> dict[str, Any]:
     (:class:`Nested`, :class:`Nesteds`).
     """
     cls = type(result)
-    doc: dict[str, Any] = {"format": _format(cls), "version": getattr(cls, "json_version", 1)}
+    doc: dict[str, Any] = {"format": _format(cls), "version": getattr(cls, "_json_version", 1)}
     value_of = getattr(result, "_json_value", lambda name: getattr(result, name))
-    for name, codec in _codecs(cls).items():
-        value = value_of(name)
-        doc[name] = None if value is None else codec.encode(value)
+    names = _field_names(cls)
+    for key, codec in _codecs(cls).items():
+        value = value_of(names[key])
+        doc[key] = None if value is None else codec.encode(value)
     return doc
 
 
@@ -468,9 +487,9 @@ def load(cls: type, source: Any) -> Any:
     """Rebuild a ``cls`` result from its JSON document (a str, a dict or a path).
 
     Fields that are not saved take their dataclass default (``None`` for data); an optional
-    field that a later version added (``cls.json_added``: field -> version) is ``None`` in
-    an older document. A wrong document raises :class:`~boxcoxstat.BoxCoxError` naming the
-    field.
+    field that a later version added (``cls._json_added``: document key -> version) is
+    ``None`` in an older document. A wrong document raises
+    :class:`~boxcoxstat.BoxCoxError` naming the field.
     """
     what = cls.__name__
     doc = _parse(source, what)
@@ -478,13 +497,13 @@ def load(cls: type, source: Any) -> Any:
         raise BoxCoxError(f"not a {what} JSON document: field 'format' is "
                           f"{doc.get('format')!r:.80}, expected {_format(cls)!r}")
     version = doc.get("version")
-    newest = getattr(cls, "json_version", 1)
+    newest = getattr(cls, "_json_version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= newest:
         raise BoxCoxError(f"{what} JSON field 'version' must be an integer from 1 to {newest}, "
                           f"got {version!r}")
     values: dict[str, Any] = {}
     codecs = _codecs(cls)
-    added = getattr(cls, "json_added", {})  # field -> the version that added it
+    added = getattr(cls, "_json_added", {})  # document key -> the version that added it
     for name, codec in codecs.items():
         if name not in doc and codec.optional and added.get(name, 1) > version:
             values[name] = None  # an older document, from before the field existed
@@ -512,9 +531,10 @@ def load(cls: type, source: Any) -> Any:
             raise BoxCoxError(f"{what} JSON field {name!r} has {have} entries but {ref!r} has "
                               f"{want}")
     check = getattr(cls, "_check_loaded", None)
-    if check is not None:
+    if check is not None:  # it reads the document's keys
         try:
             check(values)
         except _Bad as err:
             raise BoxCoxError(f"{what} JSON document: {err}") from None
-    return cls(**values)
+    names = _field_names(cls)
+    return cls(**{names[key]: value for key, value in values.items()})

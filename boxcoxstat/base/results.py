@@ -96,11 +96,11 @@ class ResultBase:
     """The base of every boxcoxstat result (see the module docstring).
 
     Subclasses are frozen dataclasses; they implement :meth:`summary`, and declare the fields
-    that are saved with ``jsonio.saved(codec)``. ``json_version`` is the newest document
+    that are saved with ``jsonio.saved(codec)``. ``_json_version`` is the newest document
     version the class writes and reads.
     """
 
-    json_version: ClassVar[int] = 1
+    _json_version: ClassVar[int] = 1
     # why a name of :data:`VOCABULARY` that the class does not define is not available
     # (name -> reason); names not listed get a generic reason
     _vocabulary_why: ClassVar[dict[str, str]] = {}

@@ -32,11 +32,61 @@ from . import jsonio
 from .jsonio import saved
 from .results import ResultBase
 
-__all__ = ["ColumnTransforms", "LAYOUTS", "rows_text"]
+__all__ = ["ColumnTransforms", "Provenance", "FederatedRecord", "LAYOUTS", "rows_text"]
 
 LAYOUTS = ("series", "frame", "array1d", "array2d")
 FAMILIES = ("boxcox", "yeojohnson", "bcnpower")
 GAMMA_STATUS = ("estimated", "lower bound", "upper limit", "fixed")
+
+
+@dataclass(frozen=True, repr=False)
+class Provenance:
+    """Where a result came from, kept with it so that it can compute more from it.
+
+    Not saved to JSON except ``federated``: a loaded result has no data and says so.
+
+    Attributes
+    ----------
+    data : ndarray of shape (n, p) or None
+        The fitted columns (NaN where missing).
+    index : pandas.Index or None
+        The rows' labels (pandas input).
+    weights : ndarray or None
+        Frequency weights of the rows (maximum likelihood), or the final 0/1 weights of a
+        robust fit, shape (n, p).
+    case_weights : ndarray of shape (n,) or None
+        ``lm(weights=)``'s case weights.
+    data_range : ndarray of shape (p, 2) or None
+        Each column's extremes on the scale its power applies to.
+    profile, profiles : Profile, tuple of Profile, or None
+        A profile other than the columns' sample (a linear model's response), or one per
+        column (case weights).
+    fitted : tuple (Profile, curvatures) or None
+        The fit's own profile and the solver's curvature estimates.
+    federated : dict or None
+        A fit that never pooled the data: clients, rounds, bytes, sites left out.
+    """
+
+    data: NDArray[np.float64] | None = None
+    index: Any = None
+    weights: NDArray[np.float64] | None = None
+    case_weights: NDArray[np.float64] | None = None
+    data_range: NDArray[np.float64] | None = None
+    profile: Any = None
+    profiles: tuple[Any, ...] | None = None
+    fitted: tuple[Any, NDArray[np.float64]] | None = None
+    federated: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class FederatedRecord(jsonio.Codec):
+    """The JSON of a :class:`Provenance`: its ``federated`` record only (the data stay out)."""
+
+    def encode(self, value: Any) -> Any:
+        return None if value.federated is None else jsonio.Mapping_().encode(value.federated)
+
+    def decode(self, value: Any) -> Provenance:
+        return Provenance(federated=jsonio.Mapping_().decode(value))
 
 
 @dataclass(frozen=True, repr=False)
@@ -49,19 +99,19 @@ class ColumnTransforms(ResultBase):
     """
 
     names: tuple[str, ...] = saved(jsonio.Strs())
-    layout: str = saved(jsonio.Str(choices=LAYOUTS))
-    families: tuple[str, ...] = saved(jsonio.Strs(length_of="names", choices=FAMILIES))
-    lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    _layout: str = saved(jsonio.Str(choices=LAYOUTS))
+    _families: tuple[str, ...] = saved(jsonio.Strs(length_of="names", choices=FAMILIES))
+    _lmbda_used: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
     # shifted families: bcnPower's gamma (Hawkins & Weisberg 2017), or a fixed shift added
     # before Box-Cox (car's ``bcPower(gamma=)``); NaN for a column without a shift
-    gamma_values: NDArray[np.float64] | None = saved(
+    _gamma_values: NDArray[np.float64] | None = saved(
         jsonio.Floats(length_of="names", optional=True), default=None, kw_only=True)
-    gamma_bse: NDArray[np.float64] | None = saved(
+    _gamma_bse: NDArray[np.float64] | None = saved(
         jsonio.Floats(length_of="names", optional=True), default=None, kw_only=True)
-    gamma_status: tuple[str, ...] | None = saved(
+    _gamma_status: tuple[str, ...] | None = saved(
         jsonio.Strs(length_of="names", choices=GAMMA_STATUS + ("",), optional=True),
         default=None, kw_only=True)
-    gamma_min: float | None = saved(jsonio.Float(optional=True), default=None, kw_only=True)
+    _gamma_min: float | None = saved(jsonio.Float(optional=True), default=None, kw_only=True)
 
     # what to do about transformed values beyond float64 (``fit`` can bound lambda)
     _overflow_hint: ClassVar[str] = "rescale the data or choose a smaller power"
@@ -73,10 +123,10 @@ class ColumnTransforms(ResultBase):
     def _shape(self, values: Any, name: str = "") -> Any:
         """Float for one-column input, Series for DataFrames, ndarray for 2-D arrays."""
         values = np.asarray(values)
-        if self.layout in ("series", "array1d"):
+        if self._layout in ("series", "array1d"):
             v = values[0]
             return v.item() if isinstance(v, np.generic) else v
-        if self.layout == "frame":
+        if self._layout == "frame":
             return pd.Series(values, index=list(self.names), name=name or None)
         return values.copy()
 
@@ -87,43 +137,43 @@ class ColumnTransforms(ResultBase):
     @property
     def lmbda(self) -> Any:
         """The power(s) used to transform (a float for one column, else by column)."""
-        return self._shape(self.lmbda_used, "lmbda")
+        return self._shape(self._lmbda_used, "lmbda")
 
     @property
     def params(self) -> pd.Series:
         """The powers as a Series indexed by column name; bcnPower fits add each column's
         gamma as ``"<column>:gamma"``."""
-        if self.gamma_values is None:
-            return self._series(self.lmbda_used, "lmbda")
-        return self._with_gamma(self.lmbda_used, self.gamma_values, "params")
+        if self._gamma_values is None:
+            return self._series(self._lmbda_used, "lmbda")
+        return self._with_gamma(self._lmbda_used, self._gamma_values, "params")
 
     @property
     def family(self) -> Any:
         """Family per column (``"boxcox"`` or ``"yeojohnson"``)."""
-        return self._shape(np.array(self.families, dtype=object), "family")
+        return self._shape(np.array(self._families, dtype=object), "family")
 
     @property
     def gamma(self) -> Any:
         """The shift of each column (bcnPower's gamma, or a fixed Box-Cox shift); NaN where
         there is none, ``None`` for a result without shifts."""
-        if self.gamma_values is None:
+        if self._gamma_values is None:
             return None
-        return self._shape(self.gamma_values, "gamma")
+        return self._shape(self._gamma_values, "gamma")
 
     def _gamma_rows(self) -> list[int]:
         """Columns whose gamma is a parameter of the model (bcnPower), in order."""
-        return [j for j, f in enumerate(self.families) if f == "bcnpower"]
+        return [j for j, f in enumerate(self._families) if f == "bcnpower"]
 
     def _warn_gamma_unavailable(self, what: str, gse: Any) -> None:
         """Warn (rather than return NaN silently) where a bcnPower gamma's standard error, and
         so its interval, is not available, saying why; a gamma the user fixed is skipped."""
-        status = getattr(self, "gamma_status", None) or ()
+        status = self._gamma_status or ()
         why = {"lower bound": "it is at its lower bound gamma_min = {:g}, not estimated (car "
                               "fixes it there too)",
                "upper limit": "it ran to its upper limit (the transformation is then linear "
                               "and lambda is not identified)",
                "estimated": "the observed information of (lambda, gamma) is singular there"}
-        gmin = getattr(self, "gamma_min", None) or 0.0
+        gmin = self._gamma_min or 0.0
         parts = [f"{self.names[j]!r}: " + why[status[j]].format(gmin)
                  for j in self._gamma_rows()
                  if j < len(status) and status[j] in why and not np.isfinite(gse[j])]
@@ -140,7 +190,7 @@ class ColumnTransforms(ResultBase):
         return pd.Series(values, index=list(self.names) + [f"{self.names[j]}:gamma"
                                                           for j in rows], name=name)
 
-    def column_index(self, column: str | int | None) -> int:
+    def _column_index(self, column: str | int | None) -> int:
         """Position of ``column`` (a name or a position; ``None`` for a one-column result)."""
         if column is None:
             if len(self.names) > 1:
@@ -158,21 +208,8 @@ class ColumnTransforms(ResultBase):
         return self.names.index(str(column))
 
     def _null_values(self, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
-        """A value of lambda per column: a number, one number per column, or a Series by
-        column name (the null of ``test``; ``what`` names the argument in errors)."""
-        p = len(self.names)
-        if isinstance(lmbda0, pd.Series):
-            absent = [n for n in self.names if n not in lmbda0.index]
-            if absent:
-                raise BoxCoxError(f"{what} has no value for column(s) {absent}")
-            lmbda0 = lmbda0[list(self.names)].to_numpy()
-        arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
-        if arr.ndim == 0:
-            arr = np.full(p, float(arr))
-        if arr.shape != (p,):
-            raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
-                              f"{list(self.names)}), got shape {arr.shape}")
-        return check_lambdas(arr, what)
+        """A value of lambda per column (see :func:`power_values`)."""
+        return power_values(self.names, lmbda0, what)
 
     # ------------------------------------------------------------------ transforms
     def _wrap(self, out: NDArray[np.float64], like: Any) -> Any:
@@ -188,7 +225,7 @@ class ColumnTransforms(ResultBase):
         return out[:, 0] if np.ndim(like) == 1 else out
 
     def _shift(self, j: int) -> float | None:
-        g = None if self.gamma_values is None else float(self.gamma_values[j])
+        g = None if self._gamma_values is None else float(self._gamma_values[j])
         return None if g is None or np.isnan(g) else g
 
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
@@ -198,7 +235,7 @@ class ColumnTransforms(ResultBase):
         g = self._shift(j)
         if g is None:
             return x
-        if self.families[j] == "bcnpower":
+        if self._families[j] == "bcnpower":
             return fam.bcnpower_base(x, g)
         shifted = x + g
         report = ColumnReport.of(shifted)
@@ -214,25 +251,25 @@ class ColumnTransforms(ResultBase):
         g = self._shift(j)
         if g is None:
             return u
-        if self.families[j] == "bcnpower":
+        if self._families[j] == "bcnpower":
             return fam.bcnpower_unbase(u, g)
         return u - g
 
     def _power_family(self, j: int) -> str:
         """The family of the power applied after :meth:`_prepare` (bcnPower is Box-Cox of
         its shifted base)."""
-        return "boxcox" if self.families[j] == "bcnpower" else self.families[j]
+        return "boxcox" if self._families[j] == "bcnpower" else self._families[j]
 
     def _gate_families(self) -> tuple[str, ...]:
         """The families new data are checked against at the gate (a shifted Box-Cox column
         is checked after its shift, by :meth:`_prepare`)."""
         return tuple("yeojohnson" if self._shift(j) is not None else f
-                     for j, f in enumerate(self.families))
+                     for j, f in enumerate(self._families))
 
     def _transform_values(self, x: NDArray[np.float64], j: int,
                           lmbda: float | None = None) -> NDArray[np.float64]:
         """Column ``j``'s finite values transformed (at ``lmbda``, default the fitted power)."""
-        lam = float(self.lmbda_used[j]) if lmbda is None else float(lmbda)
+        lam = float(self._lmbda_used[j]) if lmbda is None else float(lmbda)
         return fam.transform(self._prepare(x, j), lam, self._power_family(j))
 
     def _by_family(self) -> list[tuple[str, NDArray[np.intp]]]:
@@ -243,7 +280,7 @@ class ColumnTransforms(ResultBase):
     def _prepares(self) -> bool:
         """Whether any column is moved before its power (a shift, a prestandardization)."""
         return (type(self)._prepare is not ColumnTransforms._prepare
-                or self.gamma_values is not None)
+                or self._gamma_values is not None)
 
     def _prepared(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """The columns of ``x`` on the scale their powers apply to (:meth:`_prepare`; ``x``
@@ -267,7 +304,7 @@ class ColumnTransforms(ResultBase):
         the message's facts are measured on the column only then). ``stacklevel`` counts
         from the caller."""
         fams = [self._power_family(j) for j in range(len(self.names))]
-        for text in loss_messages(u, self.lmbda_used, fams, self.names,
+        for text in loss_messages(u, self._lmbda_used, fams, self.names,
                                   hint or self._resolution_hint):
             warnings.warn(text, ResolutionWarning, stacklevel=stacklevel + 1)
 
@@ -280,15 +317,15 @@ class ColumnTransforms(ResultBase):
         u = self._prepared(x)
         groups = self._by_family()
         if len(groups) == 1:  # one family: one call, no gathering of columns
-            out = fam.forward_unchecked(u, self.lmbda_used, groups[0][0])
+            out = fam.forward_unchecked(u, self._lmbda_used, groups[0][0])
         else:
             out = np.empty_like(u)
             for f, idx in groups:
-                out[:, idx] = fam.forward_unchecked(u[:, idx], self.lmbda_used[idx], f)
+                out[:, idx] = fam.forward_unchecked(u[:, idx], self._lmbda_used[idx], f)
         bad = ~np.isfinite(out) & ~np.isnan(u)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])
-            name, lam = self.names[j], float(self.lmbda_used[j])
+            name, lam = self.names[j], float(self._lmbda_used[j])
             if np.isinf(out[bad[:, j], j]).any():
                 raise TransformOverflowError(
                     f"column {name!r}: transformed values at lambda = {lam:.6g} exceed the "
@@ -306,7 +343,7 @@ class ColumnTransforms(ResultBase):
         beyond float64 on the original scale), which are NaN or infinite in the output."""
         out = np.empty_like(y, dtype=np.float64)
         for f, idx in self._by_family():
-            out[:, idx] = fam.inverse_unchecked(y[:, idx], self.lmbda_used[idx], f)
+            out[:, idx] = fam.inverse_unchecked(y[:, idx], self._lmbda_used[idx], f)
         bad = ~np.isfinite(out) & ~np.isnan(y)
         if self._prepares():
             for j in range(y.shape[1]):
@@ -322,7 +359,7 @@ class ColumnTransforms(ResultBase):
         parts = []
         for j in map(int, np.flatnonzero(bad.any(axis=0))):
             kind = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}[self._power_family(j)]
-            lam = f"{float(self.lmbda_used[j]):.6g}"
+            lam = f"{float(self._lmbda_used[j]):.6g}"
             nan = bad[:, j] & np.isnan(out[:, j])
             if nan.any():
                 parts.append(f"column {self.names[j]!r}: {rows_text(nan, labels)} lie outside "
@@ -389,6 +426,33 @@ class ColumnTransforms(ResultBase):
             warnings.warn(self._inverse_problem(bad, out, labels) + "; they are NaN in the "
                           "output", UserWarning, stacklevel=2)
         return self._wrap(out, data)
+
+
+def power_values(names: Any, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
+    """A value of lambda per column of ``names``: a number, one number per column, or a
+    Series by column name (the null of ``test``, a given power; ``what`` names the argument
+    in errors).
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.transform import power_values
+    >>> power_values(["a", "b"], 0.5).tolist()
+    [0.5, 0.5]
+    """
+    names = list(names)
+    p = len(names)
+    if isinstance(lmbda0, pd.Series):
+        absent = [n for n in names if n not in lmbda0.index]
+        if absent:
+            raise BoxCoxError(f"{what} has no value for column(s) {absent}")
+        lmbda0 = lmbda0[names].to_numpy()
+    arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
+    if arr.ndim == 0:
+        arr = np.full(p, float(arr))
+    if arr.shape != (p,):
+        raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
+                          f"{names}), got shape {arr.shape}")
+    return check_lambdas(arr, what)
 
 
 def rows_text(mask: NDArray[np.bool_], labels: Any = None, most: int = 10) -> str:

@@ -163,7 +163,7 @@ class BoxCoxTunedTransformer(OneToOneFeatureMixin, TransformerMixin, _Tuned):
         check_classification_targets(y)
         self.tuning_ = tune(X, y, self._base(),
                             **{k: getattr(self, k) for k in _TUNING})
-        self.lmbda_ = self.tuning_.lmbda_used.copy()
+        self.lmbda_ = self.tuning_._lmbda_used.copy()
         self.data_min_ = self.tuning_.data_min.copy()
         self.data_max_ = self.tuning_.data_max.copy()
         self.scaler_ = output_scaler(self.rescale).fit(self._boxcox(X))

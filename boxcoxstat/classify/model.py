@@ -273,7 +273,7 @@ def tune(
     baseline = _known(outcomes, np.ones(width))
     score = _known(outcomes, lam[:width])
     return TuningResult(
-        names=tuple(names), layout=layout, families=("boxcox",) * p, lmbda_used=lam,
+        names=tuple(names), _layout=layout, _families=("boxcox",) * p, _lmbda_used=lam,
         criterion=crit.name, mode=mode, search=search,
         baseline=crit(Xs, ya, np.ones(p)) if baseline is None else baseline,
         score=crit(Xs, ya, lam) if score is None else score, ml_lmbda=ml,

@@ -52,7 +52,7 @@ def plot_heatmap(result: Any, *, ax: Any = None,
     marks : mapping of str to (float, float), optional
         Labels drawn at lambda pairs ``(lambda_1, lambda_2)``, as the paper marks its
         spherical, diagonal and full optima 1, 2 and 3; labels at the same cell are joined
-        with a comma. Without ``marks`` a star marks ``result.lmbda_used``.
+        with a comma. Without ``marks`` a star marks ``result._lmbda_used``.
 
     Returns
     -------
@@ -66,7 +66,7 @@ def plot_heatmap(result: Any, *, ax: Any = None,
     >>> X = rng.lognormal(size=(60, 2)); y = (X[:, 0] > 1).astype(int)
     >>> res = tune(X, y, mode="full", criterion="fisher", search="grid",
     ...            grid=np.linspace(-2, 2, 5))
-    >>> ax = res.plot_heatmap(marks={"3": res.lmbda_used})
+    >>> ax = res.plot_heatmap(marks={"3": res.params.to_numpy()})
     >>> [t.get_text() for t in ax.texts]
     ['3']
     """
@@ -105,7 +105,7 @@ def plot_heatmap(result: Any, *, ax: Any = None,
                     fontweight="bold", path_effects=[pe.withStroke(linewidth=2,
                                                                    foreground="black")])
     else:
-        lam = result.lmbda_used
+        lam = result._lmbda_used
         ax.plot([lam[1]], [lam[0]], marker="*", color="red", markersize=12)
     ax.set_xlabel(f"lambda of {b}")
     ax.set_ylabel(f"lambda of {a}")
@@ -119,7 +119,7 @@ def plot_curve(result: Any, *, ax: Any = None) -> Any:
     ev = result.evaluations.sort_values("lmbda")
     ax = _axes(ax)
     ax.plot(ev["lmbda"], ev["score"], marker=".")
-    ax.axvline(float(result.lmbda_used[0]), color="red", linestyle="--")
+    ax.axvline(float(result._lmbda_used[0]), color="red", linestyle="--")
     ax.axvline(1.0, color="green", linestyle=":")
     ax.set_xlabel("lambda")
     ax.set_ylabel(result.criterion)

@@ -213,7 +213,7 @@ class TuningResult(ColumnTransforms):
 
     def summary(self) -> Summary:
         """Chosen lambdas, criterion, baseline vs tuned value and the per-epoch trace."""
-        lam = pd.DataFrame({"lmbda": self.lmbda_used, "ML lambda": self.ml_lmbda},
+        lam = pd.DataFrame({"lmbda": self._lmbda_used, "ML lambda": self.ml_lmbda},
                            index=list(self.names))
         search = self.search + (f" (rule {self.rule})" if self.search == "iterative" else "")
         overview = pd.DataFrame(

@@ -275,4 +275,4 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
     return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
-                   weighted=True)
+                   _weighted=True)

@@ -15,6 +15,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError, check_option, normalize_family
+from ..base.transform import Provenance
 from ..core.bounds import lambda_bounds
 from ..core.inference import standard_inference
 from ..core.likelihood import llf_constant
@@ -145,24 +146,13 @@ def build_result(
         for text in range_messages([f.value_range[0]], [f.value_range[1]], [f.lmbda_used],
                                    [f.family], [name], remedy):
             warnings.warn(text, ResolutionWarning, stacklevel=user_stacklevel())
-    return PowerTransformResult(
-        names=tuple(names),
-        layout=layout,
-        families=tuple(f.family for f in fits),
-        family_reasons=tuple(f.reason for f in fits),
-        requested_family=family,
-        lmbda_mle=lam,
-        lmbda_used=np.array([f.lmbda_used for f in fits]),
-        nll_mle=nll,
-        llf_values=np.array([f.llf for f in fits]),
-        nobs_values=n,
-        n_missing=np.asarray(n_missing, dtype=np.int64),
-        converged_values=conv,
-        ymax=None if ymax is None else float(ymax),
-        lambda_limits=np.array([f.limits for f in fits], dtype=np.float64).reshape(-1, 2),
-        data=None,
-        stored=stored,
-        federated=info,
+    return PowerTransformResult._build(
+        names, layout, tuple(f.family for f in fits), lam, nll=nll,
+        lmbda_used=[f.lmbda_used for f in fits], llf=[f.llf for f in fits], nobs=n,
+        n_missing=n_missing, converged=conv, reasons=tuple(f.reason for f in fits),
+        requested=family, ymax=ymax,
+        limits=np.array([f.limits for f in fits], dtype=np.float64).reshape(-1, 2),
+        stored=stored, source=Provenance(federated=info),
     )
 
 

@@ -206,8 +206,8 @@ def fit_spark(
         for sub in cached:
             sub.unpersist()
     assert res is not None  # nothing is skipped unless asked for
-    if res.federated is not None:  # the partitions counted by the set-up pass
-        res.federated["clients"] = clients[0]
+    if res._source.federated is not None:  # the partitions counted by the set-up pass
+        res._source.federated["clients"] = clients[0]
     return res
 
 
@@ -277,7 +277,7 @@ def spark_transform(result: Any, df: Any, *, inverse: bool = False) -> Any:
                           f"fitted on {list(result.names)}")
     exprs = {}
     for j, name in enumerate(result.names):
-        lam, family = float(result.lmbda_used[j]), result._power_family(j)
+        lam, family = float(result._lmbda_used[j]), result._power_family(j)
         col = df[name].cast("double")
         exprs[name] = (_inverse if inverse else _forward)(F, col, lam, family, name)
     return df.select(*[exprs[c].alias(c) if c in exprs else df[c] for c in df.columns])

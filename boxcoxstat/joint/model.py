@@ -214,7 +214,7 @@ def fit_joint(
         bounded = {"bounds": limits, "lmbda_free": sol.lmbda.copy()}
         sol = replace(sol, lmbda=lam_b, nll=nll_b)
     res = JointTransformResult(
-        names=tuple(cols), layout="frame", families=(fam,) * p, lmbda_used=sol.lmbda,
+        names=tuple(cols), _layout="frame", _families=(fam,) * p, _lmbda_used=sol.lmbda,
         design=text, cov_values=cov, nll_hat=sol.nll, nobs=n, n_missing=n_missing,
         design_rank=rank, converged=sol.converged, start_values=sol.start, problem=problem,
         llf_weights=0.0 if w is None else float(0.5 * p * np.sum(np.log(w))), **shifted,
@@ -424,5 +424,5 @@ def _fit_shifted(y: np.ndarray, design: Any, gamma: float | None, gamma_min: flo
                     gse[est] = np.sqrt(np.diag(np.linalg.inv(info)))[p:]
                 except np.linalg.LinAlgError:
                     pass
-    return problem, sol, {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
-                          "gamma_min": float(gamma_min)}
+    return problem, sol, {"_gamma_values": gam, "_gamma_bse": gse, "_gamma_status": status,
+                          "_gamma_min": float(gamma_min)}

@@ -137,7 +137,7 @@ class JointTransformResult(ColumnTransforms):
     def _column_profiles(self) -> Profile:
         """The joint likelihood profiled to each power (kept: it remembers its inner
         minimisers, which start the next ones)."""
-        return self._data("conf_int").column_profiles(self.lmbda_used, self.cov_values)
+        return self._data("conf_int").column_profiles(self._lmbda_used, self.cov_values)
 
     def _profile_bounds(self, alpha: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         problem = self._data("conf_int")
@@ -145,15 +145,15 @@ class JointTransformResult(ColumnTransforms):
         if self.bounds is not None:  # the others maximised inside their bounds
             from .bounded import BoxedColumnProfiles
 
-            prof = BoxedColumnProfiles(problem, self.lmbda_used, self.bounds)
-            return inf.bounded_interval(prof, self.lmbda_used, np.full(p, self.nll_hat),
+            prof = BoxedColumnProfiles(problem, self._lmbda_used, self.bounds)
+            return inf.bounded_interval(prof, self._lmbda_used, np.full(p, self.nll_hat),
                                         self.bounds, self._bse_values(), alpha)
         # bcnPower's profile can level off (towards Manly's limit as lambda and gamma grow
         # together): an end it never reaches within the core's nuisance limit is infinite,
         # as for one column (bcs.fit)
-        return inf.profile_interval(self._column_profiles, self.lmbda_used,
+        return inf.profile_interval(self._column_profiles, self._lmbda_used,
                                     np.full(p, self.nll_hat), self._bse_values(), alpha,
-                                    infinite_ok=self.gamma_values is not None)
+                                    infinite_ok=self._gamma_values is not None)
 
     def _outside(self, lmbda0: NDArray[np.float64]) -> bool:
         return self.bounds is not None and bool(np.any(
@@ -176,7 +176,7 @@ class JointTransformResult(ColumnTransforms):
         if self.stored is not None and self.stored_lr is not None:
             return self.stored, self.stored_lr
         lo, hi = self._profile_bounds(0.05)
-        rounded = inf.rounded_power(self.lmbda_used, lo, hi)
+        rounded = inf.rounded_power(self._lmbda_used, lo, hi)
         p = len(self.names)
         lr = np.array([self._lr(np.zeros(p), "summary"), self._lr(np.ones(p), "summary"),
                        self._lr(rounded, "summary")])
@@ -197,9 +197,9 @@ class JointTransformResult(ColumnTransforms):
     def bse(self) -> pd.Series:
         """Standard errors: square roots of the diagonal of the inverse observed information
         (bcnPower: also each column's gamma, ``"<column>:gamma"``)."""
-        if self.gamma_values is None:
+        if self._gamma_values is None:
             return self._series(self._bse_values(), "bse")
-        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        gse = self._gamma_bse if self._gamma_bse is not None else np.full(len(self.names), np.nan)
         self._warn_gamma_unavailable("standard error", gse)
         return self._with_gamma(self._bse_values(), gse, "bse")
 
@@ -233,7 +233,7 @@ class JointTransformResult(ColumnTransforms):
         inside its Wald interval in the order 1, 0, -1, 0.5, 0.33, ...: see
         :meth:`rounded_power`."""
         frame = self._inference[0]
-        out = inf.rounded_power(self.lmbda_used, frame["lower"].to_numpy(),
+        out = inf.rounded_power(self._lmbda_used, frame["lower"].to_numpy(),
                                 frame["upper"].to_numpy())
         return self._series(out, "rounded")
 
@@ -258,7 +258,7 @@ class JointTransformResult(ColumnTransforms):
         check_option("rule", rule, inf.ROUNDING_RULES)
         if rule == "profile":
             return self.rounded
-        return self._series(inf.car_rounded_power(self.lmbda_used, self._bse_values()),
+        return self._series(inf.car_rounded_power(self._lmbda_used, self._bse_values()),
                             "rounded (car)")
 
     # ----------------------------------------------------------------- inference
@@ -295,19 +295,19 @@ class JointTransformResult(ColumnTransforms):
         check_option("interval", interval, ("profile", "wald"))
         alpha = check_alpha(alpha)
         if interval == "wald":
-            lo, hi = inf.wald_interval(self.lmbda_used, self._bse_values(), alpha)
+            lo, hi = inf.wald_interval(self._lmbda_used, self._bse_values(), alpha)
             frame = interval_frame(lo, hi, self.names)
         elif alpha == 0.05:
             frame = self._inference[0].copy()
         else:
             lo, hi = self._profile_bounds(alpha)
             frame = interval_frame(lo, hi, self.names)
-        if self.gamma_values is None:
+        if self._gamma_values is None:
             return frame
-        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        gse = self._gamma_bse if self._gamma_bse is not None else np.full(len(self.names), np.nan)
         self._warn_gamma_unavailable("interval", gse)
-        glo, ghi = inf.wald_interval(self.gamma_values, gse, alpha)  # Wald, cut at the bound
-        return pd.concat([frame, interval_frame(np.maximum(glo, self.gamma_min or 0.0), ghi,
+        glo, ghi = inf.wald_interval(self._gamma_values, gse, alpha)  # Wald, cut at the bound
+        return pd.concat([frame, interval_frame(np.maximum(glo, self._gamma_min or 0.0), ghi,
                                                 [f"{n}:gamma" for n in self.names])])
 
     def test(self, lmbda0: ArrayLike) -> HypothesisTest:
@@ -368,7 +368,7 @@ class JointTransformResult(ColumnTransforms):
         """
         alpha = check_alpha(alpha)
         bse = self._bse_values()
-        lam = self.lmbda_used
+        lam = self._lmbda_used
         z = 1.96 if alpha == 0.05 else float(stats.norm.isf(alpha / 2.0))
         prof = self.conf_int(alpha).iloc[: len(self.names)]
         est = pd.DataFrame(
@@ -385,7 +385,7 @@ class JointTransformResult(ColumnTransforms):
             index=list(self.names),
         )
         p = len(self.names)
-        family = self.families[0]
+        family = self._families[0]
         nulls = (np.zeros(p), np.ones(p), self.rounded.to_numpy())
         lr = self._inference[1]
         labels = ["all 0 (log)" if family == "boxcox" else "all 0", "all 1 (none)",
@@ -427,15 +427,15 @@ class JointTransformResult(ColumnTransforms):
         if not self.converged:
             notes.append("The optimiser did not converge; treat the estimates with caution.")
         tables = [("Estimated powers", est), ("Likelihood-ratio tests", tests)]
-        if self.gamma_values is not None:
-            gse = (self.gamma_bse if self.gamma_bse is not None
+        if self._gamma_values is not None:
+            gse = (self._gamma_bse if self._gamma_bse is not None
                    else np.full(len(self.names), np.nan))
             tables.insert(1, ("Estimated shifts gamma (bcnPower)", pd.DataFrame(
-                {"Est gamma": self.gamma_values, "Std Err": gse,
-                 "Wald Lwr Bnd": np.maximum(self.gamma_values - z * gse, self.gamma_min or 0.0),
-                 "Wald Upr Bnd": self.gamma_values + z * gse,
-                 "status": list(self.gamma_status or ())}, index=list(self.names))))
-            notes.append(f"bcnPower (Hawkins & Weisberg 2017): gamma >= {self.gamma_min:g}; the "
+                {"Est gamma": self._gamma_values, "Std Err": gse,
+                 "Wald Lwr Bnd": np.maximum(self._gamma_values - z * gse, self._gamma_min or 0.0),
+                 "Wald Upr Bnd": self._gamma_values + z * gse,
+                 "status": list(self._gamma_status or ())}, index=list(self.names))))
+            notes.append(f"bcnPower (Hawkins & Weisberg 2017): gamma >= {self._gamma_min:g}; the "
                          "powers' SEs, bounds and tests have every gamma maximised out.")
         title = (f"{_FAMILY_NAMES[family]} transformations to multinormality "
                  "(joint maximum likelihood)")
@@ -446,6 +446,6 @@ class JointTransformResult(ColumnTransforms):
         return Summary(title, tables, notes, fmts)
 
     def __repr__(self) -> str:
-        pairs = ", ".join(f"{n}={v:.4g}" for n, v in zip(self.names, self.lmbda_used,
+        pairs = ", ".join(f"{n}={v:.4g}" for n, v in zip(self.names, self._lmbda_used,
                                                            strict=True))
-        return f"<JointTransformResult {self.families[0]} ({self.design}): lmbda {pairs}>"
+        return f"<JointTransformResult {self._families[0]} ({self.design}): lmbda {pairs}>"

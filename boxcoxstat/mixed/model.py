@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,7 @@ from .._validation.columns import (
     normalize_family,
 )
 from .._validation.containers import as_pandas_frame
+from ..base.transform import Provenance
 from ..core.design import qr_design
 from ..core.resolution import data_range
 from ..core.response import ResponseProfile
@@ -171,33 +172,27 @@ def lmer(
     x_kept = frame.x[:, kept]
     structure = Structure.build(list(rdesign.dims), list(rdesign.nlevels))
     profile = MixedProfile(resp, rdesign.matrix(), structure, x_kept, bool(REML))
-    one = np.ones(1)
-    power = PowerTransformResult(
-        names=(frame.response,), layout="series", families=(fam,), lmbda_used=one.copy(),
-        family_reasons=("",), requested_family=fam, lmbda_mle=one.copy(), nll_mle=one.copy(),
-        llf_values=one.copy(), nobs_values=np.array([n], dtype=np.int64),
-        n_missing=np.array([n_dropped], dtype=np.int64),
-        converged_values=np.ones(1, dtype=bool), ymax=None,
-        lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=profile,
-        data_range=data_range(frame.y[:, None]),
-    )
+    shape: dict[str, Any] = {"names": (frame.response,), "layout": "series",
+                             "families": (fam,)}
+    common: dict[str, Any] = {
+        "nobs": [n], "n_missing": [n_dropped], "model": formula,
+        "source": Provenance(profile=profile, data_range=data_range(frame.y[:, None]))}
     if fixed is not None:
-        power = power._at(fixed, stacklevel=3, values=frame.y[:, None], what="response",
-                          remedy="fit another power (e.g. lmbda=0, the log)")
+        power = PowerTransformResult._build(**shape, lmbda=[fixed], fixed=True, **common)
+        power._warn_resolution(2, "fit another power (e.g. lmbda=0, the log)", "response",
+                               frame.y[:, None])
     else:
         sol = solve(profile)
-        lam = sol.lmbda.copy()
-        power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=sol.nll.copy(),
-                        llf_values=profile.llf_offset() - sol.nll,
-                        converged_values=sol.converged)
+        power = PowerTransformResult._build(**shape, lmbda=sol.lmbda, nll=sol.nll,
+                                            converged=sol.converged, **common)
         if not sol.converged[0]:
             warnings.warn(f"the response power did not converge for {formula!r}",
                           RuntimeWarning, stacklevel=2)
         power._inference  # noqa: B018 - the interval and tests now, so failures are known
-    lam_used = float(power.lmbda_used[0])
+    lam_used = float(power._lmbda_used[0])
     nll, _, tfit = profile.at(lam_used)
     if fixed is not None:
-        power = replace(power, llf_values=profile.llf_offset() - nll)
+        power = replace(power, _llf_values=profile.llf_offset() - nll)
     failures = tuple(sorted(set(profile.failures)))
     if failures:
         shown = ", ".join(f"{v:.6g}" for v in failures[:5])

@@ -265,12 +265,12 @@ class LmerResult(ResultBase):
     @property
     def lmbda(self) -> float:
         """The response power used (the estimate, or the power given)."""
-        return float(self.power.lmbda_used[0])
+        return float(self.power._lmbda_used[0])
 
     @property
     def converged(self) -> bool:
         """Whether the power converged and every random-effect fit it used did."""
-        return bool(self.power.converged_values[0]) and self.nonconverged.size == 0
+        return bool(self.power._converged_values[0]) and self.nonconverged.size == 0
 
     @property
     def params(self) -> pd.Series:
@@ -325,7 +325,7 @@ class LmerResult(ResultBase):
         Jacobian-adjusted transformed response, ``logLik(update(model, z ~ .))`` with
         ``z = bcPower(y, lambda, jacobian.adjusted=TRUE)``. With ML this is the
         log-likelihood of the untransformed response (the Jacobian included)."""
-        return float(self.power.llf_values[0])
+        return float(self.power._llf_values[0])
 
     @property
     def df_model_llf(self) -> int:

@@ -112,8 +112,8 @@ class RobustPCAResult(ResultBase):
     index: Any = None
     resid_matrix: NDArray[np.float64] | None = None
 
-    json_version = 2
-    json_added = {"scale_values": 2}  # MacroPCA's; version-1 documents load with None
+    _json_version = 2
+    _json_added = {"scale_values": 2}  # MacroPCA's; version-1 documents load with None
 
     @property
     def _macro(self) -> bool:

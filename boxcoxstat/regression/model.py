@@ -24,6 +24,7 @@ from .._validation.columns import (
     normalize_family,
 )
 from .._validation.containers import as_pandas_frame
+from ..base.transform import Provenance
 from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.profile import Profile
@@ -172,36 +173,31 @@ def lm(
         y = frame.y if gamma is None else frame.y + float(gamma)
         likelihood = response_profile(y, design, fam, w)
     aliased = tuple(frame.column_names[j] for j in design.aliased)
-    one = np.ones(1)
-    power = PowerTransformResult(
-        names=(frame.response,), layout="series", families=(fam,), lmbda_used=one.copy(),
-        family_reasons=("",), requested_family=fam, lmbda_mle=one.copy(), nll_mle=one.copy(),
-        llf_values=one.copy(), nobs_values=np.array([frame.y.shape[0]], dtype=np.int64),
-        n_missing=np.array([frame.n_dropped], dtype=np.int64),
-        converged_values=np.ones(1, dtype=bool), ymax=None,
-        lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=likelihood,
-    )
     scaled = None  # the response on the scale its power applies to (bcnPower: not checked)
     if fam != "bcnpower":
         scaled = (frame.y if gamma is None else frame.y + float(gamma))[:, None]
-        power = replace(power, data_range=data_range(scaled))
+    common: dict[str, Any] = {
+        "names": (frame.response,), "layout": "series", "families": (fam,),
+        "nobs": [frame.y.shape[0]], "n_missing": [frame.n_dropped], "model": formula,
+        "source": Provenance(profile=likelihood,
+                             data_range=None if scaled is None else data_range(scaled))}
     if fixed is not None:
-        power = power._at(fixed, stacklevel=3, values=scaled, what="response",
-                          remedy="fit another power (e.g. lmbda=0, the log), or estimate it "
-                          "(no lmbda=) and refit at m.at('safe')")
+        power = PowerTransformResult._build(lmbda=[fixed], fixed=True, **common)
+        power._warn_resolution(2, "fit another power (e.g. lmbda=0, the log), or estimate it "
+                               "(no lmbda=) and refit at m.at('safe')", "response", scaled)
     else:
-        power = _estimated(power, likelihood, formula, gamma, gamma_min, limits)
+        power = _estimated(common, likelihood, formula, gamma, gamma_min, limits)
     if isinstance(likelihood, ResponseProfile) and likelihood.fits_exactly_at(power.lmbda):
         raise BoxCoxError(
             f"the model fits the transformed response exactly at lambda = {power.lmbda:.6g}; "
             "the likelihood is unbounded there" + (" and no power can be estimated"
                                                    if fixed is None else "")
         )
-    if fixed is None and scaled is not None and power.data_range is not None:
-        ext = power.data_range
-        lost = loses_resolution(ext[:, 0], ext[:, 1], power.lmbda_used, (fam,))
+    if fixed is None and scaled is not None and power._source.data_range is not None:
+        ext = power._source.data_range
+        lost = loses_resolution(ext[:, 0], ext[:, 1], power._lmbda_used, (fam,))
         gaps = [min_relative_gap(scaled)] if lost[0] else None  # a sort only when needed
-        power = replace(power, safe_values=safe_powers(power.lmbda_used, ext[:, 0],
+        power = replace(power, _safe_values=safe_powers(power._lmbda_used, ext[:, 0],
                                                        ext[:, 1], (fam,), None, lost, gaps))
         power._warn_resolution(2, "the safe power is {safe}: refit at it with m.at('safe'), "
                                "or at a rounded power, m.at('rounded')", "response", scaled,
@@ -227,11 +223,11 @@ def _response_family(in_formula: str | None, family: str | None, formula: str) -
     return chosen
 
 
-def _estimated(power: PowerTransformResult, likelihood: Profile, formula: str,
+def _estimated(common: dict[str, Any], likelihood: Profile, formula: str,
                gamma: float | None, gamma_min: float,
                limits: NDArray[np.float64] | None = None) -> PowerTransformResult:
-    """``power`` at the response power's MLE (with bcnPower's shift, or the fixed one;
-    within ``limits``, (1, 2), where given)."""
+    """The response power at its MLE (with bcnPower's shift, or the fixed one; within
+    ``limits``, (1, 2), where given); ``common``: the result's other settings."""
     sol = free = solve(likelihood)
     bounded: dict[str, Any] = {}
     if limits is not None:
@@ -240,18 +236,16 @@ def _estimated(power: PowerTransformResult, likelihood: Profile, formula: str,
     if not sol.converged[0]:
         warnings.warn(f"the response power did not converge for {formula!r}",
                       RuntimeWarning, stacklevel=3)  # lm's caller
-    lam, nll = sol.lmbda.copy(), sol.nll.copy()
-    shifted: dict[str, Any] = {}
+    shift: dict[str, Any] | None = None
     if isinstance(likelihood, ShiftedProfile):
         gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
                                          likelihood.gamma_at(sol.lmbda))
-        shifted = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
-                   "gamma_min": float(gamma_min)}
+        shift = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+                 "gamma_min": float(gamma_min)}
     elif gamma is not None:
-        shifted = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
-    return replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=nll,
-                   llf_values=likelihood.llf_offset() - nll,
-                   converged_values=sol.converged, **shifted, **bounded)
+        shift = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
+    return PowerTransformResult._build(lmbda=sol.lmbda, nll=sol.nll, converged=sol.converged,
+                                       shift=shift, **bounded, **common)
 
 
 def _fixed_power(lmbda: Any, in_formula: float | None) -> float | None:

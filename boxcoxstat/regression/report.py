@@ -78,9 +78,9 @@ def lm_summary(m: Any, alpha: float = 0.05) -> Summary:
         f"({m.df_model_llf} parameters, {counted} included).",
     ]
     p = m.power
-    if p.gamma_values is not None:
-        g = float(p.gamma_values[0])
-        status = (p.gamma_status or ("fixed",))[0]
+    if p._gamma_values is not None:
+        g = float(p._gamma_values[0])
+        status = (p._gamma_status or ("fixed",))[0]
         what = ("bcnPower shift (Hawkins & Weisberg 2017)" if m.family == "bcnpower"
                 else "Box-Cox of the response plus a fixed shift")
         if status == "fixed":

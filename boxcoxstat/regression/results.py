@@ -147,7 +147,7 @@ class LmResult(ResultBase):
     def _qr_fit(self) -> _QRFit | None:
         """The unweighted fit from the response profile's design (``None`` where there is
         none: weights, an intercept-only model, bcnPower, a result without data)."""
-        design = getattr(self.power.profile_, "design", None)
+        design = getattr(self.power._source.profile, "design", None)
         if (self.weights is not None or design is None or design.sw is not None
                 or self.y is None or self.x is None
                 or list(design.kept) != self._kept):
@@ -199,9 +199,9 @@ class LmResult(ResultBase):
         if self.mixture is not None:
             return pr.LambdaMixture.from_frame(self.mixture)
         self._need_data(what)
-        p, profile = self.power, self.power.profile_
+        p, profile = self.power, self.power._source.profile
         assert self.y is not None and self.x is not None and profile is not None
-        return pr.lambda_mixture(profile, self.lmbda, float(p.nll_mle[0]),
+        return pr.lambda_mixture(profile, self.lmbda, float(p._nll_mle[0]),
                                  float(p.bse.iloc[0]), self.y, self.x[:, self._kept],
                                  self.weights, self.family)
 
@@ -281,11 +281,11 @@ class LmResult(ResultBase):
     @property
     def lmbda(self) -> float:
         """The response power (a shortcut for ``power.lmbda``)."""
-        return float(self.power.lmbda_used[0])
+        return float(self.power._lmbda_used[0])
 
     @property
     def converged(self) -> bool:
-        return bool(self.power.converged_values[0])
+        return bool(self.power._converged_values[0])
 
     # ------------------------------------------------------------------ the regression
     @property
@@ -373,18 +373,18 @@ class LmResult(ResultBase):
         """Log-likelihood of the response at the power, the transform's Jacobian included:
         ``logLik`` of the transformed model plus ``(lambda - 1) sum log y`` (Box-Cox), so it
         compares across powers and with an untransformed model."""
-        return float(self.power.llf_values[0])
+        return float(self.power._llf_values[0])
 
     def _compare_nesting(self, j: int = 0) -> dict[str, Any] | None:
         """The model as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
         if self.y is None or self.x is None:
             return None
-        status = self.power.gamma_status or ()
+        status = self.power._gamma_status or ()
         shift = None
-        if self.power.gamma_values is not None and status and status[0] == "fixed":
-            shift = float(self.power.gamma_values[0])
+        if self.power._gamma_values is not None and status and status[0] == "fixed":
+            shift = float(self.power._gamma_values[0])
         return {"response": self.y, "design": self.x, "family": self.family,
-                "power": float(self.power.lmbda_used[0]) if self.power.fixed else None,
+                "power": float(self.power._lmbda_used[0]) if self.power.fixed else None,
                 "weights": self.weights, "extra": None if shift is None else ("shift", shift)}
 
     @property
@@ -392,7 +392,7 @@ class LmResult(ResultBase):
         """Parameters counted by ``aic`` and ``bic``: the coefficients, the error variance
         and the power when it was estimated, and an estimated shift (as R's ``logLik``
         counts the variance)."""
-        status = self.power.gamma_status or ()
+        status = self.power._gamma_status or ()
         return (int(self._stats["rank"]) + (1 if self.power.fixed else 2)
                 + sum(st != "fixed" for st in status))
 
@@ -448,7 +448,7 @@ class LmResult(ResultBase):
         if not isinstance(lmbda, str):
             lmbda = _number("lmbda", lmbda)
         assert self.y is not None
-        g = self.power.gamma_values
+        g = self.power._gamma_values
         scaled = (self.y if g is None or np.isnan(g[0]) else self.y + g[0])[:, None]
         power = self.power._at(lmbda, stacklevel=3, values=scaled, what="response")
         return replace(self, power=power, coefficients=None, fit_stats=None,
@@ -563,7 +563,7 @@ class LmResult(ResultBase):
         if include_lambda_uncertainty and scale == "transformed":
             raise BoxCoxError("include_lambda_uncertainty=True applies on the response scale "
                               "(the transformed scale changes with lambda)")
-        shifted = self.power.gamma_values is not None
+        shifted = self.power._gamma_values is not None
         if shifted and (kind == "mean" or include_lambda_uncertainty):
             self._not_available(
                 "predict(kind='mean' or include_lambda_uncertainty=True)",
@@ -589,7 +589,7 @@ class LmResult(ResultBase):
         """The map from the transformed scale back to the response (the shift included)."""
         p = self.power
         return pr.ResponseMap(self.lmbda, p._power_family(0), p._shift(0),
-                              p.families[0] == "bcnpower")
+                              p._families[0] == "bcnpower")
 
     def get_prediction(
         self,

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation.columns import BoxCoxError, Columns
+from ..base.transform import Provenance
 from ..families import forward_unchecked
 from . import estimators as rb
 from .huber import MAD_R, apply_prestandardization, rejection_cutoff
@@ -125,17 +126,16 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
     _check_converged(s, cols.names, spec)
     med, mad = _median_mad(x, fams, s, opt["prestandardize"])
     res = RobustTransformResult(
-        names=tuple(cols.names), layout=cols.layout, families=tuple(fams),
-        lmbda_used=s.lmbda, family_reasons=tuple(reasons), requested_family=family,
-        method=method, nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
-        n_missing=cols.n_missing, converged_values=s.converged, lambda_limits=s.lmbda_range,
-        lmbda_initial=s.lmbda0, objective_values=s.objective, location_values=s.location,
-        scale_values=s.scale, muhat_values=s.muhat, sigmahat_values=s.sigmahat,
-        locx_values=s.locx, scalex_values=s.scalex, prestandardize=opt["prestandardize"],
-        cutoff=rejection_cutoff(opt["quant"]), median_values=med, mad_values=mad,
-        tuning=dict(spec.given), skipped=dict(cols.skipped),
-        weights_matrix=s.weights,
-        index=cols.index, data=x,
+        names=tuple(cols.names), _layout=cols.layout, _families=tuple(fams),
+        _lmbda_used=s.lmbda, _family_reasons=tuple(reasons), _requested_family=family,
+        method=method, _nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64),
+        n_missing=cols.n_missing, _converged_values=s.converged, _lambda_limits=s.lmbda_range,
+        _lmbda_initial=s.lmbda0, _objective_values=s.objective, _location_values=s.location,
+        _scale_values=s.scale, _muhat_values=s.muhat, _sigmahat_values=s.sigmahat,
+        _locx_values=s.locx, _scalex_values=s.scalex, _prestandardize=opt["prestandardize"],
+        _cutoff=rejection_cutoff(opt["quant"]), _median_values=med, _mad_values=mad,
+        _tuning=dict(spec.given), skipped=dict(cols.skipped),
+        _source=Provenance(data=x, index=cols.index, weights=s.weights),
     )
     res._check_resolution(res._prepared(x), stacklevel,
                           "use a rounded power (bcs.fit(..., lmbda=<rounded>)), or subtract an "

@@ -31,21 +31,21 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     """
     import matplotlib.pyplot as plt
 
-    j = result.column_index(column)
+    j = result._column_index(column)
     name = result.names[j]
-    if result.data is None:
+    if result._source.data is None:
         raise BoxCoxError("this result holds no data")
     own = axes is None
     if own:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
     axes = np.asarray(axes).reshape(-1)
-    ok = ~np.isnan(result.data[:, j])
-    x = result.data[ok, j]
-    flagged = result.weights_matrix[ok, j] == 0
-    lam = result.lmbda_used[j]
-    y = families.forward_unchecked(result._prepare(x, j), lam, result.families[j])
+    ok = ~np.isnan(result._source.data[:, j])
+    x = result._source.data[ok, j]
+    flagged = result._source.weights[ok, j] == 0
+    lam = result._lmbda_used[j]
+    y = families.forward_unchecked(result._prepare(x, j), lam, result._families[j])
     order = np.argsort(x, kind="stable")  # the transform is increasing: one order for both
-    fam = _FAMILY_LABEL[result.families[j]]
+    fam = _FAMILY_LABEL[result._families[j]]
     if not np.all(np.isfinite(y)):
         raise BoxCoxError(
             f"column {name!r}: the transformed values overflow float64 at lambda = {lam:.6g}, "
@@ -59,7 +59,7 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
         z, s = normal_qq(values)
         mark = flagged[order]
         if values is y:
-            a, b = result.location_values[j], result.scale_values[j]
+            a, b = result._location_values[j], result._scale_values[j]
         else:
             a, b = qq_line(values)
         unit = display_unit(s)

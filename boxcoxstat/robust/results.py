@@ -11,7 +11,7 @@ belongs to maximum likelihood and raises the package's error saying so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,7 +23,7 @@ from .._validation.columns import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary, format_number
-from ..base.transform import ColumnTransforms
+from ..base.transform import ColumnTransforms, Provenance
 from . import huber as rb
 from .registry import METHODS, ROBUST_METHODS
 
@@ -82,37 +82,36 @@ class RobustTransformResult(ColumnTransforms):
     _vocabulary_why: ClassVar[dict[str, str]] = {
         "llf": _NO_LIKELIHOOD, "aic": _NO_LIKELIHOOD, "bic": _NO_LIKELIHOOD}
 
-    family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
-    requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
+    _family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
+    _requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))
     method: str = saved(jsonio.Str(choices=ROBUST_METHODS))
-    nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
+    _nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     n_missing: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
-    converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
-    lambda_limits: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
-    lmbda_initial: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    objective_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    location_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    scale_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    muhat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    sigmahat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    locx_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    scalex_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    prestandardize: str = saved(jsonio.Str(choices=rb.PRESTANDARDIZE))
-    cutoff: float = saved(jsonio.Float())
+    _converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
+    _lambda_limits: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
+    _lmbda_initial: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _objective_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _location_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _scale_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _muhat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _sigmahat_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _locx_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _scalex_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _prestandardize: str = saved(jsonio.Str(choices=rb.PRESTANDARDIZE))
+    _cutoff: float = saved(jsonio.Float())
     # median and MAD (R's 1.4826) of each column's transformed prestandardized values: the
     # paper's cut-offs (cutoffs(rule="paper"))
-    median_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    mad_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
-    tuning: dict[str, Any] = saved(jsonio.Mapping_(), compare=False)
+    _median_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _mad_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))
+    _tuning: dict[str, Any] = saved(jsonio.Mapping_(), compare=False)
     # the flagged rows by column (labels, or positions for NumPy input): computed from the
     # weights, saved so that a loaded result still names its outliers
-    flagged: dict[str, list[Any]] | None = saved(jsonio.Mapping_(optional=True), default=None,
+    _flagged: dict[str, list[Any]] | None = saved(jsonio.Mapping_(optional=True), default=None,
                                                   compare=False)
     # input columns left out (constant, or MAD 0), each with the reason, in input order
     skipped: dict[str, str] = saved(jsonio.Mapping_(), default_factory=dict)
-    weights_matrix: NDArray[np.float64] | None = None
-    index: Any = None
-    data: NDArray[np.float64] | None = None
+    # the fitted data, their row labels and the final 0/1 weights (not saved)
+    _source: Provenance = field(default_factory=Provenance, repr=False, compare=False)
 
     # ----------------------------------------------------------------- refused inference
     def conf_int(self, alpha: float = 0.05, interval: str = "profile") -> Any:
@@ -144,26 +143,26 @@ class RobustTransformResult(ColumnTransforms):
     @property
     def nobs(self) -> Any:
         """Number of observations used (missing values dropped)."""
-        return self._shape(self.nobs_values, "nobs")
+        return self._shape(self._nobs_values, "nobs")
 
     @property
     def converged(self) -> Any:
         """Whether the lambda search interval stopped growing (cellWise's expansion)."""
-        return self._shape(self.converged_values, "converged")
+        return self._shape(self._converged_values, "converged")
 
     # ----------------------------------------------------------------- diagnostics
     def _rows(self, values: NDArray) -> Any:
-        if self.layout == "series":
-            return pd.Series(values[:, 0], index=self.index, name=self.names[0])
-        if self.layout == "frame":
-            return pd.DataFrame(values, index=self.index, columns=list(self.names))
-        return values[:, 0].copy() if self.layout == "array1d" else values.copy()
+        if self._layout == "series":
+            return pd.Series(values[:, 0], index=self._source.index, name=self.names[0])
+        if self._layout == "frame":
+            return pd.DataFrame(values, index=self._source.index, columns=list(self.names))
+        return values[:, 0].copy() if self._layout == "array1d" else values.copy()
 
     def _need_data(self, what: str) -> NDArray[np.float64]:
-        if self.data is None or self.weights_matrix is None:
+        if self._source.data is None or self._source.weights is None:
             self._not_available(what, "the result holds no data (it was loaded from JSON); "
                                 "weights, outliers, standardized values and plots need a refit")
-        return self.weights_matrix
+        return self._source.weights
 
     @property
     def weights(self) -> Any:
@@ -171,15 +170,15 @@ class RobustTransformResult(ColumnTransforms):
         return self._rows(self._need_data("weights"))
 
     def _labels(self, j: int) -> list:
-        if self.weights_matrix is None and self.flagged is not None:
-            return list(self.flagged[self.names[j]])
+        if self._source.weights is None and self._flagged is not None:
+            return list(self._flagged[self.names[j]])
         rows = np.flatnonzero(self._need_data("outliers")[:, j] == 0)
-        if self.index is None:
+        if self._source.index is None:
             return [int(i) for i in rows]
-        return list(self.index[rows])
+        return list(self._source.index[rows])
 
     def _json_value(self, name: str) -> Any:
-        if name == "flagged" and self.flagged is None and self.weights_matrix is not None:
+        if name == "_flagged" and self._flagged is None and self._source.weights is not None:
             return {n: [_plain_label(v) for v in self._labels(j)]
                     for j, n in enumerate(self.names)}
         return getattr(self, name)
@@ -207,28 +206,28 @@ class RobustTransformResult(ColumnTransforms):
     @property
     def location(self) -> Any:
         """Huber location of the transformed prestandardized data (defines the weights)."""
-        return self._shape(self.location_values, "location")
+        return self._shape(self._location_values, "location")
 
     @property
     def scale(self) -> Any:
         """Huber scale of the transformed prestandardized data (defines the weights)."""
-        return self._shape(self.scale_values, "scale")
+        return self._shape(self._scale_values, "scale")
 
     @property
     def objective(self) -> Any:
         """Robust criterion (Raymaekers & Rousseeuw 2021, eq. 5) at the estimate, all points."""
-        return self._shape(self.objective_values, "objective")
+        return self._shape(self._objective_values, "objective")
 
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        u = rb.apply_prestandardization(x, self.locx_values[j], self.scalex_values[j],
-                                        self.families[j], self.prestandardize)
-        if self.families[j] == "boxcox" and np.any(~(u > 0)):
+        u = rb.apply_prestandardization(x, self._locx_values[j], self._scalex_values[j],
+                                        self._families[j], self._prestandardize)
+        if self._families[j] == "boxcox" and np.any(~(u > 0)):
             raise BoxCoxError("Box-Cox requires strictly positive prestandardized values")
         return u
 
     def _unprepare(self, u: NDArray[np.float64], j: int) -> NDArray[np.float64]:
-        return rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j],
-                                          self.families[j], self.prestandardize)
+        return rb.undo_prestandardization(u, self._locx_values[j], self._scalex_values[j],
+                                          self._families[j], self._prestandardize)
 
     def transform(self, data: Any, *, standardized: bool = False) -> Any:
         """Prestandardize ``data`` as in the fit and transform it with the fitted powers.
@@ -239,9 +238,9 @@ class RobustTransformResult(ColumnTransforms):
         among them) are ignored; other input must hold the fitted columns only.
         """
         self._refuse_skipped_width(data)
-        out = self._transform_matrix(new_columns(data, self.names, self.families))
+        out = self._transform_matrix(new_columns(data, self.names, self._families))
         if standardized:
-            out = (out - self.muhat_values) / self.sigmahat_values
+            out = (out - self._muhat_values) / self._sigmahat_values
         return self._wrap(out, data)
 
     def _refuse_skipped_width(self, data: Any) -> None:
@@ -261,7 +260,7 @@ class RobustTransformResult(ColumnTransforms):
         """Map transformed values back to the original scale (undoing the prestandardization;
         with ``standardized=True`` also the post-standardization)."""
         if standardized:
-            y = new_columns(data, self.names, None) * self.sigmahat_values + self.muhat_values
+            y = new_columns(data, self.names, None) * self._sigmahat_values + self._muhat_values
             data = self._wrap(y, data)
         return super().inverse_transform(data)
 
@@ -274,13 +273,13 @@ class RobustTransformResult(ColumnTransforms):
 
     def _standardized_matrix(self) -> NDArray:
         self._need_data("standardized")
-        assert self.data is not None
-        out = np.full_like(self.data, np.nan)
+        assert self._source.data is not None
+        out = np.full_like(self._source.data, np.nan)
         for j in range(len(self.names)):
-            ok = ~np.isnan(self.data[:, j])
-            y = fam.forward_unchecked(self._prepare(self.data[ok, j], j), self.lmbda_used[j],
-                                      self.families[j])
-            out[ok, j] = (y - self.muhat_values[j]) / self.sigmahat_values[j]
+            ok = ~np.isnan(self._source.data[:, j])
+            y = fam.forward_unchecked(self._prepare(self._source.data[ok, j], j),
+                                      self._lmbda_used[j], self._families[j])
+            out[ok, j] = (y - self._muhat_values[j]) / self._sigmahat_values[j]
         return out
 
     def cutoffs(self, rule: str = "huber", *, width: float | None = None) -> pd.DataFrame:
@@ -316,21 +315,21 @@ class RobustTransformResult(ColumnTransforms):
         if rule not in ("huber", "paper"):
             raise BoxCoxError(f"rule={rule!r} is not valid; use 'huber' or 'paper'")
         if width is None:
-            width = self.cutoff if rule == "huber" else 2.0
+            width = self._cutoff if rule == "huber" else 2.0
         elif isinstance(width, bool) or not isinstance(width, (int, float)) or \
                 not (np.isfinite(width) and width > 0):
             raise BoxCoxError(f"width must be a positive number, got {width!r}")
-        centre, spread = ((self.location_values, self.scale_values) if rule == "huber"
-                          else (self.median_values, self.mad_values))
+        centre, spread = ((self._location_values, self._scale_values) if rule == "huber"
+                          else (self._median_values, self._mad_values))
         p = len(self.names)
         lo, hi = np.empty(p), np.empty(p)
         for j in range(p):
-            f, lam = self.families[j], self.lmbda_used[j]
+            f, lam = self._families[j], self._lmbda_used[j]
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 ends = centre[j] + np.array([-1.0, 1.0]) * float(width) * spread[j]
                 u = fam.inverse_unchecked(ends, lam, f)
-                x = rb.undo_prestandardization(u, self.locx_values[j], self.scalex_values[j],
-                                               f, self.prestandardize)
+                x = rb.undo_prestandardization(u, self._locx_values[j], self._scalex_values[j],
+                                               f, self._prestandardize)
             lo[j] = x[0] if np.isfinite(x[0]) else (0.0 if f == "boxcox" else -np.inf)
             hi[j] = x[1] if np.isfinite(x[1]) else np.inf
         return pd.DataFrame({"lower": lo, "upper": hi}, index=list(self.names))
@@ -346,18 +345,18 @@ class RobustTransformResult(ColumnTransforms):
                          dtype=np.int64)
         est = pd.DataFrame(
             {
-                "lambda": self.lmbda_used,
-                "step 1": self.lmbda_initial,
-                "objective": self.objective_values,
-                "location": self.location_values,
-                "scale": self.scale_values,
+                "lambda": self._lmbda_used,
+                "step 1": self._lmbda_initial,
+                "objective": self._objective_values,
+                "location": self._location_values,
+                "scale": self._scale_values,
             },
             index=list(self.names),
         )
         info = pd.DataFrame(
             {
-                "family": list(self.families),
-                "n": self.nobs_values,
+                "family": list(self._families),
+                "n": self._nobs_values,
                 "missing": self.n_missing,
                 "flagged": nflag,
                 "lower cut": cut["lower"].to_numpy(),
@@ -368,19 +367,19 @@ class RobustTransformResult(ColumnTransforms):
         pre = {"cellwise": "Yeo-Johnson on (x - median)/MAD, Box-Cox on x/median",
                "paper": "Yeo-Johnson on (x - median)/MAD, Box-Cox on "
                         "exp((log x - median)/MAD of log x)",
-               "none": "none"}[self.prestandardize]
+               "none": "none"}[self._prestandardize]
         notes = [
             "No likelihood interval or test: the estimate is robust, not maximum likelihood.",
             f"Prestandardization: {pre}; lambda refers to the prestandardized data.",
-            f"Flagged: |y - location| > {self.cutoff:.4f} * scale on the transformed scale; "
+            f"Flagged: |y - location| > {self._cutoff:.4f} * scale on the transformed scale; "
             "cut-offs are on the original scale.",
         ]
         if self.method == "rewml":
             notes.append("step 1: Tukey bisquare criterion on the rectified transform; then "
-                         f"{self.tuning.get('nbsteps', _NBSTEPS)} reweighted "
+                         f"{self._tuning.get('nbsteps', _NBSTEPS)} reweighted "
                          "ML steps (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).")
-        if self.requested_family == "auto":
-            notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
+        if self._requested_family == "auto":
+            notes += [f"{n}: {r}" for n, r in zip(self.names, self._family_reasons, strict=True)]
         notes += self._skipped_notes()
         for j, n in enumerate(self.names):
             labels = self._labels(j)
@@ -388,9 +387,9 @@ class RobustTransformResult(ColumnTransforms):
                 shown = ", ".join(str(v) for v in labels[:20])
                 more = f" ... ({len(labels)} in all)" if len(labels) > 20 else ""
                 notes.append(f"{n}: flagged rows {shown}{more}")
-            if not self.converged_values[j]:
+            if not self._converged_values[j]:
                 notes.append(f"{n}: the lambda interval kept growing; treat lambda with caution")
-        fams = " and ".join(_FAMILY_LABEL[f] for f in sorted(set(self.families)))
+        fams = " and ".join(_FAMILY_LABEL[f] for f in sorted(set(self._families)))
         title = f"{fams} power transformation, {METHODS[self.method].title}"
         return Summary(title, [("", est), ("", info)], notes, {})
 
@@ -412,11 +411,11 @@ class RobustTransformResult(ColumnTransforms):
 
     def __repr__(self) -> str:
         pairs = ", ".join(
-            f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
+            f"{n}={format_number(v)}" for n, v in zip(self.names, self._lmbda_used, strict=True)
         )
         nflag = sum(len(self._labels(j)) for j in range(len(self.names)))
         left = f"; {len(self.skipped)} not fitted" if self.skipped else ""
-        return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
+        return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self._families)))}: "
                 f"lmbda {pairs}; {nflag} flagged{left}>")
 
     def qqplot(self, column: str | int | None = None, *, axes=None):

@@ -29,7 +29,7 @@ from .._validation.columns import (
     check_option,
     normalize_family,
 )
-from ..base.transform import rows_text
+from ..base.transform import Provenance, rows_text
 from ..core.design import qr_design
 from ..core.resolution import loss_messages
 from ..core.response import ResponseProfile, response_profile
@@ -154,14 +154,11 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
                           stacklevel=3)
         elif not sol.converged[0]:
             warnings.warn("the response power did not converge", RuntimeWarning, stacklevel=3)
-        return PowerTransformResult(
-            names=("y",), layout="series", families=(family,), lmbda_used=lam,
-            family_reasons=("",), requested_family=family, lmbda_mle=lam.copy(),
-            nll_mle=sol.nll.copy(), llf_values=profile.llf_offset() - sol.nll,
-            nobs_values=np.array([y.shape[0]], dtype=np.int64),  # rows of positive weight
-            n_missing=np.zeros(1, dtype=np.int64), converged_values=sol.converged,
-            ymax=None, lambda_limits=np.array([[-np.inf, np.inf]]),
-            model=self._model(X.shape[1]), profile_=profile)
+        return PowerTransformResult._build(
+            ("y",), "series", (family,), lam, nll=sol.nll, llf=profile.llf_offset() - sol.nll,
+            nobs=[y.shape[0]],  # rows of positive weight
+            converged=sol.converged, model=self._model(X.shape[1]),
+            source=Provenance(profile=profile))
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
             ) -> BoxCoxRegressor:
@@ -188,11 +185,11 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
                      tiny_scale=True)  # the response's profile reaches 1 / range
         if family == "auto":
             fits = [self._power(y, Xa, f, w) for f in ("boxcox", "yeojohnson")]
-            self.power_ = max(fits, key=lambda r: float(r.llf_values[0]))
+            self.power_ = max(fits, key=lambda r: float(r._llf_values[0]))
         else:
             self.power_ = self._power(y, Xa, family, w)
-        self.family_ = self.power_.families[0]
-        self.lmbda_ = float(self.power_.lmbda_used[0]) if self.lmbda is None else float(
+        self.family_ = self.power_._families[0]
+        self.lmbda_ = float(self.power_._lmbda_used[0]) if self.lmbda is None else float(
             self.lmbda)
         for text in loss_messages(y.reshape(-1, 1), [self.lmbda_], [self.family_], ["y"],
                                   "set lmbda= to a rounded power (power_.rounded_power()) or to "

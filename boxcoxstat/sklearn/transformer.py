@@ -342,9 +342,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                                            bounds=check_bounds(self.bounds, fitted.size))
             else:
                 self.result_ = fit_robust_columns(cols, family, parse_spec(self.estimator))
-            self.lambdas_[fitted] = self.result_.lmbda_used
+            self.lambdas_[fitted] = self.result_._lmbda_used
             for k, j in enumerate(fitted):
-                fams[j] = self.result_.families[k]
+                fams[j] = self.result_._families[k]
         self.families_ = tuple(fams)
         self._fitted = fitted
         if not (keep or self.standardize):
@@ -408,9 +408,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.lambdas_ = np.ones(p)
         fams = ["yeojohnson"] * p
         if self.result_ is not None:
-            self.lambdas_[fitted] = self.result_.lmbda_used
+            self.lambdas_[fitted] = self.result_._lmbda_used
             for k, j in enumerate(fitted):
-                fams[j] = self.result_.families[k]
+                fams[j] = self.result_._families[k]
         self.families_ = tuple(fams)
         self._fitted = fitted
         if self.standardize:
@@ -516,9 +516,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if self.result_ is None:
             return None
         sub = lam[self._fitted]
-        if np.array_equal(sub, self.result_.lmbda_used):
+        if np.array_equal(sub, self.result_._lmbda_used):
             return self.result_
-        return replace(self.result_, lmbda_used=sub)
+        return replace(self.result_, _lmbda_used=sub)
 
     def _forward(self, x: NDArray[np.float64], warn: int | None = None) -> NDArray[np.float64]:
         """The power transform of every feature of ``x`` (NaN stays NaN); with ``warn`` (a

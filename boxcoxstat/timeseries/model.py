@@ -248,8 +248,8 @@ def guerrero(
     else:
         lam, crit = _loglik_one(x, int(per), float(lower), float(upper))
     return GuerreroResult(
-        names=(name,), layout="series", families=("boxcox",),
-        lmbda_used=np.array([lam]), method=method, period=int(per), lower=float(lower),
+        names=(name,), _layout="series", _families=("boxcox",),
+        _lmbda_used=np.array([lam]), method=method, period=int(per), lower=float(lower),
         upper=float(upper), criterion=float(crit), nobs=int(x.size),
         n_used=int(sub.n_used if method == "guerrero" else x.size),
         n_dropped=int(sub.n_dropped if method == "guerrero" else 0),
@@ -337,8 +337,8 @@ def _solve_many(x: NDArray[np.float64], names: list[str], per: int, method: str,
 def _frame_result(names: list[str], layout: str, parts: dict[str, Any], method: str,
                   per: int, lower: float, upper: float) -> GuerreroFrameResult:
     return GuerreroFrameResult(
-        names=tuple(names), layout=layout, families=("boxcox",) * len(names),
-        lmbda_used=np.asarray(parts["lmbda"], dtype=np.float64), method=method, period=per,
+        names=tuple(names), _layout=layout, _families=("boxcox",) * len(names),
+        _lmbda_used=np.asarray(parts["lmbda"], dtype=np.float64), method=method, period=per,
         lower=float(lower), upper=float(upper),
         criterion_values=np.asarray(parts["criterion"], dtype=np.float64),
         nobs_values=np.asarray(parts["nobs"], dtype=np.int64),

@@ -67,7 +67,7 @@ class GuerreroResult(ColumnTransforms):
     @property
     def at_bound(self) -> bool:
         """Whether lambda is at ``lower`` or ``upper``."""
-        return float(self.lmbda_used[0]) in (self.lower, self.upper)
+        return float(self._lmbda_used[0]) in (self.lower, self.upper)
 
     def conf_int(self, alpha: float = 0.05) -> Any:
         self._not_available("conf_int", _WHY)
@@ -78,7 +78,7 @@ class GuerreroResult(ColumnTransforms):
     def summary(self) -> Summary:
         crit = ("coefficient of variation" if self.method == "guerrero"
                 else "log-likelihood (trend + season)")
-        table = pd.DataFrame({"lambda": [float(self.lmbda_used[0])], crit: [self.criterion],
+        table = pd.DataFrame({"lambda": [float(self._lmbda_used[0])], crit: [self.criterion],
                               "period": [self.period], "n": [self.nobs]},
                              index=list(self.names))
         notes = [f"lambda searched on [{format_number(self.lower)}, "
@@ -96,7 +96,7 @@ class GuerreroResult(ColumnTransforms):
                        notes, {"period": str, "n": str})
 
     def __repr__(self) -> str:
-        lam = format_number(float(self.lmbda_used[0]))
+        lam = format_number(float(self._lmbda_used[0]))
         return (f"<GuerreroResult {self.names[0]}: lmbda {lam} ({self.method}, "
                 f"period {self.period})>")
 
@@ -156,14 +156,14 @@ class GuerreroFrameResult(ColumnTransforms):
     @property
     def at_bound(self) -> pd.Series:
         """Whether each series' lambda is at ``lower`` or ``upper``."""
-        lam = np.asarray(self.lmbda_used)
+        lam = np.asarray(self._lmbda_used)
         return self._series((lam == self.lower) | (lam == self.upper), "at_bound")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per series: ``lambda``, ``criterion``, ``n`` (observations), ``n_used``
         and ``n_dropped`` (Guerrero's cut) and ``at_bound``."""
         return pd.DataFrame({
-            "lambda": np.asarray(self.lmbda_used, dtype=np.float64),
+            "lambda": np.asarray(self._lmbda_used, dtype=np.float64),
             "criterion": np.asarray(self.criterion_values, dtype=np.float64),
             "n": np.asarray(self.nobs_values, dtype=np.int64),
             "n_used": np.asarray(self.n_used_values, dtype=np.int64),

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
+from ..base.transform import Provenance, power_values
 from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
@@ -224,32 +225,21 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
             one = one_profile(j)
             val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
             llf[j] = one.llf_offset()[0] - val[0]
-    res = PowerTransformResult(
-        names=tuple(cols.names),
-        layout=cols.layout,
-        families=tuple(fams),
-        family_reasons=tuple(reasons),
-        requested_family=fam,
-        lmbda_mle=lam_mle,
-        lmbda_used=lam_used,
-        nll_mle=est["nll"],
-        llf_values=llf,
-        nobs_values=((~np.isnan(x)).sum(axis=0) if case_weights is None else  # rows
-                     (~np.isnan(x) & (case_weights[:, None] > 0)).sum(axis=0)).astype(np.int64),
-        n_missing=cols.n_missing,
-        converged_values=est["converged"],
-        ymax=None if ymax is None else float(ymax),
-        lambda_limits=limits,
-        data=x,
-        gamma_values=None if shift is None else np.full(p, shift),
-        gamma_status=None if shift is None else ("fixed",) * p,
-        weights=weights,
-        fitted_=None if fam == "auto" or ymax is not None or profiles is not None else (
-            est["profile"], est["slope"]),
-        profiles_=profiles, case_weights=case_weights, bounds=bounds,
-        weighted=case_weights is not None,
-        lmbda_free=None if bounds is None else est["free"],
-        safe_values=safe_values, safe_used=safe, data_range=extremes,
+    res = PowerTransformResult._build(
+        cols.names, cols.layout, fams, lam_mle, lmbda_used=lam_used, nll=est["nll"], llf=llf,
+        nobs=((~np.isnan(x)).sum(axis=0) if case_weights is None else  # rows of weight > 0
+              (~np.isnan(x) & (case_weights[:, None] > 0)).sum(axis=0)),
+        n_missing=cols.n_missing, converged=est["converged"], reasons=reasons, requested=fam,
+        ymax=ymax, limits=limits,
+        shift=None if shift is None else {"gamma_values": np.full(p, shift),
+                                          "gamma_status": ("fixed",) * p},
+        bounds=bounds, lmbda_free=None if bounds is None else est["free"],
+        safe=safe_values, safe_used=safe, weighted=case_weights is not None,
+        source=Provenance(
+            data=x, weights=weights, case_weights=case_weights, data_range=extremes,
+            profiles=profiles,
+            fitted=None if fam == "auto" or ymax is not None or profiles is not None else (
+                est["profile"], est["slope"])),
     )
     if safe:
         _warn_safe_outside(res, stacklevel)
@@ -263,19 +253,19 @@ def _warn_safe_outside(res: PowerTransformResult, stacklevel: int) -> None:
     """Under ``lmbda="safe"``: a warning for every column whose safe power differs from the
     MLE and lies outside its 95% profile interval (every power the data support loses the
     resolution)."""
-    moved = np.flatnonzero(res.lmbda_used != res._bounded())
+    moved = np.flatnonzero(res._lmbda_used != res._bounded())
     if not moved.size:
         return
     ci = res.conf_int()
     pvalue = inf.chi2_pvalue(res._safe_statistic)
     for j in moved:
         lo, hi = float(ci["lower"].iloc[j]), float(ci["upper"].iloc[j])
-        if lo <= res.lmbda_used[j] <= hi:
+        if lo <= res._lmbda_used[j] <= hi:
             continue
         warnings.warn(
             f"column {res.names[j]!r}: no power in the 95% profile interval [{lo:.6g}, "
             f"{hi:.6g}] keeps the values resolved in float64; the safe power "
-            f"{res.lmbda_used[j]:.6g} lies outside it (LR test against the MLE: p = "
+            f"{res._lmbda_used[j]:.6g} lies outside it (LR test against the MLE: p = "
             f"{pvalue[j]:.2g}); subtract an offset from the data or check their units",
             ResolutionWarning, stacklevel=stacklevel + 1)
 
@@ -345,15 +335,13 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         bad = [cols.names[j] for j in np.flatnonzero(~sol.converged)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
                       stacklevel=stacklevel)
-    res = PowerTransformResult(
-        names=tuple(cols.names), layout=cols.layout, families=("bcnpower",) * p,
-        family_reasons=("",) * p, requested_family="bcnpower", lmbda_mle=sol.lmbda,
-        lmbda_used=sol.lmbda.copy(), nll_mle=sol.nll,
-        llf_values=profile.llf_offset() - sol.nll,
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
-        converged_values=sol.converged, ymax=None,
-        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, profile_=profile,
-        gamma_values=gam, gamma_bse=gse, gamma_status=status, gamma_min=float(gamma_min),
+    res = PowerTransformResult._build(
+        cols.names, cols.layout, ("bcnpower",) * p, sol.lmbda, nll=sol.nll,
+        llf=profile.llf_offset() - sol.nll, nobs=(~np.isnan(x)).sum(axis=0),
+        n_missing=cols.n_missing, converged=sol.converged,
+        shift={"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
+               "gamma_min": float(gamma_min)},
+        source=Provenance(data=x, profile=profile),
     )
     res._check_resolution(res._prepared(x), stacklevel,
                           "use a rounded power (result.at('rounded')) or "
@@ -370,13 +358,11 @@ def fixed_columns(cols: Columns, family: str, lmbda: Any,
     x = cols.values
     x.setflags(write=False)
     p = x.shape[1]
-    template = PowerTransformResult(
-        names=tuple(cols.names), layout=cols.layout, families=(family,) * p,
-        family_reasons=("",) * p, requested_family=family, lmbda_mle=np.zeros(p),
-        lmbda_used=np.zeros(p), nll_mle=np.zeros(p), llf_values=np.zeros(p),
-        nobs_values=(~np.isnan(x)).sum(axis=0).astype(np.int64), n_missing=cols.n_missing,
-        converged_values=np.ones(p, dtype=bool), ymax=None,
-        lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), data=x, fixed=True,
-        data_range=data_range(x),
-    )
-    return template._at(lmbda, stacklevel=stacklevel)
+    lam = power_values(cols.names, lmbda, "lmbda")
+    res = PowerTransformResult._build(
+        cols.names, cols.layout, (family,) * p, lam, fixed=True,
+        nobs=(~np.isnan(x)).sum(axis=0), n_missing=cols.n_missing,
+        source=Provenance(data=x, data_range=data_range(x)))
+    res._warn_resolution(stacklevel - 1, "fix another power (e.g. at(0), the log, or "
+                         "at('safe') of an estimated fit)")
+    return res

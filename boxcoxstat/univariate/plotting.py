@@ -36,7 +36,7 @@ def _check_axes(ax: Any, count: int, name: str = "ax") -> Any:
 
 
 def _column(result: Any, column: Any) -> tuple[int, str]:
-    j = result.column_index(column)
+    j = result._column_index(column)
     return j, result.names[j]
 
 
@@ -70,7 +70,7 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     own = _check_axes(ax, 1) is None
     if own:
         _, ax = plt.subplots(figsize=(5, 4))
-    lam_hat = float(result.lmbda_used[j])
+    lam_hat = float(result._lmbda_used[j])
     ends: tuple[float, float] | None = None
     if not result.fixed:
         lo, hi = result.conf_int(alpha).iloc[j]
@@ -83,8 +83,8 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     if grid is not None:
         grid = np.union1d(grid, [lam_hat]) if grid.min() <= lam_hat <= grid.max() else grid
     prof = result.profile(j, grid)
-    llf_hat = float(result.llf_values[j])  # at the power used (a ymax bound may move it)
-    top_mle = float(result.profile(j, [result.lmbda_mle[j]])["llf"].iloc[0])
+    llf_hat = float(result._llf_values[j])  # at the power used (a ymax bound may move it)
+    top_mle = float(result.profile(j, [result._lmbda_mle[j]])["llf"].iloc[0])
     cut = profile_cutoff(top_mle, alpha)
     ax.plot(prof["lmbda"], prof["llf"], color="k", lw=1.2)
     top = max(float(prof["llf"].max()), top_mle)
@@ -101,7 +101,7 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     ax.plot([lam_hat, lam_hat], [bottom - pad, llf_hat], color="C3", ls=":", lw=1)
     ax.set_xlabel("λ")
     ax.set_ylabel("log-likelihood")
-    fam = _FAMILY_LABEL[result.families[j]]
+    fam = _FAMILY_LABEL[result._families[j]]
     ax.set_title(f"{name} ({fam}): λ = {lam_hat:.4g}" + (" (fixed)" if result.fixed else ""))
     if own:  # a caller's own figure keeps its layout
         ax.figure.tight_layout()
@@ -134,20 +134,20 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     import matplotlib.pyplot as plt
 
     j, name = _column(result, column)
-    if result.data is None:
+    if result._source.data is None:
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
     own = _check_axes(axes, 2, "axes") is None
     if own:
         _, axes = plt.subplots(1, 2, figsize=(9, 4))
     axes = np.asarray(axes).reshape(-1)
-    x = result.data[:, j]
+    x = result._source.data[:, j]
     x = x[~np.isnan(x)]
-    lam = result.lmbda_used[j]
+    lam = result._lmbda_used[j]
     try:
         y = result._transform_values(x, j)
     except TransformOverflowError as err:
         raise TransformOverflowError(f"column {name!r}: {err}") from None
-    fam = _FAMILY_LABEL[result.families[j]]
+    fam = _FAMILY_LABEL[result._families[j]]
     for ax, values, title in (
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.4g}"),

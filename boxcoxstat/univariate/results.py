@@ -9,7 +9,7 @@ Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
@@ -28,7 +28,7 @@ from ..base.results import (
     wald_pvalues,
 )
 from ..base.summary import Summary, format_number, format_power, format_pvalue
-from ..base.transform import ColumnTransforms
+from ..base.transform import ColumnTransforms, FederatedRecord, Provenance
 from ..core import inference as inf
 from ..core.profile import Profile, SampleProfile
 from ..core.resolution import (
@@ -104,62 +104,126 @@ class PowerTransformResult(ColumnTransforms):
                                        "result.at('safe') (the safe power) or "
                                        "result.at('rounded')")
 
-    family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
-    requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower",
-                                                      "auto")))
-    lmbda_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
-    nll_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
-    llf_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
-    nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
+    _family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
+    _requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower",
+                                                       "auto")))
+    _lmbda_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    _nll_mle: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    _llf_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names", finite=True))
+    _nobs_values: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
     n_missing: NDArray[np.int64] = saved(jsonio.Ints(length_of="names"))
-    converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
-    ymax: float | None = saved(jsonio.Float(optional=True))
-    lambda_limits: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
+    _converged_values: NDArray[np.bool_] = saved(jsonio.Bools(length_of="names"))
+    _ymax: float | None = saved(jsonio.Float(optional=True))
+    _lambda_limits: NDArray[np.float64] = saved(jsonio.Matrix(length_of="names"))
     # inference at the 95% level: computed from the data on first use, or stored (JSON,
     # fits without pooled data)
-    stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None,
-                                        compare=False)
-    # fits that never pooled the data (boxcoxstat.federated, Dask): clients, rounds, bytes
-    federated: dict[str, Any] | None = saved(jsonio.Mapping_(optional=True), default=None,
-                                             compare=False)
+    _stored: pd.DataFrame | None = saved(jsonio.Frame(optional=True), default=None,
+                                         compare=False)
     # the response of a linear model (bcs.lm's ``m.power``): its formula, shown in the report
-    model: str | None = saved(jsonio.Str(optional=True), default=None)
+    _model: str | None = saved(jsonio.Str(optional=True), default=None)
     # a power given by the user (``fit(x, lmbda=0)``, ``r.at(0)``): not estimated, so no
     # standard error, interval, test or rounded power
     fixed: bool = saved(jsonio.Bool(), default=False)
     # the safe power of each column (core.resolution.safe_powers; NaN where none exists),
     # its LR statistic against the MLE, and whether it is the power used (lmbda="safe")
-    safe_values: NDArray[np.float64] | None = saved(
+    _safe_values: NDArray[np.float64] | None = saved(
         jsonio.Floats(length_of="names", optional=True), default=None)
-    safe_lr: NDArray[np.float64] | None = saved(
+    _safe_lr: NDArray[np.float64] | None = saved(
         jsonio.Floats(length_of="names", optional=True), default=None, compare=False)
-    safe_used: bool = saved(jsonio.Bool(), default=False)
-    # each column's smallest and largest value on the scale the power applies to (p, 2):
-    # what the resolution checks of ``at`` need (not saved: a loaded result has no data)
-    data_range: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
-    data: NDArray[np.float64] | None = None
-    # case weights of the rows of ``data`` (frequency weights; None: every row counts once)
-    weights: NDArray[np.float64] | None = None
-    # a profile other than the columns' sample (a linear model's response): one column
-    profile_: Profile | None = None
-    # the fit's own profile of every column and the solver's curvature estimates, so that
-    # inference neither prepares the data again nor spends an evaluation on the step size
-    fitted_: tuple[Profile, NDArray[np.float64]] | None = field(default=None, repr=False,
-                                                                 compare=False)
+    _safe_used: bool = saved(jsonio.Bool(), default=False)
     # bounds=(lo, hi) on lambda, one row per column (-inf/inf: open): lambda is the maximum
     # of the profile on [lo, hi] and the interval and tests are measured from it
-    bounds: NDArray[np.float64] | None = saved(jsonio.Matrix(length_of="names", optional=True),
-                                               default=None)
+    _bounds: NDArray[np.float64] | None = saved(
+        jsonio.Matrix(length_of="names", optional=True), default=None)
     # the unconstrained maximum where ``bounds`` were given (the summary's note)
-    lmbda_free: NDArray[np.float64] | None = saved(
+    _lmbda_free: NDArray[np.float64] | None = saved(
         jsonio.Floats(length_of="names", optional=True), default=None)
-    # case weights as lm(weights=) treats them (bcs.fit(..., weights=)): each column's own
-    # profile (a regression on the constant with those weights), in column order
-    profiles_: tuple[Profile, ...] | None = field(default=None, repr=False, compare=False)
     # whether the fit had case weights (lm(weights=)'s likelihood): the summary says so
-    weighted: bool = saved(jsonio.Bool(), default=False)
-    # those case weights (length n, rows of ``data``)
-    case_weights: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    _weighted: bool = saved(jsonio.Bool(), default=False)
+    # where the result came from: the data, weights, profiles and the fit's own profile (not
+    # saved), and a fit without pooled data's record (saved as the document's "federated")
+    _source: Provenance = saved(FederatedRecord(optional=True), key="federated",
+                                default_factory=Provenance, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._source is None:  # a loaded document without a federated record
+            object.__setattr__(self, "_source", Provenance())
+
+    @classmethod
+    def _build(cls, names: Any, layout: str, families: Any, lmbda: ArrayLike, *,
+               nobs: ArrayLike, nll: ArrayLike | None = None, llf: ArrayLike | None = None,
+               lmbda_used: ArrayLike | None = None, n_missing: ArrayLike | None = None,
+               converged: ArrayLike | None = None, reasons: Any = None,
+               requested: str | None = None, limits: ArrayLike | None = None,
+               ymax: float | None = None, source: Provenance | None = None,
+               fixed: bool = False, shift: dict[str, Any] | None = None,
+               bounds: NDArray[np.float64] | None = None,
+               lmbda_free: NDArray[np.float64] | None = None,
+               safe: NDArray[np.float64] | None = None, safe_used: bool = False,
+               weighted: bool = False, model: str | None = None,
+               stored: pd.DataFrame | None = None) -> PowerTransformResult:
+        """The one constructor every model calls (``fit``, ``lm``'s power, ``lmer``,
+        federated and Dask fits, the scikit-learn regressor).
+
+        ``lmbda`` is the maximum of the likelihood (or the given power, ``fixed=True``),
+        ``nll`` its negative log-likelihood from the profile and ``llf`` the log-likelihood
+        at the power used (default: ``lmbda`` and ``-nll`` plus the profile's constant).
+        With ``nll`` not given, the likelihood is evaluated at ``lmbda`` on ``source``'s
+        profile (or data): a given power. Defaults: no value missing, converged, no family
+        reasons, the requested family the one family, open limits. ``shift`` holds a shifted
+        family's ``gamma_values``, ``gamma_bse``, ``gamma_status``, ``gamma_min``.
+        """
+        lam = np.array(lmbda, dtype=np.float64).reshape(-1)
+        p = lam.size
+        fams = tuple(families)
+        out = cls(
+            names=tuple(names), _layout=layout, _families=fams,
+            _lmbda_used=lam.copy() if lmbda_used is None else np.array(
+                lmbda_used, dtype=np.float64).reshape(-1),
+            _family_reasons=("",) * p if reasons is None else tuple(reasons),
+            _requested_family=fams[0] if requested is None else requested,
+            _lmbda_mle=lam, _nll_mle=np.full(p, np.nan) if nll is None else np.array(
+                nll, dtype=np.float64).reshape(-1),
+            _llf_values=np.full(p, np.nan) if llf is None else np.array(
+                llf, dtype=np.float64).reshape(-1),
+            _nobs_values=np.array(nobs, dtype=np.int64).reshape(-1),
+            n_missing=np.zeros(p, dtype=np.int64) if n_missing is None else np.array(
+                n_missing, dtype=np.int64).reshape(-1),
+            _converged_values=np.ones(p, dtype=bool) if converged is None else np.array(
+                converged, dtype=bool).reshape(-1),
+            _ymax=None if ymax is None else float(ymax),
+            _lambda_limits=np.tile([-np.inf, np.inf], (p, 1)) if limits is None else
+            np.array(limits, dtype=np.float64).reshape(p, 2),
+            _stored=stored, _model=model, fixed=fixed, _safe_values=safe,
+            _safe_used=safe_used, _bounds=bounds, _lmbda_free=lmbda_free, _weighted=weighted,
+            _source=Provenance() if source is None else source,
+            **{f"_{k}": v for k, v in (shift or {}).items()},
+        )
+        if nll is None:
+            return out._evaluated(lam)
+        if llf is None:
+            offset = np.empty(p)
+            for idx, profile in out._profiles().values():
+                offset[idx] = profile.llf_offset()
+            return replace(out, _llf_values=offset - out._nll_mle)
+        return out
+
+    def _evaluated(self, lam: NDArray[np.float64]) -> PowerTransformResult:
+        """The result with the power given at ``lam`` (not estimated): its likelihood
+        evaluated there on the result's profiles."""
+        if "bcnpower" in self._families:
+            self._not_available("at", "a bcnPower fit profiles gamma out of lambda's "
+                                "likelihood; fixing lambda alone is not implemented yet")
+        nll = np.empty(len(self.names))
+        llf = np.empty(len(self.names))
+        for idx, profile in self._profiles().values():
+            val, _ = profile.evaluate(lam[idx], np.arange(idx.size), score=False)
+            nll[idx] = val
+            llf[idx] = profile.llf_offset() - val
+        p = len(self.names)
+        return replace(self, _lmbda_used=lam.copy(), _lmbda_mle=lam.copy(), _nll_mle=nll,
+                       _llf_values=llf, _converged_values=np.ones(p, dtype=bool),
+                       _lambda_limits=np.tile([-np.inf, np.inf], (p, 1)), fixed=True)
 
     @staticmethod
     def _check_loaded(values: dict[str, Any]) -> None:
@@ -168,7 +232,7 @@ class PowerTransformResult(ColumnTransforms):
                                    or list(stored.index) != list(values["names"])):
             raise jsonio._Bad(f"field 'stored' must have columns {list(_STORED)} and one row "
                               "per name")
-        fed = values.get("federated")
+        fed = getattr(values.get("federated"), "federated", None)
         if fed is not None:
             _check_federated(fed)
         bounds = values.get("bounds")
@@ -189,29 +253,29 @@ class PowerTransformResult(ColumnTransforms):
     # ------------------------------------------------------------------ inference (cached)
     @cached_property
     def _inference(self) -> pd.DataFrame:
-        if self.stored is not None:
-            return self.stored
+        if self._stored is not None:
+            return self._stored
         out = pd.DataFrame(np.nan, index=list(self.names), columns=list(_STORED))
-        slope = None if self.fitted_ is None else self.fitted_[1]
-        if self.bounds is not None:
+        slope = None if self._source.fitted is None else self._source.fitted[1]
+        if self._bounds is not None:
             for idx, profile in self._profiles().values():
-                part = inf.bounded_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
-                                             self.bounds[idx])
+                part = inf.bounded_inference(profile, self._lmbda_mle[idx], self._nll_mle[idx],
+                                             self._bounds[idx])
                 for key, val in part.items():
                     out.iloc[idx, out.columns.get_loc(key)] = val
             return out
         for idx, profile in self._profiles().values():
-            part = inf.standard_inference(profile, self.lmbda_mle[idx], self.nll_mle[idx],
-                                          infinite_ok=self.gamma_values is not None,
+            part = inf.standard_inference(profile, self._lmbda_mle[idx], self._nll_mle[idx],
+                                          infinite_ok=self._gamma_values is not None,
                                           slope=None if slope is None else slope[idx])
             for key, val in part.items():
                 out.iloc[idx, out.columns.get_loc(key)] = val
         return out
 
     def _json_value(self, name: str) -> Any:
-        if name == "stored" and self.stored is None and self._live and not self.fixed:
+        if name == "_stored" and self._stored is None and self._live and not self.fixed:
             return self._inference  # saved with the result, so a loaded one can report
-        if name == "safe_lr" and self.safe_lr is None and self.safe_values is not None \
+        if name == "_safe_lr" and self._safe_lr is None and self._safe_values is not None \
                 and self._live and not self.fixed:
             return self._safe_statistic
         return getattr(self, name)
@@ -219,43 +283,43 @@ class PowerTransformResult(ColumnTransforms):
     def _refuse_fixed(self, what: str) -> None:
         """The power's own inference does not exist when the power was given, not estimated."""
         if self.fixed:
-            given = ", ".join(f"{float(v):g}" for v in self.lmbda_used)
+            given = ", ".join(f"{float(v):g}" for v in self._lmbda_used)
             self._not_available(what, f"the power was fixed at {given} (not estimated), so it "
                                 "has no standard error, interval, test or rounded value; fit "
                                 "without lmbda= to estimate it")
 
-    def _stored(self, key: str) -> NDArray[np.float64]:
+    def _inferred(self, key: str) -> NDArray[np.float64]:
         return self._inference[key].to_numpy(dtype=np.float64)
 
     @property
     def _live(self) -> bool:
         """Whether the result can evaluate its likelihood (it holds data or a profile)."""
-        return (self.data is not None or self.profile_ is not None
-                or self.profiles_ is not None)
+        return (self._source.data is not None or self._source.profile is not None
+                or self._source.profiles is not None)
 
     @cached_property
     def _groups(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
-        if self.profiles_ is not None:  # case weights: one profile per column
+        if self._source.profiles is not None:  # case weights: one profile per column
             return {f"column {j}": (np.array([j], dtype=np.intp), prof)
-                    for j, prof in enumerate(self.profiles_)}
-        if self.profile_ is not None:  # a linear model's response, bcnPower columns
-            return {"all": (np.arange(len(self.names), dtype=np.intp), self.profile_)}
-        if self.data is None:
+                    for j, prof in enumerate(self._source.profiles)}
+        if self._source.profile is not None:  # a linear model's response, bcnPower columns
+            return {"all": (np.arange(len(self.names), dtype=np.intp), self._source.profile)}
+        if self._source.data is None:
             why = ("the result was fitted without pooling the data (federated or Dask); its 95% "
                    "interval, standard error and tests at 0 and 1 are stored, other levels, "
-                   "tests and profiles need the data" if self.federated is not None else
+                   "tests and profiles need the data" if self._source.federated is not None else
                    "the result holds no data (it was loaded from JSON); refit to compute new "
                    "intervals, tests, profiles or plots")
             self._not_available("this computation", why)
         out: dict[str, tuple[NDArray[np.intp], Profile]] = {}
-        if self.fitted_ is not None and len(set(self.families)) == 1:
-            return {self.families[0]: (np.arange(len(self.names)), self.fitted_[0])}
-        for f in sorted(set(self.families)):
-            idx = np.array([j for j, g in enumerate(self.families) if g == f], dtype=np.intp)
-            x = self.data[:, idx]
-            if self.gamma_values is not None:  # a fixed shift before Box-Cox
-                x = x + self.gamma_values[idx]
-            out[f] = (idx, SampleProfile.from_array(x, f, self.weights))
+        if self._source.fitted is not None and len(set(self._families)) == 1:
+            return {self._families[0]: (np.arange(len(self.names)), self._source.fitted[0])}
+        for f in sorted(set(self._families)):
+            idx = np.array([j for j, g in enumerate(self._families) if g == f], dtype=np.intp)
+            x = self._source.data[:, idx]
+            if self._gamma_values is not None:  # a fixed shift before Box-Cox
+                x = x + self._gamma_values[idx]
+            out[f] = (idx, SampleProfile.from_array(x, f, self._source.weights))
         return out
 
     def _profiles(self) -> dict[str, tuple[NDArray[np.intp], Profile]]:
@@ -270,9 +334,16 @@ class PowerTransformResult(ColumnTransforms):
 
     # ------------------------------------------------------------------ estimates
     @property
+    def federated(self) -> dict[str, Any] | None:
+        """For a fit that never pooled the data (:func:`boxcoxstat.federated.fit`, Dask or
+        Spark input): what it cost and whom it left out (``clients``, ``rounds``, ``unit``,
+        ``dropped``, ``influential``, ...); ``None`` for a fit on pooled data."""
+        return self._source.federated
+
+    @property
     def llf(self) -> Any:
         """Maximised Gaussian log-likelihood of the data (Jacobian included)."""
-        return self._shape(self.llf_values, "llf")
+        return self._shape(self._llf_values, "llf")
 
     @property
     def df_model_llf(self) -> Any:
@@ -282,35 +353,35 @@ class PowerTransformResult(ColumnTransforms):
 
     def _k_values(self) -> NDArray[np.int64]:
         k = np.full(len(self.names), 2 if self.fixed else 3, dtype=np.int64)
-        if self.gamma_status is not None:
-            k += np.array([st != "fixed" for st in self.gamma_status], dtype=np.int64)
+        if self._gamma_status is not None:
+            k += np.array([st != "fixed" for st in self._gamma_status], dtype=np.int64)
         return k
 
     def _compare_nesting(self, j: int) -> dict[str, Any] | None:
         """Column ``j`` as :func:`boxcoxstat.compare` tests nesting (``None``: no data)."""
-        if self.data is None:
+        if self._source.data is None:
             return None
-        x = self.data[:, j]
+        x = self._source.data[:, j]
         rows = ~np.isnan(x)
         w = None
-        if self.case_weights is not None:
-            rows &= self.case_weights > 0
-            w = self.case_weights[rows]
-        elif self.weights is not None:  # frequency weights: not lm's likelihood
+        if self._source.case_weights is not None:
+            rows &= self._source.case_weights > 0
+            w = self._source.case_weights[rows]
+        elif self._source.weights is not None:  # frequency weights: not lm's likelihood
             return None
         shift = None
-        if self.gamma_values is not None and self.gamma_status is not None and \
-                self.gamma_status[j] == "fixed":
-            shift = float(self.gamma_values[j])
+        if self._gamma_values is not None and self._gamma_status is not None and \
+                self._gamma_status[j] == "fixed":
+            shift = float(self._gamma_values[j])
         return {"response": x[rows], "design": np.ones((int(rows.sum()), 1)),
-                "family": self.families[j],
-                "power": float(self.lmbda_used[j]) if self.fixed else None,
+                "family": self._families[j],
+                "power": float(self._lmbda_used[j]) if self.fixed else None,
                 "weights": w, "extra": None if shift is None else ("shift", shift)}
 
     @property
     def nobs(self) -> Any:
         """Number of observations used (missing values dropped)."""
-        return self._shape(self.nobs_values, "nobs")
+        return self._shape(self._nobs_values, "nobs")
 
     @property
     def bse(self) -> pd.Series:
@@ -318,11 +389,11 @@ class PowerTransformResult(ColumnTransforms):
         curvature of the profile with gamma maximised out, i.e. ``sqrt([H^-1]_{lambda
         lambda})`` of the joint information; then also each gamma's, ``"<column>:gamma"``)."""
         self._refuse_fixed("bse")
-        if self.gamma_values is None:
-            return self._series(self._stored("bse"), "bse")
-        gse = self.gamma_bse if self.gamma_bse is not None else np.full(len(self.names), np.nan)
+        if self._gamma_values is None:
+            return self._series(self._inferred("bse"), "bse")
+        gse = self._gamma_bse if self._gamma_bse is not None else np.full(len(self.names), np.nan)
         self._warn_gamma_unavailable("standard error", gse)
-        return self._with_gamma(self._stored("bse"), gse, "bse")
+        return self._with_gamma(self._inferred("bse"), gse, "bse")
 
     @property
     def pvalues(self) -> pd.Series:
@@ -366,14 +437,14 @@ class PowerTransformResult(ColumnTransforms):
         """Akaike's criterion ``-2 llf + 2 k`` per column, ``k`` the parameters estimated
         (mean, variance, lambda unless fixed, an estimated shift), as
         :func:`boxcoxstat.compare` counts them."""
-        return self._shape(-2.0 * self.llf_values + 2.0 * self._k_values(),
+        return self._shape(-2.0 * self._llf_values + 2.0 * self._k_values(),
                            "aic")
 
     @property
     def bic(self) -> Any:
         """Schwarz's criterion ``-2 llf + k log(nobs)`` per column (see :attr:`aic`)."""
         k = self._k_values().astype(np.float64)
-        return self._shape(-2.0 * self.llf_values + k * np.log(self.nobs_values), "bic")
+        return self._shape(-2.0 * self._llf_values + k * np.log(self._nobs_values), "bic")
 
     @property
     def rounded(self) -> Any:
@@ -383,7 +454,7 @@ class PowerTransformResult(ColumnTransforms):
         return self._shape(self._rounded_values(), "rounded")
 
     def _rounded_values(self) -> NDArray[np.float64]:
-        return inf.rounded_power(self.lmbda_mle, self._stored("lower"), self._stored("upper"))
+        return inf.rounded_power(self._lmbda_mle, self._inferred("lower"), self._inferred("upper"))
 
     def rounded_power(self, rule: Literal["profile", "car"] = "profile") -> Any:
         """The convenient power by a named rule.
@@ -407,7 +478,7 @@ class PowerTransformResult(ColumnTransforms):
         self._refuse_fixed("rounded_power")
         if rule == "profile":
             return self.rounded
-        return self._shape(inf.car_rounded_power(self.lmbda_mle, self._stored("bse")),
+        return self._shape(inf.car_rounded_power(self._lmbda_mle, self._inferred("bse")),
                            "rounded")
 
     @property
@@ -428,50 +499,50 @@ class PowerTransformResult(ColumnTransforms):
         --------
         >>> import numpy as np, boxcoxstat as bcs
         >>> x = np.array([4.61, 4.60, 4.60, 4.62, 4.61])  # scikit-learn #29595
-        >>> r = bcs.fit(x, lmbda="safe")
-        >>> round(float(r.lmbda_mle[0]), 1), r.safe, r.lmbda
-        (-143.0, -9.52, -9.52)
+        >>> r = bcs.fit(x, lmbda="safe")  # the MLE, about -143, loses the resolution
+        >>> r.safe, r.lmbda
+        (-9.52, -9.52)
         """
         self._refuse_fixed("safe")
         return self._shape(self._safe(), "safe")
 
     def _safe(self) -> NDArray[np.float64]:
-        if self.safe_values is None:
+        if self._safe_values is None:
             self._not_available("safe", "the result does not know its data's range (it was "
                                 "fitted without pooling the data, by bcnPower, or loaded "
                                 "from an older document); refit with bcs.fit")
-        return self.safe_values
+        return self._safe_values
 
     @cached_property
     def _safe_statistic(self) -> NDArray[np.float64]:
         """LR statistic of the safe power against the MLE (0 where they agree)."""
-        if self.safe_lr is not None:
-            return self.safe_lr
+        if self._safe_lr is not None:
+            return self._safe_lr
         safe = self._safe()
         stat = np.where(np.isnan(safe), np.nan, 0.0)
-        differ = np.isfinite(safe) & (safe != self.lmbda_mle)
+        differ = np.isfinite(safe) & (safe != self._lmbda_mle)
         if differ.any():
             for idx, profile in self._profiles().values():
                 sub = differ[idx]
                 if sub.any():
-                    lam0 = np.where(sub, safe[idx], self.lmbda_mle[idx])
-                    stat[idx] = np.where(sub, inf.lr_statistic(profile, self.nll_mle[idx],
+                    lam0 = np.where(sub, safe[idx], self._lmbda_mle[idx])
+                    stat[idx] = np.where(sub, inf.lr_statistic(profile, self._nll_mle[idx],
                                                                lam0), stat[idx])
         return stat
 
     @property
     def converged(self) -> Any:
         """Whether the score's sign change was bracketed and closed."""
-        return self._shape(self.converged_values, "converged")
+        return self._shape(self._converged_values, "converged")
 
     @property
     def bound_active(self) -> Any:
         """Whether ``ymax`` (or ``lmbda="safe"``) moved the power used away from the
         unconstrained MLE, or lambda is on one of its ``bounds``."""
-        active = self.lmbda_used != self.lmbda_mle
-        if self.bounds is not None:
-            active = active | (self.lmbda_mle <= self.bounds[:, 0]) | (
-                self.lmbda_mle >= self.bounds[:, 1])
+        active = self._lmbda_used != self._lmbda_mle
+        if self._bounds is not None:
+            active = active | (self._lmbda_mle <= self._bounds[:, 0]) | (
+                self._lmbda_mle >= self._bounds[:, 1])
         return self._shape(active, "bound_active")
 
     # ------------------------------------------------------------------ inference
@@ -490,32 +561,32 @@ class PowerTransformResult(ColumnTransforms):
         alpha = check_alpha(alpha)
         self._refuse_fixed("conf_int")
         if interval == "wald":
-            lo, hi = inf.wald_interval(self.lmbda_mle, self._stored("bse"), alpha)
-        elif alpha == 0.05 and self.gamma_values is None:
-            lo, hi = self._stored("lower"), self._stored("upper")
+            lo, hi = inf.wald_interval(self._lmbda_mle, self._inferred("bse"), alpha)
+        elif alpha == 0.05 and self._gamma_values is None:
+            lo, hi = self._inferred("lower"), self._inferred("upper")
         elif alpha == 0.05:
-            lo, hi = self._stored("lower"), self._stored("upper")
+            lo, hi = self._inferred("lower"), self._inferred("upper")
         else:
             lo, hi = np.empty(len(self.names)), np.empty(len(self.names))
-            bse = self._stored("bse")
+            bse = self._inferred("bse")
             for idx, profile in self._profiles().values():
-                if self.bounds is not None:
+                if self._bounds is not None:
                     lo[idx], hi[idx] = inf.bounded_interval(
-                        profile, self.lmbda_mle[idx], self.nll_mle[idx], self.bounds[idx],
+                        profile, self._lmbda_mle[idx], self._nll_mle[idx], self._bounds[idx],
                         bse[idx], alpha)
                     continue
                 lo[idx], hi[idx] = inf.profile_interval(
-                    profile, self.lmbda_mle[idx], self.nll_mle[idx], bse[idx], alpha,
-                    infinite_ok=self.gamma_values is not None)
+                    profile, self._lmbda_mle[idx], self._nll_mle[idx], bse[idx], alpha,
+                    infinite_ok=self._gamma_values is not None)
         frame = interval_frame(lo, hi, self.names)
         rows = self._gamma_rows()
-        if self.gamma_values is None or not rows:
+        if self._gamma_values is None or not rows:
             return frame
         # gamma: Wald, cut at its lower bound (car's summary does the same at 0)
-        assert self.gamma_bse is not None
-        self._warn_gamma_unavailable("interval", self.gamma_bse)
-        glo, ghi = inf.wald_interval(self.gamma_values[rows], self.gamma_bse[rows], alpha)
-        glo = np.maximum(glo, self.gamma_min or 0.0)
+        assert self._gamma_bse is not None
+        self._warn_gamma_unavailable("interval", self._gamma_bse)
+        glo, ghi = inf.wald_interval(self._gamma_values[rows], self._gamma_bse[rows], alpha)
+        glo = np.maximum(glo, self._gamma_min or 0.0)
         return pd.concat([frame, interval_frame(glo, ghi, [f"{self.names[j]}:gamma"
                                                            for j in rows])])
 
@@ -532,24 +603,24 @@ class PowerTransformResult(ColumnTransforms):
         """
         lam0 = self._null_values(lmbda0)
         self._refuse_fixed("test")
-        if self.bounds is not None:
-            out = np.flatnonzero((lam0 < self.bounds[:, 0]) | (lam0 > self.bounds[:, 1]))
+        if self._bounds is not None:
+            out = np.flatnonzero((lam0 < self._bounds[:, 0]) | (lam0 > self._bounds[:, 1]))
             if out.size:
                 j = int(out[0])
                 raise BoxCoxError(
                     f"column {self.names[j]!r}: the power {lam0[j]:g} lies outside the bounds "
-                    f"[{self.bounds[j, 0]:g}, {self.bounds[j, 1]:g}] the fit maximised over, "
+                    f"[{self._bounds[j, 0]:g}, {self._bounds[j, 1]:g}] the fit maximised over, "
                     "so the bounded maximum is no alternative to it; test a power inside "
                     "the bounds, or refit with wider bounds")
         if np.all(lam0 == 0):
-            stat = self._stored("lr0")
+            stat = self._inferred("lr0")
         elif np.all(lam0 == 1):
-            stat = self._stored("lr1")
+            stat = self._inferred("lr1")
         else:
             stat = np.empty(len(self.names))
             for idx, profile in self._profiles().values():
-                stat[idx] = inf.lr_statistic(profile, self.nll_mle[idx], lam0[idx])
-        return _lambda_test(self.names, stat, lam0, self.layout in ("series", "array1d"))
+                stat[idx] = inf.lr_statistic(profile, self._nll_mle[idx], lam0[idx])
+        return _lambda_test(self.names, stat, lam0, self._layout in ("series", "array1d"))
 
     def profile(self, column: str | int | None = None,
                 lmbda: ArrayLike | None = None) -> pd.DataFrame:
@@ -558,13 +629,13 @@ class PowerTransformResult(ColumnTransforms):
         The default grid spans the 95% profile interval with half its width on each side (for
         a fixed power: MASS's range -2 to 2, widened to one unit either side of the power).
         """
-        j = self.column_index(column)
+        j = self._column_index(column)
         profile, k = self._column_profile(j)
         if lmbda is None and self.fixed:
-            given = float(self.lmbda_used[j])
+            given = float(self._lmbda_used[j])
             lmbda = np.linspace(min(-2.0, given - 1.0), max(2.0, given + 1.0), 201)
         elif lmbda is None:
-            lo, hi = self._stored("lower")[j], self._stored("upper")[j]
+            lo, hi = self._inferred("lower")[j], self._inferred("upper")[j]
             width = hi - lo
             lmbda = np.linspace(lo - 0.5 * width, hi + 0.5 * width, 201)
         lam = as_numbers(lmbda, "lmbda must be an array of numbers").reshape(-1)
@@ -609,7 +680,7 @@ class PowerTransformResult(ColumnTransforms):
         """:meth:`at`, warning at ``stacklevel`` (counted from here) where the power loses
         the data's resolution (``values``: the data on the power's scale, (n, p), where the
         result does not hold them)."""
-        if "bcnpower" in self.families:
+        if "bcnpower" in self._families:
             self._not_available("at", "a bcnPower fit profiles gamma out of lambda's "
                                 "likelihood; fixing lambda alone is not implemented yet")
         if isinstance(lmbda, str):
@@ -622,17 +693,8 @@ class PowerTransformResult(ColumnTransforms):
                                   "float64; rescale the data")
         else:
             lam = self._null_values(lmbda, "lmbda")
-        nll = np.empty(len(self.names))
-        llf = np.empty(len(self.names))
-        for idx, profile in self._profiles().values():
-            val, _ = profile.evaluate(lam[idx], np.arange(idx.size), score=False)
-            nll[idx] = val
-            llf[idx] = profile.llf_offset() - val
-        out = replace(self, lmbda_used=lam.copy(), lmbda_mle=lam.copy(), nll_mle=nll,
-                      llf_values=llf, converged_values=np.ones(len(self.names), dtype=bool),
-                      ymax=None, lambda_limits=np.tile([-np.inf, np.inf], (len(self.names), 1)),
-                      stored=None, fixed=True, safe_values=None, safe_lr=None, safe_used=False,
-                      bounds=None, lmbda_free=None)
+        out = replace(self, _stored=None, _safe_values=None, _safe_lr=None, _safe_used=False,
+                      _bounds=None, _lmbda_free=None, _ymax=None)._evaluated(lam)
         out._warn_resolution(stacklevel, remedy, what, values)
         return out
 
@@ -644,16 +706,16 @@ class PowerTransformResult(ColumnTransforms):
         held or given as ``values`` on the power's scale, for the message's facts).
         ``stacklevel`` counts from the caller; ``remedy`` may name ``{safe}``, the column's
         safe power; ``lost``, the columns that lose it, if the caller has them."""
-        if self.data_range is None:
+        if self._source.data_range is None:
             return
         if lost is None:
-            lost = loses_resolution(self.data_range[:, 0], self.data_range[:, 1],
-                                    self.lmbda_used, [self._power_family(j)
+            lost = loses_resolution(self._source.data_range[:, 0], self._source.data_range[:, 1],
+                                    self._lmbda_used, [self._power_family(j)
                                                       for j in range(len(self.names))])
-        safe = self.safe_values
+        safe = self._safe_values
         for j in np.flatnonzero(lost).tolist():
             hint = remedy.format(safe="none" if safe is None else f"{safe[j]:.6g}")
-            warnings.warn(loss_message(self.names[j], float(self.lmbda_used[j]),
+            warnings.warn(loss_message(self.names[j], float(self._lmbda_used[j]),
                                        self._power_family(j),
                                        self._column_on_power_scale(j, values), hint, what),
                           ResolutionWarning, stacklevel=stacklevel + 1)
@@ -665,10 +727,10 @@ class PowerTransformResult(ColumnTransforms):
         if values is not None:
             col = values[:, j]
             return col[~np.isnan(col)]
-        if self.data is None:  # no data: the extremes stand for them
-            assert self.data_range is not None
-            return self.data_range[j]
-        col = self.data[:, j]
+        if self._source.data is None:  # no data: the extremes stand for them
+            assert self._source.data_range is not None
+            return self._source.data_range[j]
+        col = self._source.data[:, j]
         col = col[~np.isnan(col)]
         g = self._shift(j)
         return col if g is None else col + g
@@ -683,27 +745,27 @@ class PowerTransformResult(ColumnTransforms):
             Significance level of the profile-likelihood interval shown.
         """
         info = pd.DataFrame(
-            {"family": list(self.families), "n": self.nobs_values, "missing": self.n_missing,
-             "llf": self.llf_values},
+            {"family": list(self._families), "n": self._nobs_values, "missing": self.n_missing,
+             "llf": self._llf_values},
             index=list(self.names),
         )
-        fams = " and ".join(_KINDS[f] for f in sorted(set(self.families)))
-        if self.gamma_values is not None and "bcnpower" not in self.families:
+        fams = " and ".join(_KINDS[f] for f in sorted(set(self._families)))
+        if self._gamma_values is not None and "bcnpower" not in self._families:
             fams = "Shifted " + fams
         if self.fixed:
-            given = pd.DataFrame({"lambda": self.lmbda_used}, index=list(self.names))
+            given = pd.DataFrame({"lambda": self._lmbda_used}, index=list(self.names))
             notes = ["lambda given (fixed), not estimated: no standard error, interval, test or "
                      "rounded power."]
-            if self.model is not None:
-                notes.append(f"The response of the linear model {self.model}.")
+            if self._model is not None:
+                notes.append(f"The response of the linear model {self._model}.")
             return Summary(f"{fams} power transformation, fixed power",
                            [("", given.join(info))], notes)
         ci = self.conf_int(alpha).iloc[: len(self.names)]
-        lr0, lr1 = self._stored("lr0"), self._stored("lr1")
+        lr0, lr1 = self._inferred("lr0"), self._inferred("lr1")
         est = pd.DataFrame(
             {
-                "lambda": self.lmbda_used,
-                "std err": self._stored("bse"),
+                "lambda": self._lmbda_used,
+                "std err": self._inferred("bse"),
                 f"[{alpha / 2:g}": ci["lower"].to_numpy(),
                 f"{1 - alpha / 2:g}]": ci["upper"].to_numpy(),
                 "rounded": self._rounded_values(),
@@ -725,13 +787,13 @@ class PowerTransformResult(ColumnTransforms):
         if resolution is not None:
             tables.insert(2, ("Resolution in float64", resolution[0]))
             notes += resolution[1]
-        if self.gamma_values is not None:
+        if self._gamma_values is not None:
             tables.insert(1, ("Shift gamma", self._gamma_table(alpha)))
             notes += self._gamma_notes()
-        if self.requested_family == "auto":
-            notes += [f"{n}: {r}" for n, r in zip(self.names, self.family_reasons, strict=True)]
-        if self.model is not None:
-            notes.append(f"The response of the linear model {self.model}: lambda maximises "
+        if self._requested_family == "auto":
+            notes += [f"{n}: {r}" for n, r in zip(self.names, self._family_reasons, strict=True)]
+        if self._model is not None:
+            notes.append(f"The response of the linear model {self._model}: lambda maximises "
                          "the profile likelihood given the predictors (as MASS::boxcox).")
         notes += self._fit_notes()
         title = f"{fams} power transformation, maximum likelihood"
@@ -743,19 +805,19 @@ class PowerTransformResult(ColumnTransforms):
     def _bounded(self) -> NDArray[np.float64]:
         """The power the fit uses without ``lmbda="safe"``: the MLE within ``ymax``'s
         limits."""
-        return np.clip(self.lmbda_mle, self.lambda_limits[:, 0], self.lambda_limits[:, 1])
+        return np.clip(self._lmbda_mle, self._lambda_limits[:, 0], self._lambda_limits[:, 1])
 
     def _resolution_table(self, ci: pd.DataFrame) -> tuple[pd.DataFrame, list[str]] | None:
         """The summary's table of safe powers and their notes, where some column's MLE (or
         its ``ymax`` bound) loses the data's resolution."""
-        if self.safe_values is None:
+        if self._safe_values is None:
             return None
         before = self._bounded()
-        lost = ~(self.safe_values == before)  # NaN: no safe power
+        lost = ~(self._safe_values == before)  # NaN: no safe power
         if not lost.any():
             return None
         stat = self._safe_statistic
-        table = pd.DataFrame({"MLE": before, "safe": self.safe_values, "LR(safe)": stat,
+        table = pd.DataFrame({"MLE": before, "safe": self._safe_values, "LR(safe)": stat,
                               "p(safe)": inf.chi2_pvalue(stat)}, index=list(self.names))
         names = ", ".join(n for n, b in zip(self.names, lost, strict=True) if b)
         notes = [f"Safe: the most likely power keeping the transformed values resolved in "
@@ -766,7 +828,7 @@ class PowerTransformResult(ColumnTransforms):
                  "likelihood-ratio test against the MLE."]
         lo, hi = ci["lower"].to_numpy(), ci["upper"].to_numpy()
         for j, n in enumerate(self.names):
-            sj = self.safe_values[j]
+            sj = self._safe_values[j]
             if np.isnan(sj):
                 notes.append(f"{n}: no power keeps the values finite and resolved; rescale "
                              "the data")
@@ -774,7 +836,7 @@ class PowerTransformResult(ColumnTransforms):
                 notes.append(f"{n}: no power in the interval keeps the values resolved; the "
                              "safe power lies outside it (subtract an offset or check the "
                              "data's units)")
-        if self.safe_used:
+        if self._safe_used:
             notes.append("lambda is the safe power (lmbda='safe'); the interval, tests and "
                          "std err are the MLE's.")
         return table, notes
@@ -785,19 +847,19 @@ class PowerTransformResult(ColumnTransforms):
         notes = []
         bounded = self._bounded()
         for j, n in enumerate(self.names):
-            if self.ymax is not None and bounded[j] != self.lmbda_mle[j]:
+            if self._ymax is not None and bounded[j] != self._lmbda_mle[j]:
                 notes.append(
-                    f"{n}: bound active (ymax={self.ymax:.3g}); the unconstrained MLE is "
-                    f"{self.lmbda_mle[j]:.10g}"
+                    f"{n}: bound active (ymax={self._ymax:.3g}); the unconstrained MLE is "
+                    f"{self._lmbda_mle[j]:.10g}"
                 )
-            if self.weighted and j == 0:
+            if self._weighted and j == 0:
                 notes.append("Case weights: the likelihood of lm(x ~ 1, weights=w) (variance "
                              "weighted, Jacobian not; n counts the rows of positive weight).")
-            if self.bounds is not None:
-                lo, hi = self.bounds[j]
-                free = np.nan if self.lmbda_free is None else self.lmbda_free[j]
-                side = ("lower" if self.lmbda_mle[j] <= lo else
-                        "upper" if self.lmbda_mle[j] >= hi else None)
+            if self._bounds is not None:
+                lo, hi = self._bounds[j]
+                free = np.nan if self._lmbda_free is None else self._lmbda_free[j]
+                side = ("lower" if self._lmbda_mle[j] <= lo else
+                        "upper" if self._lmbda_mle[j] >= hi else None)
                 if side is not None:
                     notes.append(
                         f"{n}: bound active: lambda is the {side} bound of [{lo:g}, {hi:g}]; "
@@ -807,10 +869,10 @@ class PowerTransformResult(ColumnTransforms):
                 else:
                     notes.append(f"{n}: lambda maximised on [{lo:g}, {hi:g}] (bounds "
                                  "inactive); the interval stays within them")
-            if not self.converged_values[j]:
+            if not self._converged_values[j]:
                 notes.append(f"{n}: the solver did not converge; treat lambda with caution")
-        if self.federated is not None:
-            fed = self.federated
+        if self._source.federated is not None:
+            fed = self._source.federated
             cost = f"{fed['clients']} {fed['unit']}, {fed['rounds']} rounds"
             if "bytes_up" in fed:
                 cost += f", {fed['bytes_up'] + fed['bytes_down']} bytes"
@@ -835,27 +897,27 @@ class PowerTransformResult(ColumnTransforms):
         return notes
 
     def _gamma_table(self, alpha: float) -> pd.DataFrame:
-        gam = self.gamma_values
+        gam = self._gamma_values
         assert gam is not None
         p = len(self.names)
-        gse = self.gamma_bse if self.gamma_bse is not None else np.full(p, np.nan)
+        gse = self._gamma_bse if self._gamma_bse is not None else np.full(p, np.nan)
         lo, hi = inf.wald_interval(gam, gse, alpha)
-        status = self.gamma_status or ("fixed",) * p
+        status = self._gamma_status or ("fixed",) * p
         return pd.DataFrame({"gamma": gam, "std err": gse,
-                             f"[{alpha / 2:g}": np.maximum(lo, self.gamma_min or 0.0),
+                             f"[{alpha / 2:g}": np.maximum(lo, self._gamma_min or 0.0),
                              f"{1 - alpha / 2:g}]": hi, "status": list(status)},
                             index=list(self.names))
 
     def _gamma_notes(self) -> list[str]:
-        if "bcnpower" not in self.families:
+        if "bcnpower" not in self._families:
             return ["Box-Cox of x + gamma with the shift fixed (car's bcPower(gamma=)); "
                     "llf is the likelihood of x."]
         notes = [f"bcnPower (Hawkins & Weisberg 2017): Box-Cox of (x + sqrt(x^2 + gamma^2))/2, "
-                 f"gamma >= {self.gamma_min:g}; lambda's SE, interval and tests have gamma "
+                 f"gamma >= {self._gamma_min:g}; lambda's SE, interval and tests have gamma "
                  "maximised out; gamma's interval is Wald, cut at its bound."]
-        for n, st in zip(self.names, self.gamma_status or (), strict=False):
+        for n, st in zip(self.names, self._gamma_status or (), strict=False):
             if st == "lower bound":
-                notes.append(f"{n}: gamma is at its lower bound {self.gamma_min:g} (car then "
+                notes.append(f"{n}: gamma is at its lower bound {self._gamma_min:g} (car then "
                              "fixes it there too); lambda's inference holds it fixed.")
             elif st == "upper limit":
                 notes.append(f"{n}: gamma runs to its upper limit: the data need no "
@@ -864,9 +926,9 @@ class PowerTransformResult(ColumnTransforms):
 
     def __repr__(self) -> str:
         pairs = ", ".join(
-            f"{n}={format_number(v)}" for n, v in zip(self.names, self.lmbda_used, strict=True)
+            f"{n}={format_number(v)}" for n, v in zip(self.names, self._lmbda_used, strict=True)
         )
-        fams = sorted(set(self.families))
+        fams = sorted(set(self._families))
         return f"<PowerTransformResult {'/'.join(fams)}: lmbda {pairs}>"
 
     # ------------------------------------------------------------------ plots

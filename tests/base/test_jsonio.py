@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
 from boxcoxstat.base import jsonio
 from boxcoxstat.base.jsonio import saved
@@ -424,3 +426,38 @@ def test_any_floats_and_strings_round_trip(pairs, scalar):
     assert back.labels == labels
     np.testing.assert_array_equal(back.values, values)  # NaN equals NaN here
     assert back.scalar == scalar or (np.isnan(scalar) and np.isnan(back.scalar))
+
+
+# ---------------------------------------------------------------- documents of older code
+_OLD = json.loads((Path(__file__).parent / "data" / "d03779f_documents.json").read_text())
+
+
+@pytest.mark.parametrize("key", list(_OLD["results"]))
+def test_documents_written_before_the_storage_went_private_still_load(key):
+    """Issue 28: the results' storage fields got a leading underscore; their documents keep
+    the keys (``saved`` writes a field under its name without the underscore). The documents
+    were written by the code at d03779f (data/write_old_documents.py); each loads, reports the
+    same summary and the same estimates (exact: the numbers are read, not recomputed)."""
+    case = _OLD["results"][key]
+    cls = getattr(bcs, case["class"])
+    back = cls.from_json(case["document"])
+    assert str(back.summary()) == case["summary"]
+    assert np.atleast_1d(np.asarray(back.params, dtype=float)).tolist() == case["lmbda"]
+    assert json.loads(back.to_json()) == case["document"]  # the same keys written again
+
+
+def test_saved_key_defaults_to_the_name_without_underscore_and_can_be_given():
+    @dataclass(frozen=True)
+    class Keys(ResultBase):
+        _hidden: float = saved(jsonio.Float())
+        _renamed: int = saved(jsonio.Int(), key="old_name")
+
+        def summary(self) -> Summary:
+            return Summary("keys", [], [])
+
+    doc = jsonio.document(Keys(1.5, 2))
+    assert {k: doc[k] for k in ("hidden", "old_name")} == {"hidden": 1.5, "old_name": 2}
+    back = Keys.from_json(doc)
+    assert (back._hidden, back._renamed) == (1.5, 2)
+    with pytest.raises(bcs.BoxCoxError, match="field 'old_name' is missing"):
+        Keys.from_json({k: v for k, v in doc.items() if k != "old_name"})

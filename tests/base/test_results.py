@@ -155,7 +155,7 @@ def test_interval_frame_has_the_one_shape():
 @dataclass(frozen=True, repr=False)
 class Tiny(ResultBase):
     level: float = saved(jsonio.Float())
-    json_version = 2
+    _json_version = 2
 
     def summary(self) -> Summary:
         return Summary("Tiny report", [("", pd.DataFrame({"level": [self.level]}, index=["x"]))],

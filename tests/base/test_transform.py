@@ -54,8 +54,8 @@ def test_transform_input_is_checked_like_fit_input(frame):
 
 def _ct(layout="frame", names=("a", "b"), families=("boxcox", "yeojohnson"),
         lmbda=(0.5, 1.5)):
-    return ColumnTransforms(names=tuple(names), layout=layout, families=tuple(families),
-                            lmbda_used=np.array(lmbda, dtype=np.float64))
+    return ColumnTransforms(names=tuple(names), _layout=layout, _families=tuple(families),
+                            _lmbda_used=np.array(lmbda, dtype=np.float64))
 
 
 def _bc(x, lam):
@@ -77,7 +77,7 @@ def _yj(x, lam):
 def _expected(ct, x):
     """The transform of each column of ``x`` (NaN stays NaN), from the written-out formulas."""
     out = np.full(x.shape, np.nan)
-    for j, (fam, lam) in enumerate(zip(ct.families, ct.lmbda_used, strict=True)):
+    for j, (fam, lam) in enumerate(zip(ct._families, ct._lmbda_used, strict=True)):
         f = _bc if fam == "boxcox" else _yj
         for i in np.flatnonzero(~np.isnan(x[:, j])):
             out[i, j] = f(x[i, j], lam)
@@ -108,27 +108,27 @@ def test_estimates_are_shaped_like_the_input(layout, names, kind):
     else:
         np.testing.assert_array_equal(ct.lmbda, lam)
         ct.lmbda[0] = 99.0  # a copy: the result cannot be changed through it
-        assert ct.lmbda_used[0] == 0.25
+        assert ct._lmbda_used[0] == 0.25
     # params is labelled whatever the layout
     pd.testing.assert_series_equal(ct.params, pd.Series(lam, index=list(names), name="lmbda"))
 
 
 def test_column_index_by_name_position_or_none():
     ct = _ct()
-    assert ct.column_index("a") == 0 and ct.column_index("b") == 1
-    assert ct.column_index(1) == 1 and ct.column_index(np.int64(0)) == 0
-    assert _ct("series", ("s",), ("boxcox",), (0.5,)).column_index(None) == 0
+    assert ct._column_index("a") == 0 and ct._column_index("b") == 1
+    assert ct._column_index(1) == 1 and ct._column_index(np.int64(0)) == 0
+    assert _ct("series", ("s",), ("boxcox",), (0.5,))._column_index(None) == 0
     with pytest.raises(BoxCoxError, match=re.escape("the result has 2 columns; pass column= "
                                                     "one of ['a', 'b']")):
-        ct.column_index(None)
+        ct._column_index(None)
     for bad in (2, -1):
         with pytest.raises(BoxCoxError, match=f"column index {bad} is out of range"):
-            ct.column_index(bad)
+            ct._column_index(bad)
     with pytest.raises(BoxCoxError, match=re.escape("unknown column 'zz'; the result has "
                                                     "['a', 'b']")):
-        ct.column_index("zz")
+        ct._column_index("zz")
     with pytest.raises(BoxCoxError, match="unknown column True"):  # a bool is not a position
-        ct.column_index(True)
+        ct._column_index(True)
 
 
 def test_null_values_one_per_column():

@@ -73,7 +73,7 @@ def test_paper_rule_is_the_printed_pseudo_code(finer_epoch):
                finer_epoch=finer_epoch, grid=np.linspace(-5, 5, 11))
     # the start (ML lambdas) is solved by another routine than scipy's; 1e-6 covers the
     # two solvers' tolerances, every searched coordinate is a grid value and equal exactly
-    np.testing.assert_allclose(res.lmbda_used, ref_lam, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(res._lmbda_used, ref_lam, rtol=0, atol=1e-6)
     assert res.score == ref_acc
     assert np.any(np.abs(ref_lam) > 5)  # a start value outside the grid is kept unclipped
 

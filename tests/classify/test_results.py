@@ -77,8 +77,8 @@ def _made(layout: str = "array2d") -> TuningResult:
                         trace_lmbda=np.array([[2.0, 0.0]]), evaluated=np.array([[2.0, 0.0]]),
                         evaluated_scores=np.array([1.0]))
     return TuningResult(
-        names=("a", "b"), layout=layout, families=("boxcox", "boxcox"),
-        lmbda_used=np.array([2.0, 0.0]), criterion="fisher", mode="full", search="grid",
+        names=("a", "b"), _layout=layout, _families=("boxcox", "boxcox"),
+        _lmbda_used=np.array([2.0, 0.0]), criterion="fisher", mode="full", search="grid",
         baseline=0.5, score=1.0, ml_lmbda=np.array([1.0, 1.0]), outcomes=(one,),
         data_min=np.array([0.0, -1.0]), data_max=np.array([10.0, 1.0]),
         grid=np.array([0.0, 2.0]), nobs=10)

@@ -131,7 +131,7 @@ def test_yeojohnson_with_huge_values_of_both_signs_has_no_safe_power():
     r = bcs.fit(np.array([-1e200, -3e199, 2.0, 5e199, 1e200]), family="yeojohnson")
     assert r.safe == r.lmbda
     with pytest.raises(bcs.BoxCoxError, match="no power keeps"):  # where none is safe
-        replace(r, safe_values=np.array([np.nan])).at("safe")
+        replace(r, _safe_values=np.array([np.nan])).at("safe")
 
 
 def test_the_log_is_always_safe_for_box_cox():

@@ -225,7 +225,7 @@ def test_bcnpower_lm_at_the_lower_bound_not_a_runaway_gh27():
     df = pd.DataFrame({"y": y, "x": np.array(c["x"])})
     m = bcs.lm("y ~ x", df, family="bcnpower")
     assert m.lmbda == pytest.approx(tight["lambda"], abs=1e-6)
-    assert m.power.gamma_status == ("lower bound",)
+    assert m.power._gamma_status == ("lower bound",)
     assert m.llf + const == pytest.approx(tight["sup_llik"], rel=1e-9)
     assert m.power.test(1).statistic == pytest.approx(tight["lr1"], rel=1e-8)
     assert "error" in c["car"]

@@ -86,12 +86,12 @@ def test_auto_family_equals_pooled_fit(case):
     fed = fit_full(np.array_split(np.random.default_rng(0).permutation(x), 7),
                             family="auto")
     mem = bcs.fit(x, family="auto")
-    assert fed.families == mem.families
-    assert fed.requested_family == "auto"
+    assert fed._families == mem._families
+    assert fed._requested_family == "auto"
     # the solver's roots on the same likelihood (issue's 1e-10 criterion)
     assert _rel(fed.lmbda, mem.lmbda) < 1e-10
     assert abs(fed.llf - mem.llf) < 1e-9 * max(1.0, abs(mem.llf))
-    assert fed.family_reasons[0].split(":")[0] == mem.family_reasons[0].split(":")[0]
+    assert fed._family_reasons[0].split(":")[0] == mem._family_reasons[0].split(":")[0]
 
 
 def test_auto_picks_per_column():
@@ -99,7 +99,7 @@ def test_auto_picks_per_column():
     X = np.column_stack([rng.lognormal(size=250), rng.normal(size=250)])
     fed = fit_full(np.array_split(X, 3), family="auto")
     mem = bcs.fit(X, family="auto")
-    assert fed.families == mem.families == ("boxcox", "yeojohnson")
+    assert fed._families == mem._families == ("boxcox", "yeojohnson")
     assert _rel_all(fed.lmbda, mem.lmbda) < 1e-10
 
 
@@ -121,23 +121,23 @@ def test_ymax_equals_pooled_fit(data, family, ymax):
     fed = fit_full(np.array_split(x, 3), family=family, ymax=ymax)
     mem = bcs.fit(x, family=family, ymax=ymax)
     assert fed.bound_active == mem.bound_active
-    assert fed.lmbda_mle[0] == pytest.approx(mem.lmbda_mle[0], rel=1e-10)
+    assert fed._lmbda_mle[0] == pytest.approx(mem._lmbda_mle[0], rel=1e-10)
     # the bound is the same Lambert W computation on the same min and max: exact up to
     # rounding; the unbounded MLE to the solver's 1e-10
     assert _rel(fed.lmbda, mem.lmbda) < 1e-10
-    np.testing.assert_allclose(fed.lambda_limits, mem.lambda_limits, rtol=1e-12)
+    np.testing.assert_allclose(fed._lambda_limits, mem._lambda_limits, rtol=1e-12)
     assert abs(fed.llf - mem.llf) < 1e-9 * max(1.0, abs(mem.llf))
-    assert fed.ymax == ymax
+    assert fed._ymax == ymax
 
 
 def test_ymax_binding_cases_are_binding():
     x = np.array([0.1, 0.1, 0.1, 0.101] * 6)
     fed = fit_full(np.array_split(x, 3), ymax=1e10)
-    assert fed.bound_active and fed.lmbda > fed.lmbda_mle[0]
+    assert fed.bound_active and fed.lmbda > fed._lmbda_mle[0]
     assert "bound active" in str(fed.summary())
     y = np.random.default_rng(7).lognormal(0, 3, 200) - 0.1  # mixed sign, 46 negatives
     fed = fit_full(np.array_split(y, 4), family="auto", ymax=1.5)
-    assert fed.bound_active and fed.families == ("yeojohnson",)
+    assert fed.bound_active and fed._families == ("yeojohnson",)
 
 
 def test_bad_options():

@@ -269,10 +269,10 @@ def test_random_splits_equal_pooled_or_refuse(seed, sizes, family, ncols, kind):
         assert dropped
         kept = [q for i, q in enumerate(parts) if f"#{i}" not in dropped]
         mem = bcs.fit(np.concatenate(kept), family=family)
-    assert np.all(np.isfinite(fed.lmbda_mle)) and np.all(np.isfinite(np.atleast_1d(fed.llf)))
-    tol = 1e-9 * np.maximum(1.0, np.abs(mem.lmbda_mle))  # the solver's roots, rounding apart
-    assert np.all(np.abs(fed.lmbda_mle - mem.lmbda_mle) <= tol)
-    assert fed.families == mem.families
+    assert np.all(np.isfinite(fed._lmbda_mle)) and np.all(np.isfinite(np.atleast_1d(fed.llf)))
+    tol = 1e-9 * np.maximum(1.0, np.abs(mem._lmbda_mle))  # the solver's roots, rounding apart
+    assert np.all(np.abs(fed._lmbda_mle - mem._lmbda_mle) <= tol)
+    assert fed._families == mem._families
 
 
 def test_dropping_the_client_with_the_extremes_changes_the_frame():

@@ -180,16 +180,16 @@ def test_ymax_from_the_protocol_or_the_shared_range():
     x = np.concatenate(sites)
     central = bcs.fit(x, ymax=10.0)
     cautious = fit_paper(sites, ymax=10.0)
-    lo, hi = central.lambda_limits[0]
-    clo, chi = cautious.lambda_limits[0]
+    lo, hi = central._lambda_limits[0]
+    clo, chi = cautious._lambda_limits[0]
     assert lo <= clo <= chi <= hi
     assert cautious.federated["ymax_range"] == ["outer range from round 1"]
     shared = fit_paper(sites, ymax=10.0, share_range=True)
     assert shared.federated["setup"] == "counts and range (share_range=True)"
     assert set(shared.federated["messages"][0]["up"].values()) == {5}
-    np.testing.assert_allclose(shared.lambda_limits, central.lambda_limits, rtol=1e-12)
-    assert _rel(shared.lmbda_used[0] if np.ndim(shared.lmbda_used) else shared.lmbda_used,
-                float(np.ravel(central.lmbda_used)[0])) < 1e-10
+    np.testing.assert_allclose(shared._lambda_limits, central._lambda_limits, rtol=1e-12)
+    assert _rel(shared._lmbda_used[0] if np.ndim(shared._lmbda_used) else shared._lmbda_used,
+                float(np.ravel(central._lmbda_used)[0])) < 1e-10
 
 
 def test_the_screen_costs_no_round_and_flags_a_consistent_liar():
@@ -222,5 +222,5 @@ def test_several_columns_and_auto_family():
     X = [np.column_stack([rng.lognormal(size=n), rng.normal(2.0, 1.0, n)]) for n in (50, 70)]
     fed = fit_paper(X, family="auto")
     mem = bcs.fit(np.vstack(X), family="auto")
-    assert fed.families == mem.families
+    assert fed._families == mem._families
     np.testing.assert_allclose(fed.lmbda, mem.lmbda, rtol=1e-10)

@@ -328,7 +328,7 @@ def test_bcnpower_gamma_se_not_available_says_why_gh27():
                      .read_text())["bcnpower"]["mroz_lwg_inc"]
     y = pd.DataFrame(np.array(ref["Y"]).reshape(ref["n"], 2, order="F"), columns=ref["names"])
     r = bcs.fit_joint(y.iloc[::18].reset_index(drop=True), family="bcnpower")
-    assert r.gamma_status == ("estimated", "lower bound")
+    assert r._gamma_status == ("estimated", "lower bound")
     with pytest.warns(RuntimeWarning, match=r"standard error of gamma is not available \(NaN\) "
                       r"for 'inc': it is at its lower bound gamma_min = 0.1"):
         bse = r.bse

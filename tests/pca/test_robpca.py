@@ -59,7 +59,7 @@ def test_synthetic_as_pcahubert(label):
 def dposs_y():
     dposs = load("dposs_j").drop(columns="id")
     fit = bcs.fit(dposs, family="yeojohnson", method="rewml")
-    np.testing.assert_allclose(fit.lmbda_used, REF["meta"]["lambdahats"], atol=1e-9)
+    np.testing.assert_allclose(fit._lmbda_used, REF["meta"]["lambdahats"], atol=1e-9)
     return fit.standardized
 
 

@@ -28,7 +28,7 @@ def test_lm_bounds_equals_r():
     df, formula = _frame(ref)
     m = bcs.lm(formula, df, bounds=(ref["lo"], ref["hi"]))
     assert m.lmbda == ref["lambda"]  # the bound itself
-    assert m.power.lmbda_free[0] == pytest.approx(ref["free"], abs=1e-10)  # uniroot 1e-15
+    assert m.power._lmbda_free[0] == pytest.approx(ref["free"], abs=1e-10)  # uniroot 1e-15
     assert m.llf == pytest.approx(ref["llf"], abs=1e-9)  # logLik(lm) + Jacobian
     lo, hi = m.power.conf_int().iloc[0]
     assert (lo, hi) == pytest.approx((ref["lower"], ref["upper"]), abs=1e-10)
@@ -61,7 +61,7 @@ def test_weighted_lm_and_regressor_equal_r():
     pytest.importorskip("sklearn")
     reg = bcs.BoxCoxRegressor().fit(df[["x1"]], df["y"], sample_weight=w)
     assert reg.lmbda_ == pytest.approx(t["lambda"], abs=1e-10)
-    assert float(reg.power_.llf_values[0]) == pytest.approx(t["llf"], abs=1e-9)
+    assert float(reg.power_._llf_values[0]) == pytest.approx(t["llf"], abs=1e-9)
     # the regressor is the weighted least-squares fit of the transformed response
     z = bcs.families.transform(df["y"].to_numpy(), reg.lmbda_, "boxcox")
     X1 = np.column_stack([np.ones(len(z)), df["x1"]])

@@ -451,7 +451,7 @@ def test_get_prediction_of_a_shifted_response_maps_to_the_response():
     df = pd.DataFrame({"x": rng.uniform(1, 5, 60)})
     df["u"] = np.exp(0.3 + 0.3 * df["x"] + 0.2 * rng.standard_normal(60)) - 2.0
     m = bcs.lm("u ~ x", df, family="bcnpower")
-    lam, gam = m.lmbda, float(m.power.gamma_values[0])
+    lam, gam = m.lmbda, float(m.power._gamma_values[0])
     new = pd.DataFrame({"x": [1.5, 3.0, 4.5]})
     t = m.get_prediction(new, scale="transformed").summary_frame()
     got = m.get_prediction(new).summary_frame()

@@ -128,7 +128,7 @@ def test_aliased_column_with_a_shifted_response(kw):
     df["u"] = np.exp(0.2 + 0.3 * df["x"] + 0.2 * rng.standard_normal(80)) - 1.5
     m = bcs.lm("u ~ x + x2", df, **kw)
     assert m.aliased == ("x2",)
-    g = float(m.power.gamma_values[0])
+    g = float(m.power._gamma_values[0])
     u = df["u"].to_numpy()
     base = (u + np.sqrt(u ** 2 + g ** 2)) / 2 if "family" in kw else u + g
     z = (base ** m.lmbda - 1) / m.lmbda

@@ -39,8 +39,8 @@ def _solve(x, family, method="rewml", **options):
 
 def _check_fit(r, case, x):
     """A robust fit against one cellWise case: every number transfo() returns."""
-    got = [r.lmbda_used[0], r.objective_values[0], r.muhat_values[0], r.sigmahat_values[0],
-           r.locx_values[0], r.scalex_values[0]]
+    got = [r._lmbda_used[0], r._objective_values[0], r._muhat_values[0], r._sigmahat_values[0],
+           r._locx_values[0], r._scalex_values[0]]
     want = [case[k] for k in ("lambdahats", "objective", "muhat", "sigmahat", "locx",
                               "scalex")]
     np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
@@ -53,7 +53,7 @@ def test_rewml_reproduces_cellwise_transfo(case):
     x = np.array(case["x"])
     r = bcs.fit(x, family=FAMILY[case["type"]], method="rewml")
     _check_fit(r, case, x)
-    assert list(r.lambda_limits[0]) == case["final_interval"]
+    assert list(r._lambda_limits[0]) == case["final_interval"]
     first = _solve(x, FAMILY[case["type"]], expand=False)  # lambda0 is on [-4, 6]
     assert first.lmbda0[0] == pytest.approx(case["step1_first_interval"]["lambdahat_raw"],
                                             rel=0, abs=TOL)
@@ -322,8 +322,8 @@ def test_huber_subsample_draws_the_values_cellwise_draws():
 def test_more_than_25000_values_as_cellwise(case):
     x = _large(case["name"])
     r = bcs.fit(x, family=FAMILY[case["type"]], method="rewml")
-    got = [r.lmbda_used[0], r.objective_values[0], r.muhat_values[0], r.sigmahat_values[0],
-           r.locx_values[0], r.scalex_values[0]]
+    got = [r._lmbda_used[0], r._objective_values[0], r._muhat_values[0], r._sigmahat_values[0],
+           r._locx_values[0], r._scalex_values[0]]
     want = [case[k] for k in ("lambdahats", "objective", "muhat", "sigmahat", "locx",
                               "scalex")]
     # the same criterion on data within an ulp or two of R's: as the cellWise vectors, plus

@@ -21,7 +21,7 @@ def test_auto_family_matches_cellwise_bestobj():
     frame = pd.DataFrame({"T1": np.r_[x["T1"], [np.nan] * 10], "T3": x["T3"],
                           "T4": np.r_[x["T4"], [np.nan] * 5]})
     r = bcs.fit(frame, family="auto", method="rewml")
-    assert list(r.families) == ["boxcox", "yeojohnson", "yeojohnson"]
+    assert list(r._families) == ["boxcox", "yeojohnson", "yeojohnson"]
     want = [next(c["lambdahats"] for c in ROBUST if c["name"] == n and c["type"] == t)
             for n, t in (("T1", "BC"), ("T3", "YJ"), ("T4", "YJ"))]
     np.testing.assert_allclose(r.lmbda, want, rtol=0, atol=TOL)
@@ -70,8 +70,8 @@ def test_glass_fitted_columns_have_their_numbers_alone_gh29():
     rest = bcs.fit(glass.loc[:, "V14":], family="yeojohnson", method="rewml")
     # the same per-column arithmetic on the same values; 1e-12 allows for a vectorised
     # reduction's summation order, nothing more
-    for name in ("lmbda_used", "objective_values", "location_values", "scale_values",
-                 "muhat_values", "sigmahat_values", "locx_values", "scalex_values"):
+    for name in ("_lmbda_used", "_objective_values", "_location_values", "_scale_values",
+                 "_muhat_values", "_sigmahat_values", "_locx_values", "_scalex_values"):
         np.testing.assert_allclose(getattr(r, name), getattr(rest, name), rtol=1e-12,
                                    err_msg=name)
     pd.testing.assert_frame_equal(r.weights, rest.weights)
@@ -103,7 +103,7 @@ def test_every_robust_method_skips_and_reports_gh29(method, family):
     assert list(r.names) == ["a", "b"] and list(r.skipped) == ["flat", "tied"]
     pd.testing.assert_frame_equal(frame, before)  # the caller's data are untouched
     alone = bcs.fit(frame[["a", "b"]], family=family, method=method)
-    np.testing.assert_allclose(r.lmbda_used, alone.lmbda_used, rtol=1e-12)  # as above
+    np.testing.assert_allclose(r._lmbda_used, alone._lmbda_used, rtol=1e-12)  # as above
 
 
 def test_nothing_left_to_fit_is_an_error_naming_the_columns_gh29():
@@ -124,4 +124,4 @@ def test_full_glass_data_gh29():
     r = bcs.fit(glass, family="yeojohnson", method="rewml")
     constant, mad0 = _no_robust_scale(glass)
     assert list(r.skipped) == constant + mad0 and len(r.skipped) == 13
-    assert len(r.names) == 737 and np.all(np.isfinite(r.lmbda_used))
+    assert len(r.names) == 737 and np.all(np.isfinite(r._lmbda_used))

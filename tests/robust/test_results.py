@@ -25,7 +25,7 @@ def test_weights_and_outliers_use_the_callers_index(mpg):
 def test_prestandardization_is_recorded_and_applied(mpg):
     r, cars = mpg
     x = cars["MPG"].dropna()
-    assert r.locx_values[0] == 0 and r.scalex_values[0] == pytest.approx(x.median())
+    assert r._locx_values[0] == 0 and r._scalex_values[0] == pytest.approx(x.median())
     # transform(new) = Box-Cox of x / median at the fitted lambda
     new = pd.Series([20.0, 47.0, 90.0])
     expect = families.boxcox(new / x.median(), r.lmbda)
@@ -106,7 +106,7 @@ def test_yeojohnson_prestandardization_median_mad():
     r = bcs.fit(x, family="yeojohnson", method="rewml")
     med = np.median(x)
     mad = 1.4826 * np.median(np.abs(x - med))
-    assert r.locx_values[0] == pytest.approx(med) and r.scalex_values[0] == pytest.approx(mad)
+    assert r._locx_values[0] == pytest.approx(med) and r._scalex_values[0] == pytest.approx(mad)
     assert r.outliers == [50]
     np.testing.assert_allclose(r.transform(x), families.yeojohnson((x - med) / mad, r.lmbda))
 
@@ -114,7 +114,7 @@ def test_yeojohnson_prestandardization_median_mad():
 def test_paper_prestandardization_option_for_boxcox():
     x = np.exp(np.linspace(-2, 2, 60))
     r = bcs.fit(x, method="rewml", prestandardize="paper")
-    assert r.prestandardize == "paper"
+    assert r._prestandardize == "paper"
     u = np.exp((np.log(x) - np.median(np.log(x))) / (1.4826 * np.median(
         np.abs(np.log(x) - np.median(np.log(x))))))
     np.testing.assert_allclose(r.transform(x), families.boxcox(u, r.lmbda), rtol=1e-12)
@@ -149,7 +149,7 @@ def test_json_round_trip_keeps_the_transform(mpg):
     np.testing.assert_array_equal(back.transform(new, standardized=True),
                                   r.transform(new, standardized=True))
     pd.testing.assert_frame_equal(back.cutoffs(), r.cutoffs())
-    assert back.lmbda == r.lmbda and back.prestandardize == "cellwise"
+    assert back.lmbda == r.lmbda and back._prestandardize == "cellwise"
     # the flagged rows are saved: a loaded result names them and reports as the original
     assert back.outliers == r.outliers == ["BMW i3", "Chevrolet Volt", "Vauxhall Ampera"]
     assert str(back.summary()) == str(r.summary())
@@ -157,3 +157,20 @@ def test_json_round_trip_keeps_the_transform(mpg):
         _ = back.weights
     with pytest.raises(bcs.BoxCoxError, match="not a RobustTransformResult JSON document"):
         bcs.RobustTransformResult.from_json(bcs.fit(cars["MPG"]).to_json())
+
+
+def test_a_robust_result_shows_its_vocabulary_not_its_storage():
+    # issue 28: 58 public names on d03779f (storage beside the vocabulary); at most 32 now
+    r = bcs.fit(bcs.datasets.load("topgear")[["MPG", "Weight"]], method="rewml")
+    public = {n for n in dir(r) if not n.startswith("_")}
+    assert len(public) <= 32, sorted(public)
+    storage = {"lmbda_used", "nobs_values", "converged_values", "lambda_limits",
+               "lmbda_initial", "objective_values", "location_values", "scale_values",
+               "muhat_values", "sigmahat_values", "locx_values", "scalex_values",
+               "median_values", "mad_values", "family_reasons", "requested_family", "layout",
+               "families", "column_index", "json_version", "weights_matrix", "index", "data",
+               "prestandardize", "cutoff", "tuning", "flagged"}
+    assert not public & storage, sorted(public & storage)
+    assert {"lmbda", "params", "weights", "outliers", "cutoffs", "location", "scale",
+            "standardized", "transform", "inverse_transform", "summary", "to_json",
+            "from_json", "qqplot", "skipped", "method", "converged", "nobs"} <= public

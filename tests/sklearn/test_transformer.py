@@ -45,7 +45,7 @@ def test_default_bound_keeps_table1_transform_finite_and_says_so():
     assert np.all(np.isfinite(pt.transform(x)))
     assert "bound active" in str(pt.result_.summary())
     unbounded = PowerTransformer("box-cox", standardize=False, ymax=None).fit(x)
-    assert pt.result_.lmbda_mle[0] == pytest.approx(unbounded.lambdas_[0], rel=1e-12)
+    assert pt.result_._lmbda_mle[0] == pytest.approx(unbounded.lambdas_[0], rel=1e-12)
 
 
 def test_lambdas_and_transform_agree_with_bcs_fit_and_scikit_learn():

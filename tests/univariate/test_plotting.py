@@ -54,7 +54,7 @@ def test_qqplot_before_and_after(result):
         points, line = ax.get_lines()
         assert len(points.get_xdata()) == n
     assert "original" in axes[0].get_title() and "Box-Cox" in axes[1].get_title()
-    after = np.sort(bcs.families.boxcox(result.data[:, 1], result.lmbda["b"]))
+    after = np.sort(bcs.families.boxcox(result._source.data[:, 1], result.lmbda["b"]))
     np.testing.assert_allclose(axes[1].get_lines()[0].get_ydata(), after)
     plt.close("all")
 

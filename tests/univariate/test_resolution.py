@@ -84,9 +84,9 @@ def test_sklearn_29595_safe_power_is_in_the_interval_and_resolves_the_data():
         r = bcs.fit(SKLEARN_29595, lmbda="safe")
     lo, hi = r.conf_int().iloc[0]
     safe = r.lmbda
-    assert r.safe == safe and r.bound_active and r.safe_used
+    assert r.safe == safe and r.bound_active and r._safe_used
     assert lo <= safe <= hi
-    assert r.lmbda_mle[0] == pytest.approx(float(mpref.exact_lambda(SKLEARN_29595, "boxcox")),
+    assert r._lmbda_mle[0] == pytest.approx(float(mpref.exact_lambda(SKLEARN_29595, "boxcox")),
                                            rel=1e-9)
     # mpmath: at the safe power the three distinct values have distinct transforms, and the
     # package's float64 values are those, within 1e-13 relative (a few ulps of the log and exp)
@@ -195,7 +195,7 @@ def test_round_trip_of_1e308_off_by_more_than_1e8_warns():
 def test_overflowing_mle_gets_a_finite_safe_power():
     x = np.array([10.0, 10.0, 10.0, 9.9])
     r = bcs.fit(x, lmbda="safe")
-    assert r.lmbda_mle[0] == pytest.approx(float(mpref.exact_lambda(x, "boxcox")), rel=1e-9)
+    assert r._lmbda_mle[0] == pytest.approx(float(mpref.exact_lambda(x, "boxcox")), rel=1e-9)
     assert abs(float(_psi(10.0, r.lmbda))) <= 1e100 < abs(float(_psi(10.0, 1.02 * r.lmbda)))
     y = r.transform(x)
     assert np.all(np.isfinite(y)) and np.unique(y).size == 2
@@ -258,7 +258,7 @@ def test_ordinary_data_do_not_warn_and_safe_is_the_mle(family):
         s = bcs.fit(df, family=family, lmbda="safe")
         r.transform(df)
     pd.testing.assert_series_equal(r.safe, r.lmbda, check_names=False)
-    np.testing.assert_array_equal(s.lmbda_used, r.lmbda_used)
+    np.testing.assert_array_equal(s._lmbda_used, r._lmbda_used)
     assert "Resolution" not in str(r.summary()) and not s.bound_active.any()
 
 
@@ -280,10 +280,10 @@ def test_table1_safe_power_keeps_the_values_apart_inside_the_interval(row):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         r = bcs.fit(x, family=row["family"], lmbda="safe")
-    assert r.lmbda_mle[0] == pytest.approx(row["paper_lambda"], rel=1e-3)  # the paper's
+    assert r._lmbda_mle[0] == pytest.approx(row["paper_lambda"], rel=1e-3)  # the paper's
     # printed optimum, to its 4-5 digits
     lo, hi = r.conf_int().iloc[0]
-    assert lo <= r.lmbda <= hi and abs(r.lmbda) < abs(r.lmbda_mle[0])
+    assert lo <= r.lmbda <= hi and abs(r.lmbda) < abs(r._lmbda_mle[0])
     y = r.transform(np.unique(x))
     assert np.all(np.isfinite(y)) and np.all(np.abs(y) <= 1e100) and np.all(np.diff(y) > 0)
     assert _round_trip_error(r, x) <= 1e-10

@@ -30,7 +30,7 @@ def test_summary_reports_everything(frame):
 def test_result_is_immutable(frame):
     r = bcs.fit(frame["a"])
     with pytest.raises(AttributeError):
-        r.lmbda_used = np.array([1.0])
+        r._lmbda_used = np.array([1.0])
 
 
 def test_json_round_trip(frame):
@@ -134,3 +134,46 @@ def test_aic_and_bic_count_the_parameters_compare_counts(frame):
     assert r.bic == pytest.approx(-2 * r.llf + 3 * np.log(r.nobs), rel=1e-14)
     fixed = r.at(0)
     assert fixed.aic == pytest.approx(-2 * fixed.llf + 2 * 2, rel=1e-14)
+
+
+_VOCABULARY_KEPT = {"lmbda", "params", "bse", "pvalues", "conf_int", "cov_params", "test", "llf",
+                    "nobs", "aic", "bic", "summary", "to_json", "from_json", "transform",
+                    "inverse_transform", "plot_profile", "qqplot", "profile", "rounded",
+                    "rounded_power", "at", "safe", "converged", "n_missing", "gamma", "family",
+                    "names", "fixed", "bound_active", "federated", "df_model_llf"}
+_STORAGE = {"lmbda_used", "lmbda_mle", "lmbda_free", "llf_values", "nll_mle", "nobs_values",
+            "converged_values", "safe_values", "safe_lr", "safe_used", "gamma_values",
+            "gamma_bse", "gamma_status", "gamma_min", "lambda_limits", "family_reasons",
+            "requested_family", "layout", "families", "column_index", "json_version", "data",
+            "weights", "profile_", "profiles_", "fitted_", "stored", "data_range",
+            "case_weights", "ymax", "bounds", "weighted", "model"}
+
+
+def test_a_fit_result_shows_its_vocabulary_not_its_storage():
+    # issue 28: 61 public names on d03779f (storage beside the vocabulary); at most 32 now
+    r = bcs.fit(bcs.datasets.load("topgear")[["MPG", "Weight"]])
+    public = {n for n in dir(r) if not n.startswith("_")}
+    assert len(public) <= 32, sorted(public)
+    assert public == _VOCABULARY_KEPT
+    assert not public & _STORAGE
+
+
+def test_every_model_builds_its_power_result_through_one_constructor():
+    """Issue 28: ``lm`` built its power's result by hand with 16 keywords and placeholder
+    arrays (as did lmer, the regressor, fixed powers). Every model now calls
+    ``PowerTransformResult._build``; the class itself is called only there."""
+    import ast
+    from pathlib import Path
+
+    root = Path(bcs.__file__).parent
+    calls = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("PowerTransformResult", "RobustTransformResult"):
+                calls.append((str(path.relative_to(root)), node.func.id))
+    assert calls == [("robust/model.py", "RobustTransformResult")]  # its one model
+    builders = sorted({str(p.relative_to(root)) for p in root.rglob("*.py")
+                       if "PowerTransformResult._build(" in p.read_text()})
+    assert builders == ["federated/model.py", "mixed/model.py", "regression/model.py",
+                        "sklearn/regressor.py", "univariate/model.py"]

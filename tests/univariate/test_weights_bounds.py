@@ -137,7 +137,7 @@ def test_bounded_fit_equals_r(case):
     r = bcs.fit(np.array(ref["y"]), weights=w, bounds=(ref["lo"], ref["hi"]))
     # lambda on a bound is exact; an interior one is the score's root (uniroot 1e-15)
     assert r.lmbda == pytest.approx(ref["lambda"], abs=1e-10)
-    assert float(r.lmbda_free[0]) == pytest.approx(ref["free"], abs=1e-10)
+    assert float(r._lmbda_free[0]) == pytest.approx(ref["free"], abs=1e-10)
     assert float(r.llf) == pytest.approx(ref["llf"], abs=1e-9)
     ci = r.conf_int()
     assert ci.iloc[0].tolist() == pytest.approx([ref["lower"], ref["upper"]], abs=1e-10)
@@ -173,7 +173,7 @@ def test_bounds_level_json_and_tests_outside():
     with pytest.raises(bcs.BoxCoxError, match="outside the bounds"):
         r.test(0)
     # at(...) fixes a power: no bounds left on the fixed result
-    assert r.at(1).bounds is None
+    assert r.at(1)._bounds is None
 
 
 @pytest.mark.parametrize("bounds, message", [
@@ -223,7 +223,7 @@ def test_safe_power_and_at_with_weights():
     r = bcs.fit(x, weights=w, lmbda="safe")
     with pytest.warns(bcs.ResolutionWarning):
         mle = bcs.fit(x, weights=w)
-    assert r.lmbda_mle[0] == mle.lmbda_mle[0] and r.lmbda != mle.lmbda
+    assert r._lmbda_mle[0] == mle._lmbda_mle[0] and r.lmbda != mle.lmbda
     # the safe fit's llf is the weighted profile at the safe power (at() keeps the weights)
     assert float(r.llf) == pytest.approx(float(mle.at(r.lmbda).llf), abs=1e-10)
     # and that is lm's weighted logLik at the fixed power plus the Jacobian, computed in

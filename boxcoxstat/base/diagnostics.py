@@ -64,11 +64,11 @@ def profile_cutoff(llf_max: float, alpha: float = 0.05) -> float:
     return float(llf_max - 0.5 * stats.chi2.isf(alpha, 1))
 
 
-def qq_envelope(y: ArrayLike, alpha: float = 0.05, interval: str = "pointwise",
+def qq_envelope(y: ArrayLike, alpha: float = 0.05, envelope: str = "pointwise",
                 reps: int = 1000, random_state: Any = None) -> dict[str, NDArray[np.float64]]:
     """Normal QQ coordinates with car's quartile line and a ``1 - alpha`` envelope.
 
-    ``interval="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
+    ``envelope="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
     sqrt(P (1 - P)/n)`` (the asymptotic SE of an order statistic), with ``a, b`` the line
     through the quartiles (:func:`qq_line`) and ``P`` R's ``ppoints``. ``"simulated"`` takes
     the pointwise ``alpha/2`` and ``1 - alpha/2`` quantiles of ``reps`` sorted normal samples
@@ -90,7 +90,7 @@ def qq_envelope(y: ArrayLike, alpha: float = 0.05, interval: str = "pointwise",
     n = y.size
     a, b = qq_line(y)
     fit = a + b * z
-    if interval == "pointwise":
+    if envelope == "pointwise":
         p = stats.norm.cdf(z)
         se = b / stats.norm.pdf(z) * np.sqrt(p * (1.0 - p) / n)
         half = stats.norm.isf(alpha / 2.0) * se

@@ -57,13 +57,13 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
 
 
 def qqplot(x: Any, *, alpha: float = 0.05,
-           interval: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
+           envelope: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
            reps: int = 1000, random_state: Any = None,
            missing: Literal["drop", "raise"] = "raise", ax: Any = None) -> Any:
     """Normal QQ plot with car's quartile line, a ``1 - alpha`` envelope and the ``n_label``
     points farthest from the mean labelled by their index (car's ``qqPlot``).
 
-    ``interval="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
+    ``envelope="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
     quantiles of ``reps`` simulated normal samples (``random_state`` seeds them). Missing
     values (NaN) are refused, or left out with ``missing="drop"`` (as car's ``qqPlot``); the
     labels stay those of the caller's rows (positions for an array).
@@ -79,11 +79,11 @@ def qqplot(x: Any, *, alpha: float = 0.05,
     >>> [t.get_text() for t in ax.texts]
     ['c50', 'c24']
     """
-    check_option("interval", interval, ("pointwise", "simulated"))
+    check_option("envelope", envelope, ("pointwise", "simulated"))
     alpha = check_alpha(alpha)
     v, name, index, _ = _column(x, "qqplot", missing)
     _check_size(v, name)
-    env = qq_envelope(v, alpha, interval, reps, random_state)
+    env = qq_envelope(v, alpha, envelope, reps, random_state)
     ax, own = _axes(ax)
     ax.fill_between(env["z"], env["lower"], env["upper"], color="C1", alpha=0.15, lw=0)
     ax.plot(env["z"], env["lower"], "--", color="C1", lw=1)

@@ -13,14 +13,17 @@ import numpy as np
 from .. import families
 from .._validation.columns import BoxCoxError
 from ..base.diagnostics import display_unit, normal_qq, qq_line
+from ..univariate.plotting import _check_axes
 
 __all__ = ["qqplot_robust", "plot_sensitivity", "plot_outlier_map", "plot_score_pairs"]
 
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
 
-def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
+def qqplot_robust(result: Any, column: Any = None, *, ax: Any = None):
     """Normal QQ plots before (left) and after (right) a robust transform; flagged rows red.
+
+    ``ax``: two matplotlib Axes (left, right), or None for a new figure.
 
     The reference line on the right is ``location + scale * z`` (the robust fit's Huber
     location and scale), so the central part should follow it and outliers stand apart.
@@ -35,10 +38,10 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     name = result.names[j]
     if result.data is None:
         raise BoxCoxError("this result holds no data")
-    own = axes is None
+    own = _check_axes(ax, 2) is None
     if own:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
-    axes = np.asarray(axes).reshape(-1)
+        _, ax = plt.subplots(1, 2, figsize=(9, 4))
+    axes = np.asarray(ax).reshape(-1)
     ok = ~np.isnan(result.data[:, j])
     x = result.data[ok, j]
     flagged = result.weights_matrix[ok, j] == 0
@@ -137,9 +140,10 @@ def plot_outlier_map(result: Any, *, ax: Any = None, labels: int = 0, color: Any
     return ax
 
 
-def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
+def plot_score_pairs(result: Any, *, ax: Any = None, color: Any = None):
     """Pairs plot of the robust PCA scores (Raymaekers & Rousseeuw 2021, Fig. 12): score
-    ``j`` against score ``i`` below and above the diagonal, histograms on it.
+    ``j`` against score ``i`` below and above the diagonal, histograms on it. ``ax``: ``k x k``
+    matplotlib Axes, or None for a new figure.
 
     Returns
     -------
@@ -149,10 +153,10 @@ def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
 
     k = result.n_components
     t = np.asarray(result.scores_matrix)
-    own = axes is None
+    own = _check_axes(ax, k * k) is None
     if own:
-        _, axes = plt.subplots(k, k, figsize=(2.2 * k, 2.2 * k), squeeze=False)
-    axes = np.asarray(axes).reshape(k, k)
+        _, ax = plt.subplots(k, k, figsize=(2.2 * k, 2.2 * k), squeeze=False)
+    axes = np.asarray(ax).reshape(k, k)
     for i in range(k):
         for j in range(k):
             ax = axes[i, j]

@@ -407,8 +407,8 @@ class RobustTransformResult(ColumnTransforms):
         return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
                 f"lmbda {pairs}; {nflag} flagged{left}>")
 
-    def qqplot(self, column: str | int | None = None, *, axes=None):
+    def qqplot(self, column: str | int | None = None, *, ax: Any = None) -> Any:
         """QQ plots before and after the transform, flagged points marked in red."""
         from .plotting import qqplot_robust
 
-        return qqplot_robust(self, column, axes=axes)
+        return qqplot_robust(self, column, ax=ax)

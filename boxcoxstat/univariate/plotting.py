@@ -1,8 +1,9 @@
 """Matplotlib figures for fitted power transformations.
 
-Layer 6. Every function takes ``ax=None`` (or ``axes=None``), imports pyplot lazily, returns the
-Axes it drew on and never calls ``plt.show()``. The numbers come from the result object and
-``diagnostics``; nothing is estimated here.
+Every function takes ``ax=None`` (one matplotlib Axes, or a sequence of them for a figure of
+several panels), imports pyplot lazily, returns the Axes it drew on and never calls
+``plt.show()``. The numbers come from the result object and ``diagnostics``; nothing is
+estimated here.
 """
 
 from __future__ import annotations
@@ -124,8 +125,10 @@ def draw_qq(ax: Any, values: Any, *, ylabel: str = "sample quantiles", title: st
     return ax
 
 
-def qqplot(result: Any, column: Any = None, *, axes: Any = None):
+def qqplot(result: Any, column: Any = None, *, ax: Any = None) -> Any:
     """Normal QQ plots of one column before (left) and after (right) the transform.
+
+    ``ax``: two matplotlib Axes (left, right), or None for a new figure.
 
     Returns
     -------
@@ -136,10 +139,10 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     j, name = _column(result, column)
     if result.data is None:
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
-    own = _check_axes(axes, 2, "axes") is None
+    own = _check_axes(ax, 2) is None
     if own:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
-    axes = np.asarray(axes).reshape(-1)
+        _, ax = plt.subplots(1, 2, figsize=(9, 4))
+    axes = np.asarray(ax).reshape(-1)
     x = result.data[:, j]
     x = x[~np.isnan(x)]
     lam = result.lmbda_used[j]
@@ -148,11 +151,11 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     except TransformOverflowError as err:
         raise TransformOverflowError(f"column {name!r}: {err}") from None
     fam = _FAMILY_LABEL[result.families[j]]
-    for ax, values, title in (
+    for panel, values, title in (
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.4g}"),
     ):
-        draw_qq(ax, values, title=title)
+        draw_qq(panel, values, title=title)
     if own:
         axes[0].figure.tight_layout()
     return axes

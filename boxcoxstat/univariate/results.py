@@ -818,9 +818,9 @@ class PowerTransformResult(ColumnTransforms):
 
         return plot_profile(self, column, ax=ax, alpha=alpha, lmbda=lmbda)
 
-    def qqplot(self, column: str | int | None = None, *, axes: Any = None) -> Any:
+    def qqplot(self, column: str | int | None = None, *, ax: Any = None) -> Any:
         """Normal QQ plots before and after the transform (see ``plotting.qqplot``)."""
         from .plotting import qqplot
 
-        return qqplot(self, column, axes=axes)
+        return qqplot(self, column, ax=ax)
 

@@ -65,14 +65,16 @@ def profile_cutoff(llf_max: float, alpha: float = 0.05) -> float:
 
 
 def qq_envelope(y: ArrayLike, alpha: float = 0.05, envelope: str = "pointwise",
-                reps: int = 1000, random_state: Any = None) -> dict[str, NDArray[np.float64]]:
+                reps: int = 1000, random_state: Any = None,
+                line: tuple[float, float] | None = None) -> dict[str, NDArray[np.float64]]:
     """Normal QQ coordinates with car's quartile line and a ``1 - alpha`` envelope.
 
     ``envelope="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
     sqrt(P (1 - P)/n)`` (the asymptotic SE of an order statistic), with ``a, b`` the line
     through the quartiles (:func:`qq_line`) and ``P`` R's ``ppoints``. ``"simulated"`` takes
     the pointwise ``alpha/2`` and ``1 - alpha/2`` quantiles of ``reps`` sorted normal samples
-    of size n, placed on the same line (Atkinson 1985).
+    of size n, placed on the same line (Atkinson 1985). ``line=(a, b)`` replaces the quartile
+    line (a robust fit's location and scale, say) for the fit and both bands.
 
     Returns the dict ``z``, ``y`` (sorted), ``order`` (positions of the sorted values in the
     input), ``fit``, ``lower``, ``upper``.
@@ -88,7 +90,7 @@ def qq_envelope(y: ArrayLike, alpha: float = 0.05, envelope: str = "pointwise",
     order = np.argsort(y, kind="stable")
     z, ys = normal_qq(y)
     n = y.size
-    a, b = qq_line(y)
+    a, b = qq_line(y) if line is None else (float(line[0]), float(line[1]))
     fit = a + b * z
     if envelope == "pointwise":
         p = stats.norm.cdf(z)

@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from .._validation.columns import BoxCoxError
-from ..base.diagnostics import display_unit, normal_qq, profile_cutoff, qq_line
+from ..base.diagnostics import profile_cutoff
+from ..base.results import check_alpha
 from ..exceptions import TransformOverflowError
+from ..graphics.plotting import draw_qq
 
 __all__ = ["plot_profile", "qqplot"]
 
@@ -109,24 +111,9 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     return ax
 
 
-def draw_qq(ax: Any, values: Any, *, ylabel: str = "sample quantiles", title: str = "") -> Any:
-    """Draw the normal QQ points of ``values`` and their quartile line on ``ax``."""
-    z, s = normal_qq(values)
-    a, b = qq_line(values)
-    unit = display_unit(s)  # values near 1e308 are drawn in units of a power of ten
-    with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
-        line = np.clip((a + b * z) / unit, -1e300, 1e300)
-    ax.plot(z, s / unit, "o", ms=3, color="C0", alpha=0.7)
-    if np.all(np.isfinite(line)):
-        ax.plot(z, line, color="C3", lw=1)
-    ax.set_xlabel("normal quantiles")
-    ax.set_ylabel(ylabel + ("" if unit == 1.0 else f" (x {unit:.0e})"))
-    ax.set_title(title)
-    return ax
-
-
-def qqplot(result: Any, column: Any = None, *, ax: Any = None) -> Any:
-    """Normal QQ plots of one column before (left) and after (right) the transform.
+def qqplot(result: Any, column: Any = None, *, alpha: float = 0.05, ax: Any = None) -> Any:
+    """car's normal QQ plot (:func:`boxcoxstat.graphics.plotting.draw_qq`: quartile line and
+    ``1 - alpha`` envelope) of one column before (left) and after (right) the transform.
 
     ``ax``: two matplotlib Axes (left, right), or None for a new figure.
 
@@ -139,6 +126,7 @@ def qqplot(result: Any, column: Any = None, *, ax: Any = None) -> Any:
     j, name = _column(result, column)
     if result.data is None:
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
+    alpha = check_alpha(alpha)
     own = _check_axes(ax, 2) is None
     if own:
         _, ax = plt.subplots(1, 2, figsize=(9, 4))
@@ -155,7 +143,7 @@ def qqplot(result: Any, column: Any = None, *, ax: Any = None) -> Any:
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.4g}"),
     ):
-        draw_qq(panel, values, title=title)
+        draw_qq(panel, values, alpha=alpha, title=title)
     if own:
         axes[0].figure.tight_layout()
     return axes

@@ -39,7 +39,6 @@ from .paper import (
     check_paper_reply,
     fit_column,
     outer_range,
-    q_value,
     screen_effects,
     ymax_limits,
 )
@@ -278,7 +277,7 @@ class Coordinator:
         else:
             with np.errstate(all="ignore"):
                 parts, shift = frame.convert(first, st)
-            seen[first] = Evaluation(first, q_value(parts, frame.k(first), shift), parts,
+            seen[first] = Evaluation(first, frame.q(parts, frame.k(first), shift), parts,
                                      shift)
         if seen[first].q == -math.inf:
             raise BoxCoxError(f"column {self.column_name(column)!r}: the pooled values are "
@@ -391,7 +390,7 @@ class Coordinator:
         frame = Frame(family, views)
         with np.errstate(all="ignore"):
             parts, shift = frame.convert(lam, st)
-        return frame.nll(lam, q_value(parts, frame.k(lam), shift))
+        return frame.nll(lam, frame.q(parts, frame.k(lam), shift))
 
     def info(self) -> dict[str, Any]:
         """Cost, membership and what each client revealed."""

@@ -17,8 +17,8 @@ message                   direction  what it reveals
                                      lambda-derivative and the co-moment ``c2``
 ========================  =========  ===================================================
 
-Those four are the full protocol's (``protocol="full"``, the default). The paper's protocol
-(``protocol="minimal"``, :mod:`~boxcoxstat.federated.paper`) has four of its own:
+Those four are the full protocol's (``protocol="full"``). The paper's protocol (the default,
+``protocol="minimal"``, :mod:`~boxcoxstat.federated.paper`) has four of its own:
 :class:`CountsRequest` (down, no numbers), :class:`CountsReport` (up, once per column: the
 three counts, no minimum or maximum), :class:`LambdaRequest` (down: lambda alone) and
 :class:`PaperReply` (up: Box-Cox ``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean,

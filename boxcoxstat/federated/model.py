@@ -192,7 +192,7 @@ def fit(
     optimizer: Literal["score", "brent", "grid"] | None = None,
     grid: int = 1000,
     on_bad_client: Literal["raise", "drop"] = "raise",
-    protocol: Literal["full", "minimal"] = "full",
+    protocol: Literal["full", "minimal"] = "minimal",
     timeout: float | None = DEFAULT_TIMEOUT,
     screen: float | None = DEFAULT_SCREEN,
     on_influential: Literal["report", "drop"] = "report",
@@ -234,17 +234,17 @@ def fit(
         or sends a message failing the checks (types, finiteness, consistency with its
         declared counts and ranges, see :mod:`boxcoxstat.federated.checks`): stop with an
         error naming it, or leave it out and list it in ``result.federated["dropped"]``.
-    protocol : {"full", "minimal"}, default="full"
-        ``"full"``: ranges at set-up, derivative moments, the checks against the declared
-        ranges and ``optimizer=``; equal to the central fit to rounding, also on the
-        adversarial data of Xu & Cormode's Table 1. ``"minimal"``: the paper's protocol (Xu
-        & Cormode 2025, Algorithms 2-3; what Flower runs): counts only at set-up, then per
-        round lambda alone down and ``(c, n, mean, s)`` up (Yeo-Johnson ``(c, n_pos, n_neg,
-        mean, s)``); lambda to about 1e-12 of the central MLE on ordinary data in at most
-        about 25 rounds (Brent's search, then a Newton step on the score from five NLL
-        values), SE, tests and influence screen in no extra round, the interval in 4 or more
-        rounds of two lambdas. On Table 1's adversarial columns it is off by up to 5e-7
-        relative, which is why it is not the default yet.
+    protocol : {"minimal", "full"}, default="minimal"
+        ``"minimal"``: the paper's protocol (Xu & Cormode 2025, Algorithms 2-3; what Flower
+        runs): counts only at set-up, then per round lambda alone down and ``(c, n, mean,
+        s)`` up (Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``). Lambda equals the central MLE
+        to about 1e-11 relative, also on the adversarial data of Xu & Cormode's Table 1, in
+        at most about 25 rounds (Brent's search from the data's own scale, then one step on
+        the score's quadratic model from five NLL values; see
+        :mod:`boxcoxstat.federated.paper`); SE, tests and influence screen in no extra
+        round, the interval in 4 to 9 more rounds of two lambdas. ``"full"``: ranges at
+        set-up, derivative moments (7 numbers per sign and lambda), the checks against the
+        declared ranges and ``optimizer=``; more revealed, the same numbers.
     timeout : float or None, default=60
         Seconds each client may take per call (``None``: wait for ever).
     screen : float or None, default=3.0

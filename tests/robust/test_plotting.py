@@ -22,6 +22,21 @@ def test_qqplot_marks_flagged_points(mpg):
     matplotlib.pyplot.close("all")
 
 
+def test_qqplot_takes_two_axes_as_ax_gh28(mpg):
+    """issue 28: plots take ax= (this one took axes=, unchecked); two Axes, or an error."""
+    import pytest
+
+    import boxcoxstat as bcs
+
+    r, _ = mpg
+    fig, two = matplotlib.pyplot.subplots(1, 2)
+    out = r.qqplot(ax=two)
+    assert out[0] is two[0] and out[1] is two[1]
+    with pytest.raises(bcs.BoxCoxError, match="ax must be 2 matplotlib Axes"):
+        r.qqplot(ax=two[0])
+    matplotlib.pyplot.close("all")
+
+
 def test_qqplot_envelope_is_around_the_robust_line(mpg):
     """issue 28: the robust fit's qqplot draws car's envelope too, around its Huber line
     location + scale * z (car's pointwise band with that line's slope)."""

@@ -238,10 +238,11 @@ def _estimated(common: dict[str, Any], likelihood: Profile, formula: str,
                       RuntimeWarning, stacklevel=3)  # lm's caller
     shift: dict[str, Any] | None = None
     if isinstance(likelihood, ShiftedProfile):
-        gam, gse, status = gamma_summary(list(likelihood.columns), sol.lmbda,
-                                         likelihood.gamma_at(sol.lmbda))
+        gam, gse, status, gcov = gamma_summary(list(likelihood.columns), sol.lmbda,
+                                               likelihood.gamma_at(sol.lmbda), with_cov=True)
         shift = {"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
                  "gamma_min": float(gamma_min)}
+        bounded["gamma_cov"] = gcov
     elif gamma is not None:
         shift = {"gamma_values": np.array([float(gamma)]), "gamma_status": ("fixed",)}
     return PowerTransformResult._build(lmbda=sol.lmbda, nll=sol.nll, converged=sol.converged,

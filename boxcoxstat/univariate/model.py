@@ -285,10 +285,12 @@ def check_shift(x: NDArray[np.float64], gamma: float, name: str, row_label: obje
 
 
 def gamma_summary(columns: list[ShiftedColumn], lmbda: NDArray[np.float64],
-                  gammas: list[float]) -> tuple[NDArray, NDArray, tuple[str, ...]]:
+                  gammas: list[float], with_cov: bool = False) -> tuple[Any, ...]:
     """Each column's gamma, its standard error (from the 2 x 2 observed information of
-    (lambda, gamma); NaN unless gamma is estimated inside its bounds) and its status."""
-    status, bse = [], []
+    (lambda, gamma); NaN unless gamma is estimated inside its bounds) and its status; with
+    ``with_cov``, also the covariance of lambda and gamma (the off-diagonal of the inverse
+    information; NaN where the standard error is)."""
+    status, bse, cov = [], [], []
     for c, lam, g in zip(columns, lmbda, gammas, strict=True):
         if c.gamma_fixed is not None:
             status.append("fixed")
@@ -298,15 +300,18 @@ def gamma_summary(columns: list[ShiftedColumn], lmbda: NDArray[np.float64],
             status.append("upper limit")
         else:
             status.append("estimated")
-        se = np.nan
+        se = cv = np.nan
         if status[-1] == "estimated":
             with np.errstate(all="ignore"):
                 info = c.information(float(lam), g)
                 det = np.linalg.det(info)
                 if det > 0 and info[0, 0] > 0:
                     se = float(np.sqrt(info[0, 0] / det))
+                    cv = float(-info[0, 1] / det)
         bse.append(se)
-    return np.array(gammas, dtype=np.float64), np.array(bse), tuple(status)
+        cov.append(cv)
+    out = (np.array(gammas, dtype=np.float64), np.array(bse), tuple(status))
+    return (*out, np.array(cov)) if with_cov else out
 
 
 def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
@@ -330,7 +335,8 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
     profile = ShiftedProfile(tuple(columns))
     profile.check_maximum(cols.names)
     sol = solve(profile)
-    gam, gse, status = gamma_summary(columns, sol.lmbda, profile.gamma_at(sol.lmbda))
+    gam, gse, status, gcov = gamma_summary(columns, sol.lmbda, profile.gamma_at(sol.lmbda),
+                                           with_cov=True)
     if not np.all(sol.converged):
         bad = [cols.names[j] for j in np.flatnonzero(~sol.converged)]
         warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
@@ -340,7 +346,7 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         llf=profile.llf_offset() - sol.nll, nobs=(~np.isnan(x)).sum(axis=0),
         n_missing=cols.n_missing, converged=sol.converged,
         shift={"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
-               "gamma_min": float(gamma_min)},
+               "gamma_min": float(gamma_min)}, gamma_cov=gcov,
         source=Provenance(data=x, profile=profile),
     )
     res._check_resolution(res._prepared(x), stacklevel,

@@ -98,6 +98,9 @@ class PowerTransformResult(ColumnTransforms):
     True
     """
 
+    _json_version: ClassVar[int] = 2
+    _json_added: ClassVar[dict[str, int]] = {"gamma_cov": 2}  # bcnPower's cov_params()
+
     _overflow_hint: ClassVar[str] = ("refit with ymax= (for example ymax=1e300) to bound "
                                      "lambda, or rescale the data")
     _resolution_hint: ClassVar[str] = ("refit with bcs.fit(..., lmbda='safe') or use "
@@ -140,6 +143,10 @@ class PowerTransformResult(ColumnTransforms):
         jsonio.Floats(length_of="names", optional=True), default=None)
     # whether the fit had case weights (lm(weights=)'s likelihood): the summary says so
     _weighted: bool = saved(jsonio.Bool(), default=False)
+    # bcnPower: the covariance of each column's lambda and gamma (inverse information; NaN
+    # where gamma's standard error is); documents of version 1 have none
+    _gamma_cov: NDArray[np.float64] | None = saved(
+        jsonio.Floats(length_of="names", optional=True), default=None)
     # where the result came from: the data, weights, profiles and the fit's own profile (not
     # saved), and a fit without pooled data's record (saved as the document's "federated")
     _source: Provenance = saved(FederatedRecord(optional=True), key="federated",
@@ -161,7 +168,8 @@ class PowerTransformResult(ColumnTransforms):
                lmbda_free: NDArray[np.float64] | None = None,
                safe: NDArray[np.float64] | None = None, safe_used: bool = False,
                weighted: bool = False, model: str | None = None,
-               stored: pd.DataFrame | None = None) -> PowerTransformResult:
+               stored: pd.DataFrame | None = None,
+               gamma_cov: NDArray[np.float64] | None = None) -> PowerTransformResult:
         """The one constructor every model calls (``fit``, ``lm``'s power, ``lmer``,
         federated and Dask fits, the scikit-learn regressor).
 
@@ -171,7 +179,8 @@ class PowerTransformResult(ColumnTransforms):
         With ``nll`` not given, the likelihood is evaluated at ``lmbda`` on ``source``'s
         profile (or data): a given power. Defaults: no value missing, converged, no family
         reasons, the requested family the one family, open limits. ``shift`` holds a shifted
-        family's ``gamma_values``, ``gamma_bse``, ``gamma_status``, ``gamma_min``.
+        family's ``gamma_values``, ``gamma_bse``, ``gamma_status``, ``gamma_min``;
+        ``gamma_cov`` bcnPower's covariance of lambda and gamma by column.
         """
         lam = np.array(lmbda, dtype=np.float64).reshape(-1)
         p = lam.size
@@ -196,7 +205,7 @@ class PowerTransformResult(ColumnTransforms):
             np.array(limits, dtype=np.float64).reshape(p, 2),
             _stored=stored, _model=model, fixed=fixed, _safe_values=safe,
             _safe_used=safe_used, _bounds=bounds, _lmbda_free=lmbda_free, _weighted=weighted,
-            _source=Provenance() if source is None else source,
+            _source=Provenance() if source is None else source, _gamma_cov=gamma_cov,
             **{f"_{k}": v for k, v in (shift or {}).items()},
         )
         if nll is None:
@@ -412,10 +421,10 @@ class PowerTransformResult(ColumnTransforms):
         return wald_pvalues(self.params, self.bse)
 
     def cov_params(self) -> pd.DataFrame:
-        """The estimated covariance of the powers: a DataFrame indexed by column on both
-        axes; each column's power is fitted on its own, so the matrix is diagonal
-        (``bse**2``). Not available for bcnPower, whose lambda and gamma share one column's
-        information (their covariance is not kept; :attr:`bse` has both standard errors).
+        """The estimated covariance of the estimates: a DataFrame indexed by parameter on both
+        axes (as :attr:`params`). Each column is fitted on its own, so the matrix is diagonal
+        (``bse**2``), except that a bcnPower column's lambda and gamma share its observed
+        information: their covariance is its inverse's off-diagonal (car's ``invHess``).
 
         Examples
         --------
@@ -426,11 +435,18 @@ class PowerTransformResult(ColumnTransforms):
         ((2, 2), True, True)
         """
         self._refuse_fixed("cov_params")
-        if self._gamma_rows():
-            self._not_available("cov_params", "a bcnPower fit keeps each gamma's standard "
-                                "error but not its covariance with lambda; bse has both "
-                                "standard errors")
-        return diagonal_cov(self.bse)
+        rows = self._gamma_rows()
+        if not rows:
+            return diagonal_cov(self.bse)
+        if self._gamma_cov is None:
+            self._not_available("cov_params", "the result was saved before bcnPower fits kept "
+                                "the covariance of lambda and gamma (a version-1 document); "
+                                "bse has both standard errors; refit for the covariance")
+        cov = diagonal_cov(self.bse)
+        for j in rows:  # lambda and gamma of one column share its information
+            lam, gam = self.names[j], f"{self.names[j]}:gamma"
+            cov.loc[lam, gam] = cov.loc[gam, lam] = self._gamma_cov[j]
+        return cov
 
     @property
     def aic(self) -> Any:

@@ -471,7 +471,8 @@ class LmerResult(ResultBase):
         coef[f"[{alpha / 2:g}"] = ci["lower"]
         coef[f"{1 - alpha / 2:g}]"] = ci["upper"]
         vc = self.variance_components.copy()
-        vc.index = [" ".join(p for p in idx if p) for idx in vc.index]
+        # a loaded document's labels may be numbers: joined as text
+        vc.index = [" ".join(str(p) for p in idx if p) for idx in vc.index]
         tables += [(f"Fixed effects (transformed scale, lambda = {format_number(self.lmbda)})",
                     coef), ("Variance components", vc)]
         if self.nonconverged.size:

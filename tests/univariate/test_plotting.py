@@ -78,8 +78,8 @@ def test_qqplot_before_and_after(result):
 def test_qqplot_draws_cars_envelope_in_both_panels(result):
     """issue 28: the fit result's qqplot and bcs.qqplot drew different figures (no
     envelope here); now both panels carry car's 1 - alpha pointwise band."""
-    before = np.sort(result.data[:, 1])
-    after = np.sort(bcs.families.boxcox(result.data[:, 1], result.lmbda["b"]))
+    before = np.sort(result._source.data[:, 1])
+    after = np.sort(bcs.families.boxcox(result._source.data[:, 1], result.lmbda["b"]))
     for alpha in (0.05, 0.2):
         axes = result.qqplot(column="b", alpha=alpha)
         for ax, values in zip(axes, (before, after), strict=True):

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
+from .._validation.routes import Request
 from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
@@ -28,7 +29,7 @@ from ..exceptions import ResolutionWarning
 from .results import PowerTransformResult
 
 __all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",
-           "gamma_summary", "check_shift"]
+           "gamma_summary", "check_shift", "fit_request", "fixed_request", "shifted_request"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
@@ -380,3 +381,25 @@ def fixed_columns(cols: Columns, family: str, lmbda: Any,
         data_range=data_range(x),
     )
     return template._at(lmbda, stacklevel=stacklevel)
+
+
+# ----------------------------------------------------------------------- the table's entries
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimated power of validated columns (the estimator table's row for maximum
+    likelihood in memory, ``boxcoxstat.api.TABLE``): :func:`fit_columns` with the request's
+    ``ymax``, safe power, case or frequency weights and bounds."""
+    return fit_columns(req.data, req.family, req.ymax, stacklevel=req.stacklevel + 1,
+                       weights=req.frequency, safe=req.safe, safe_option=req.safe_option,
+                       case_weights=req.weights, bounds=req.bounds)
+
+
+def fixed_request(req: Request) -> PowerTransformResult:
+    """A given power (``lmbda=``) on validated columns: :func:`fixed_columns`."""
+    return fixed_columns(req.data, req.family, req.lmbda, stacklevel=req.stacklevel + 2)
+
+
+def shifted_request(req: Request) -> PowerTransformResult:
+    """bcnPower, or Box-Cox with a known shift (``gamma=``): :func:`fit_shifted_columns`."""
+    return fit_shifted_columns(req.data, req.family, gamma=req.gamma,
+                               gamma_min=req.gamma_min, stacklevel=req.stacklevel + 1,
+                               safe=req.safe)

@@ -77,7 +77,16 @@ TABLE = Table(ROUTES, HINTS, {
              families={"boxcox": "box-cox", "yeojohnson": "yeo-johnson", "auto": "auto"},
              settings={"safe": "lmbda='safe'", "bounded": "bounds=",
                        "frequency": "sample_weight", "ymax": "ymax="}),
+    "cli": Door("cli", estimator="--method", family="--family", quoted=False,
+                settings={"fixed": "--lmbda L (a fixed power)", "safe": "--lmbda safe",
+                          "ymax": "--ymax"}),
 })
+
+
+def _check(door: str, **options: Any) -> None:
+    """The table's verdict on a combination before any data are read (the command line
+    checks its options before it reads the file): the one refusal, or nothing."""
+    admit(TABLE, door, None, read=False, **options)
 
 
 def _fit(door: str, data: Any, **options: Any) -> Any:

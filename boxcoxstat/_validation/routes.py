@@ -114,6 +114,13 @@ class Door:
         "fixed": "lmbda= (a fixed power)", "safe": "lmbda='safe'",
         "shifted": "gamma= (a known shift)", "bounded": "bounds=", "weighted": "weights=",
         "frequency": "sample_weight", "ymax": "ymax=", "options": "keywords"})
+    quoted: bool = True  # method='mle' (keywords); False: --method mle (command line)
+
+    def value(self, option: str, value: str) -> str:
+        return f"{option}={value!r}" if self.quoted else f"{option} {value}"
+
+    def values(self, option: str, values: list[str]) -> str:
+        return f"{option} " + _either([repr(v) if self.quoted else v for v in values])
 
 
 @dataclass(frozen=True)
@@ -168,7 +175,8 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
           gamma_min: Any = 0.1, weights: Any = None, frequency: Any = None, bounds: Any = None,
           options: dict[str, Any] | None = None, names: list[str] | None = None,
           layout: str = "array2d", stacklevel: int = 4,
-          safe_option: str = "bcs.fit(..., lmbda='safe')") -> tuple[Route, Request]:
+          safe_option: str = "bcs.fit(..., lmbda='safe')", read: bool = True,
+          spelling: str | None = None) -> tuple[Route, Request]:
     """Check a fit's options, find its row in ``table`` (or raise the one refusal), and read
     its data: the gate, entered once by every door.
 
@@ -176,7 +184,9 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
     DataFrame). ``door="PowerTransformer"`` takes scikit-learn's validated float matrix (or a
     Dask collection) with its feature ``names``, the family in scikit-learn's spelling
     (``"box-cox"``), ``lmbda`` ``None`` or ``"safe"`` and ``frequency`` weights; its constant
-    Yeo-Johnson features are not fitted (``Request.kept``).
+    Yeo-Johnson features are not fitted (``Request.kept``). ``read=False`` checks the
+    options and the combination only (the request then holds ``data`` as given);
+    ``spelling`` names the door whose words a refusal uses, when not ``door``'s own.
     """
     spelled = table.doors[door]
     options = dict(options or {})
@@ -208,17 +218,20 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
     route = next((r for r in table.routes if r.offers(door, container)
                   and r.serves(estimator, fam, request)), None)
     if route is None or route.fitter is None:
-        raise BoxCoxError(refusal(table, door, container, estimator, fam, request, options))
+        raise BoxCoxError(refusal(table, door, container, estimator, fam, request, options,
+                                  spelling))
     if fam == "bcnpower" and gamma is not None and gamma <= 0:
         raise BoxCoxError(f"gamma must be a finite number (> 0 for bcnpower), got {gamma!r}")
     kept = None
-    if container == "memory" and door == "fit":
+    if not read:
+        pass
+    elif container == "memory" and door == "fit":
         data = _read(data, estimator, fam, request, missing)
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
     p = len(data.names) if isinstance(data, Columns) else 1
-    if bounds is not None:
+    if bounds is not None and read:
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))
@@ -273,7 +286,8 @@ def _either(words: list[str]) -> str:
 
 
 def refusal(table: Table, door: str, container: str, estimator: str, family: str,
-            settings: frozenset[str], options: dict[str, Any] | None = None) -> str:
+            settings: frozenset[str], options: dict[str, Any] | None = None,
+            spelling: str | None = None) -> str:
     """The message for a combination the table does not serve: what is refused (the
     estimator, the family, a setting, or settings together), what the table offers instead
     for that estimator and family (or container), and the table's advice for it.
@@ -286,20 +300,20 @@ def refusal(table: Table, door: str, container: str, estimator: str, family: str
     method='rewml' is not available for Dask input, which is fitted by method='mle' only; \
 bring the data into memory to fit it
     """
-    sp = table.doors[door]
+    sp = table.doors[spelling or door]
     ctx = "" if container == "memory" else f" for {_CONTAINERS[container]}"
     here = [r for r in table.routes if r.offers(door, container)]
     live = [r for r in here if r.fitter is not None]
 
     def est(names: Any) -> str:
         names = [e for e in ESTIMATORS if e in names]
-        return (f"{sp.estimator}={names[0]!r}" if len(names) == 1 else
-                f"{sp.estimator} " + _either([repr(e) for e in names]))
+        return (sp.value(sp.estimator, names[0]) if len(names) == 1 else
+                sp.values(sp.estimator, names))
 
     def fam(names: Any) -> str:
-        names = [f for f in sp.families if f in names]
-        return (f"{sp.family}={sp.families[names[0]]!r}" if len(names) == 1 else
-                f"{sp.family} " + _either([repr(sp.families[f]) for f in names]))
+        names = [sp.families[f] for f in sp.families if f in names]
+        return (sp.value(sp.family, names[0]) if len(names) == 1 else
+                sp.values(sp.family, names))
 
     def setting(s: str) -> str:
         if s == "options" and options:
@@ -313,8 +327,11 @@ bring the data into memory to fit it
     def takes(rows: list[Route]) -> str:
         alts = []
         for r in rows:
+            if not r.needs <= sp.settings.keys():  # type: ignore[operator]
+                continue  # a setting this door does not offer
             needs = " and ".join(setting(s) for s in SETTINGS if s in r.needs)
-            more = [setting(s) for s in SETTINGS if s in r.takes and s != "options"]
+            more = [setting(s) for s in SETTINGS
+                    if s in r.takes and s in sp.settings and s != "options"]
             if "options" in r.takes and "options" in sp.settings:
                 more.append("the estimator's keywords")
             alts.append((needs or "estimated") + (

@@ -293,7 +293,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
         self._check_settings()
-        if is_dask(X):
+        if hasattr(X, "__dask_graph__") and is_dask(X):  # (only a Dask object can be one)
             return self._fit_dask(X, sample_weight, keep)
         Xv = validate_data(self, X, ensure_2d=True, dtype=FLOAT_DTYPES, copy=False,
                            ensure_all_finite="allow-nan", reset=True)

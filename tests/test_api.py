@@ -199,10 +199,10 @@ def test_every_row_names_a_function_and_no_combination_has_two_rows():
     pending = {(r.container, tuple(sorted(r.needs))) for r in TABLE.routes if r.fitter is None}
     assert pending == {("dask", ("bounded",)), ("spark", ("weighted",)),
                        ("spark", ("bounded",))}  # rest of issue 30: one line each
-    for door, container, est, fam, settings in _combinations():
+    for door, container, est, fam, wanted in _combinations():
         rows = [r for r in TABLE.routes
-                if r.offers(door, container) and r.serves(est, fam, settings)]
-        assert len(rows) <= 1, (door, container, est, fam, settings)
+                if r.offers(door, container) and r.serves(est, fam, wanted)]
+        assert len(rows) <= 1, (door, container, est, fam, wanted)
 
 
 def test_every_refused_combination_gets_one_message_naming_it():
@@ -212,14 +212,14 @@ def test_every_refused_combination_gets_one_message_naming_it():
     from boxcoxstat.api import TABLE
 
     count = 0
-    for door, container, est, fam, settings in _combinations():
+    for door, container, est, fam, wanted in _combinations():
         if door == "PowerTransformer" and (fam == "bcnpower" or container == "spark"
-                                           or settings & {"fixed", "shifted", "weighted"}):
+                                           or wanted & {"fixed", "shifted", "weighted"}):
             continue  # settings scikit-learn's transformer has no keyword for
-        if any(r.offers(door, container) and r.serves(est, fam, settings) and r.fitter
+        if any(r.offers(door, container) and r.serves(est, fam, wanted) and r.fitter
                for r in TABLE.routes):
             continue
-        text = refusal(TABLE, door, container, est, fam, settings, {"h": 0.9})
+        text = refusal(TABLE, door, container, est, fam, wanted, {"h": 0.9})
         count += 1
         assert any(w in text for w in ("not available", " needs ", "do not go together",
                                        "takes no options")), text

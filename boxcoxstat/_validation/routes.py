@@ -296,9 +296,11 @@ def refusal(table: Table, door: str, container: str, estimator: str, family: str
     --------
     >>> from boxcoxstat.api import TABLE
     >>> from boxcoxstat._validation.routes import refusal
-    >>> print(refusal(TABLE, "fit", "dask", "rewml", "boxcox", frozenset()))
-    method='rewml' is not available for Dask input, which is fitted by method='mle' only; \
-bring the data into memory to fit it
+    >>> text = refusal(TABLE, "fit", "memory", "mle", "bcnpower", frozenset({"weighted"}))
+    >>> for part in text.split("; "):
+    ...     print(part)
+    weights= needs method='mle' with family 'boxcox', 'yeojohnson' or 'auto'
+    method='mle' with family='bcnpower' takes: estimated, optionally with gamma= (a known shift)
     """
     sp = table.doors[spelling or door]
     ctx = "" if container == "memory" else f" for {_CONTAINERS[container]}"

@@ -271,3 +271,20 @@ def test_the_doors_refuse_nothing_by_hand():
     import boxcoxstat.api as api
 
     assert "raise " not in inspect.getsource(api)
+
+
+def test_the_gate_recognises_collections_without_importing_their_libraries():
+    """Dask and Spark are recognised by the module name of the object's type: fitting
+    in-memory data (bcs.fit, PowerTransformer) imports neither."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, pandas as pd, boxcoxstat as bcs\n"
+            "from boxcoxstat._validation import container_of\n"
+            "bcs.fit([1.0, 2.0, 3.0, 5.0]); bcs.fit(pd.DataFrame({'a': [1.0, 2.0, 3.0, 5.0]}))\n"
+            "bcs.PowerTransformer().fit(np.arange(1.0, 9.0).reshape(4, 2))\n"
+            "assert container_of(np.ones(3)) == 'memory'\n"
+            "print(sorted(m for m in ('dask', 'pyspark') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]"

@@ -163,6 +163,7 @@ def build_result(
         data=None,
         stored=stored,
         federated=info,
+        weighted=bool(info.get("weighted", False)),
     )
 
 
@@ -176,12 +177,33 @@ def check_ymax(ymax: Any) -> float | None:
     return float(ymax)
 
 
-def _wrap(clients: Sequence[Any], family: str) -> list[Any]:
+def _wrap(clients: Sequence[Any], family: str, weights: Any = None) -> list[Any]:
     if isinstance(clients, (np.ndarray, str, bytes)) or not isinstance(clients, Sequence) \
             or not len(clients):
         raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
-    # arrays become unnamed clients: the server names each by its place, "#<i>"
-    return [c if hasattr(c, "respond") else Client(c, family=family) for c in clients]
+    per: list[Any] = [None] * len(clients)
+    if isinstance(weights, str):
+        per = [weights] * len(clients)
+    elif weights is not None and weights is not True:
+        if isinstance(weights, (np.ndarray, bytes)) or not isinstance(weights, Sequence) \
+                or len(weights) != len(clients):
+            raise BoxCoxError("weights must be True (the Client objects hold them), a column "
+                              "name of every site's DataFrame, or a list with one array of "
+                              f"weights per site ({len(clients)} sites)")
+        per = list(weights)
+    out = []
+    for i, (c, w) in enumerate(zip(clients, per, strict=True)):
+        if hasattr(c, "respond"):
+            if w is not None:
+                raise BoxCoxError(f"client #{i} is a Client object: give it its weights "
+                                  "(Client(data, weights=...)) and pass weights=True")
+            out.append(c)
+        else:  # arrays become unnamed clients: the server names each by its place, "#<i>"
+            try:
+                out.append(Client(c, family=family, weights=w))
+            except BoxCoxError as err:
+                raise BoxCoxError(str(err).replace("the client", f"client #{i}", 1)) from None
+    return out
 
 
 def fit(
@@ -199,6 +221,7 @@ def fit(
     deadline: float | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     share_range: bool = False,
+    weights: Any = None,
 ) -> PowerTransformResult:
     """Maximum-likelihood lambda of data split across sites that cannot pool it.
 
@@ -271,6 +294,17 @@ def fit(
         opt-in the result reports), so ``ymax`` uses the global range; without it ``ymax``
         uses the outer range that round 1 proves (Samuelson's inequality), a safe, more
         cautious bound.
+    weights : str, list of array_like or True, optional
+        Case weights (the paper's protocol): the name of a column of every site's DataFrame,
+        one array of weights per site, or ``True`` when the clients are
+        :class:`~boxcoxstat.federated.Client` objects holding their own
+        (``Client(data, weights=...)``). The likelihood is ``lm(x ~ 1, weights=w)``'s, as
+        ``bcs.fit(x, weights=w)`` in memory: moments weighted, the Jacobian not, rows of
+        weight 0 left out; lambda, the interval, the tests and ``llf`` equal the in-memory
+        weighted fit. Each client also sends at set-up its weight total, the sum of the
+        logs of its weights (for ``llf``) and, if its values are on one side, the sum of
+        its log-ratios (the rounding residue of ``c``). Not with ``ymax=`` or
+        ``protocol="full"``.
 
     Returns
     -------
@@ -320,6 +354,17 @@ def fit(
     check_option("on_influential", on_influential, ("report", "drop"))
     ymax = check_ymax(ymax)
     threshold = check_screen(screen)
+    if weights is not None and weights is not False:
+        if protocol != "minimal":
+            raise BoxCoxError("weights= applies to the paper's protocol (protocol='minimal', "
+                              "the default); the full protocol does not take case weights")
+        if ymax is not None:
+            raise BoxCoxError("weights= and ymax= together are not available federated (the "
+                              "outer range round 1 proves assumes unit weights); fit without "
+                              "ymax, or with weights in memory (bcs.fit(x, weights=w, "
+                              "ymax=...))")
+    else:
+        weights = None
     if protocol == "minimal":
         if optimizer is not None:
             raise BoxCoxError(f"optimizer={optimizer!r} applies to protocol='full'; the "
@@ -328,7 +373,7 @@ def fit(
         return _fit_minimal(clients, fam, ymax=ymax, on_bad_client=on_bad_client,
                             timeout=timeout, screen=threshold, on_influential=on_influential,
                             deadline=deadline, max_message_bytes=max_message_bytes,
-                            share_range=share_range)
+                            share_range=share_range, weights=weights)
     if share_range:
         raise BoxCoxError("share_range applies to protocol='minimal' (the full protocol "
                           "always sends the ranges)")
@@ -399,16 +444,18 @@ def fit_with(coordinator: Coordinator, family: str, *, ymax: float | None,
         "screen_rounds": 0, "optimizer": "brent+polish", "protocol": "minimal",
         "unit": "clients", "screen": screen, "influential": flagged,
         "ymax_range": sorted({o.range_source for o in outs if o.range_source}),
+        "weighted": coordinator.weighted,
     }
     return build_result(names, layout, family, fits, [o.n_missing for o in outs], info, ymax)
 
 
 def _fit_minimal(clients: Sequence[Any], fam: str, *, ymax: float | None, on_bad_client: str,
                  timeout: Any, screen: float | None, on_influential: str, deadline: Any,
-                 max_message_bytes: Any, share_range: bool) -> PowerTransformResult:
+                 max_message_bytes: Any, share_range: bool, weights: Any = None
+                 ) -> PowerTransformResult:
     timeout = check_timeout(timeout)
     deadline, max_bytes = check_limits(deadline, max_message_bytes)
-    wrapped = _wrap(clients, fam)
+    wrapped = _wrap(clients, fam, weights)
     labels, kept = [], []
     seen: dict[int, str] = {}
     dropped: dict[str, str] = {}
@@ -429,7 +476,7 @@ def _fit_minimal(clients: Sequence[Any], fam: str, *, ymax: float | None, on_bad
     transport = LocalTransport(kept, labels)
     coord = Coordinator(transport, on_bad_client=on_bad_client, timeout=timeout,
                         deadline=deadline, max_message_bytes=max_bytes,
-                        share_range=bool(share_range))
+                        share_range=bool(share_range), weighted=weights is not None)
     coord.tally.dropped.update(dropped)
     try:
         return fit_with(coord, fam, ymax=ymax, screen=screen, on_influential=on_influential)

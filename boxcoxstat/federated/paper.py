@@ -78,6 +78,7 @@ from .messages import CountsReport, LambdaRequest, PaperReply, finite, numbers
 
 __all__ = [
     "site_stats",
+    "log_ratio_sum",
     "SiteView",
     "Evaluation",
     "Tally",
@@ -110,11 +111,41 @@ def _ratio_log(b: NDArray[np.float64], g: float, one: float) -> NDArray[np.float
     return np.log1p((b - g) / (one + g))
 
 
-def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
+def _bases(x: NDArray[np.float64], family: str
+           ) -> tuple[float, int, int, NDArray[np.float64] | None, bool]:
+    """``c``, the counts, and a one-signed client's log-ratios ``d`` of its bases to their
+    geometric mean (``None`` for a mixed-sign Yeo-Johnson client); the last item says
+    whether ``k = 2 - lambda`` (all values negative)."""
+    if family == "boxcox":
+        c = float(np.sum(np.log(x)))
+        g = float(np.exp(c / x.size))
+        return c, int(x.size), 0, _ratio_log(x, g, 0.0), False
+    pos = x >= 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    c = float(np.sum(np.log1p(x[pos])) - np.sum(np.log1p(-x[~pos])))
+    if n_neg == 0:
+        return c, n_pos, 0, _ratio_log(x, float(np.expm1(c / n_pos)), 1.0), False
+    if n_pos == 0:
+        return c, 0, n_neg, _ratio_log(-x, float(np.expm1(-c / n_neg)), 1.0), True
+    return c, n_pos, n_neg, None, False
+
+
+def log_ratio_sum(x: NDArray[np.float64], family: str) -> float | None:
+    """The sum of a one-signed client's log-ratios ``d`` (``None`` for mixed signs): the
+    residue of rounding in ``c``, which a weighted fit needs at set-up (the weighted moments
+    no longer carry it: see :meth:`Frame.anchor`)."""
+    d = _bases(np.asarray(x, dtype=np.float64).ravel(), family)[3]
+    return None if d is None else float(math.fsum(d))
+
+
+def site_stats(x: NDArray[np.float64], family: str, lmbda: Any,
+               weights: NDArray[np.float64] | None = None
                ) -> tuple[float, int, int, NDArray[np.float64], NDArray[np.float64]]:
     """What a client sends for its finite values ``x`` at the lambdas ``lmbda``:
     ``(c, n_pos, n_neg, mean, s)`` (see :class:`~.messages.PaperReply`; NaN where the
-    transformed values overflow).
+    transformed values overflow). With case ``weights`` (positive, one per value) ``mean``
+    and ``s`` are weighted (``sum w phi / sum w`` and ``sum w (phi - mean)^2``); ``c`` is
+    not (the Jacobian of ``lm(weights=)``'s likelihood is not weighted).
 
     Examples
     --------
@@ -126,27 +157,23 @@ def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
-    if family == "boxcox":
-        c = float(np.sum(np.log(x)))
-        n_pos, n_neg = int(x.size), 0
-        g = float(np.exp(c / n_pos))
-        phi = _phi(_ratio_log(x, g, 0.0), lam)
-    else:
+    c, n_pos, n_neg, d, negative = _bases(x, family)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if d is not None:
+        phi = _phi(d, 2.0 - lam if negative else lam)
+    else:  # psi_YJ itself (Algorithm 3, line 9)
         pos = x >= 0
-        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-        lp, ln_ = np.log1p(x[pos]), np.log1p(-x[~pos])
-        c = float(np.sum(lp) - np.sum(ln_))
-        if n_neg == 0:
-            g = float(np.expm1(c / n_pos))
-            phi = _phi(_ratio_log(x, g, 1.0), lam)
-        elif n_pos == 0:
-            g = float(np.expm1(-c / n_neg))
-            phi = _phi(_ratio_log(-x, g, 1.0), 2.0 - lam)
-        else:  # psi_YJ itself (Algorithm 3, line 9)
-            phi = np.concatenate([_phi(lp, lam), -_phi(ln_, 2.0 - lam)])
+        phi = np.concatenate([_phi(np.log1p(x[pos]), lam),
+                              -_phi(np.log1p(-x[~pos]), 2.0 - lam)])
+        if w is not None:
+            w = np.concatenate([w[pos], w[~pos]])
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = phi.mean(axis=0)
-        s = np.sum((phi - mean) ** 2, axis=0)
+        if w is None:
+            mean = phi.mean(axis=0)
+            s = np.sum((phi - mean) ** 2, axis=0)
+        else:
+            mean = (w @ phi) / np.sum(w)
+            s = w @ (phi - mean) ** 2
     bad = ~(np.isfinite(mean) & np.isfinite(s))
     mean[bad] = np.nan
     s[bad] = np.nan
@@ -156,11 +183,21 @@ def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
 # ------------------------------------------------------------------ the server's side
 @dataclass(frozen=True)
 class SiteView:
-    """What the server knows of one client's column: its counts and ``c`` (lambda-free)."""
+    """What the server knows of one client's column: its counts and ``c`` (lambda-free);
+    under case weights also its weight total ``w``, the sum of its weights' logs ``lw`` and
+    the sum ``e`` of its log-ratios (:func:`log_ratio_sum`)."""
 
     n_pos: int
     n_neg: int
     c: float
+    w: float | None = None
+    lw: float = 0.0
+    e: float | None = None
+
+    @property
+    def weight(self) -> float:
+        """The client's share of the pooled moments: its weight total, else its count."""
+        return float(self.n) if self.w is None else self.w
 
     @property
     def n(self) -> int:
@@ -232,12 +269,25 @@ class Frame:
         self.anchored = self.mode == "mixed"
         self.exp2: int | None = None  # the power of two that brings the variance near 1
         self.sum0: list[float] = []
+        self.weighted = any(v.w is not None for v in views)
+        # R's logLik of lm(weights=): sum(log w)/2 - n/2 log(W/n) beside the unweighted form
+        self.llf_offset = 0.0
+        if self.weighted:
+            W = math.fsum(v.weight for v in views)
+            self.llf_offset = (0.5 * math.fsum(v.lw for v in views)
+                               - 0.5 * self.N * math.log(W / self.N))
         if self.mode == "pos":
             self.A, self.B = self.C, -self.C + self.N * self.ell
         elif self.mode == "neg":  # Q is measured with k = 2 - lambda
             self.A, self.B = self.C + 2.0 * self.N * self.ell, -self.C - self.N * self.ell
         else:
             self.A, self.B = self.C, -self.C
+        if self.weighted and self.mode != "mixed":
+            # the weighted moments at k = 0 give sum w d, not sum d: the clients send e = sum d
+            self.sum0 = [float(v.e or 0.0) + v.n * d for v, d in
+                         zip(views, self.delta, strict=True)]
+            self.B = self.linear()[1]
+            self.anchored = True
 
     @property
     def lambda_k0(self) -> float | None:
@@ -303,12 +353,12 @@ class Frame:
                 e = k * (d - shift)
                 a = math.exp(e)
                 b = math.expm1(e) / k if k != 0 else (d - shift)
-                out.append((float(v.n), a * m + b, a * a * s))
+                out.append((v.weight, a * m + b, a * a * s))
             return out, shift
         for v, lb, (m, s) in zip(self.views, self.delta, stats_, strict=True):
             kind = v.kind(self.family)
             if kind == "mixed":
-                out.append((float(v.n), m, s))
+                out.append((v.weight, m, s))
                 continue
             # psi = sign * (e^{k lb} phi + expm1(k lb)/k), k = lambda or 2 - lambda
             k = lam if kind == "pos" else 2.0 - lam
@@ -318,7 +368,7 @@ class Frame:
             except OverflowError:
                 a = math.inf
             b = math.expm1(k * lb) / k if k != 0 else lb
-            out.append((float(v.n), sign * (a * m + b), a * a * s))
+            out.append((v.weight, sign * (a * m + b), a * a * s))
         return out, 0.0
 
 
@@ -531,7 +581,7 @@ class Tally:
 
 
 def check_paper_reply(rep: Any, req: LambdaRequest, view: SiteView | None, n_pos: int,
-                      n_neg: int, family: str) -> str | None:
+                      n_neg: int, family: str, weighted: bool = False) -> str | None:
     """What is wrong with a reply to ``req`` from a client that declared ``n_pos``/``n_neg``
     at set-up (``view``: what it sent before, ``None`` in its first round); ``None`` if
     nothing (see the module doc for what can be checked without ranges).
@@ -575,7 +625,7 @@ def check_paper_reply(rep: Any, req: LambdaRequest, view: SiteView | None, n_pos
         spread = math.sqrt(s / n)
         if n == 1 and s > 0:
             return "sent a spread for a single value"
-        if kind != "mixed":
+        if kind != "mixed" and not weighted:  # weighted: d's weighted mean is not 0
             k = 2.0 - lam if kind == "neg" else lam
             # Jensen: expm1(k d)/k is convex (k > 0) or concave (k < 0) and d has mean 0
             # (d's mean is 0 up to the rounding of g = exp(c/n): a few eps of |c/n|)
@@ -672,7 +722,7 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
         return frame.nll(lam, ev.q) if math.isfinite(ev.q) else math.inf
 
     k0 = frame.lambda_k0
-    if k0 is not None:  # one-signed data: the round at k = 0 first, to anchor B
+    if k0 is not None and not frame.anchored:  # one-signed: the round at k = 0 first
         ev0 = seen.get(k0) or evaluate([k0], "search")[0]
         if ev0.parts and math.isfinite(ev0.q):
             frame.anchor(ev0.parts)
@@ -683,7 +733,7 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
     # the profile's natural unit of lambda is about 1/sd of the transformed values at k = 0
     # (mixed-sign data: at lambda = 1); data on a tiny scale put the minimum near 1/sd, so
     # the bracket's first step is that far, not 1 (Yeo-Johnson data of order 1e-100)
-    ref = seen.get(k0 if k0 is not None else 1.0)
+    ref = seen.get(k0 if k0 is not None else 1.0) or seen.get(1.0)
     unit = (math.exp(min(-0.5 * (ref.q - frame.q_offset), 700.0))
             if ref is not None and math.isfinite(ref.q) else 1.0)
     x, fx, scale, ok = minimise(f, first, second, step=unit if unit > 10.0 else None)
@@ -844,7 +894,9 @@ def solution(fit: PaperFit) -> Solution:
 
 
 def llf_of(fit: PaperFit) -> float:
-    return float(-fit.nll + llf_constant(fit.nobs))
+    """The maximised log-likelihood (with the Jacobian; weighted: R's ``logLik`` of
+    ``lm(weights=)``, plus the Jacobian)."""
+    return float(-fit.nll + llf_constant(fit.nobs) + fit.frame.llf_offset)
 
 
 def deadline_left(start: float, deadline: float | None) -> float | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -28,10 +28,11 @@ from .._validation.columns import (
     normalize_family,
 )
 from .._validation.containers import as_pandas_frame
+from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.resolution import data_range
 from ..core.response import ResponseProfile
-from ..core.solve import solve
+from ..core.solve import bounded_solution, solve
 from ..families import transform
 from ..regression.formula import caller_environment, model_frame
 from ..regression.model import _fixed_power
@@ -51,6 +52,7 @@ def lmer(
     REML: bool = True,  # noqa: N803 - lme4's name
     missing: Literal["drop", "raise"] = "drop",
     lmbda: float | None = None,
+    bounds: Any = None,
 ) -> LmerResult:
     """Fit a linear mixed model with a Box-Cox (or Yeo-Johnson) transformed response.
 
@@ -82,6 +84,15 @@ def lmer(
         out and counted (``n_dropped``), or refused.
     lmbda : float, optional
         Fit at this response power instead of estimating it.
+    bounds : (lo, hi), optional
+        Restrict the estimated power to ``[lo, hi]`` (``-inf`` / ``inf`` leave a side open;
+        as forecast's ``lower`` / ``upper``): the maximum of car's objective on the interval.
+        When the unconstrained maximum lies outside, lambda is the bound and the summary says
+        so; ``m.power``'s interval is the powers within the bounds whose profile
+        log-likelihood is within ``chi2(1, 0.95)/2`` of the bounded maximum (not the
+        unconstrained interval cut at the bounds), its LR tests compare with the bounded
+        maximum (a power outside the bounds is refused), and a power on a bound has no
+        standard error. Not with ``lmbda=``.
 
     Returns
     -------
@@ -157,6 +168,10 @@ def lmer(
     if fam != "boxcox":
         check_response_scale(frame.y, f"response {frame.response!r}", "the mixed model's")
     fixed = _fixed_power(lmbda, frame.response_lmbda)
+    limits = check_bounds(bounds)
+    if limits is not None and fixed is not None:
+        raise BoxCoxError("bounds= restricts an estimated power; the response power is fixed "
+                          "(lmbda= or bc(y, lmbda=...)), so there is nothing to bound")
     design = qr_design(frame.x)
     n = frame.y.shape[0]
     if n - design.rank < 1:
@@ -185,11 +200,15 @@ def lmer(
         power = power._at(fixed, stacklevel=3, values=frame.y[:, None], what="response",
                           remedy="fit another power (e.g. lmbda=0, the log)")
     else:
-        sol = solve(profile)
+        sol = free = solve(profile)
+        bounded: dict[str, Any] = {}
+        if limits is not None:  # the profile is not known to be convex: both ends compared
+            sol = bounded_solution(profile, free, limits)
+            bounded = {"bounds": limits, "lmbda_free": free.lmbda.copy()}
         lam = sol.lmbda.copy()
         power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=sol.nll.copy(),
                         llf_values=profile.llf_offset() - sol.nll,
-                        converged_values=sol.converged)
+                        converged_values=sol.converged, **bounded)
         if not sol.converged[0]:
             warnings.warn(f"the response power did not converge for {formula!r}",
                           RuntimeWarning, stacklevel=2)

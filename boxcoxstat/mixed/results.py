@@ -461,11 +461,11 @@ class LmerResult(ResultBase):
                 "rounded": [format_power(self.power.rounded)],
             }, index=[self.response])
             tests = pd.DataFrame(
-                [[t.statistic, t.df, t.pvalue] for t in (self.power.test(0),
-                                                          self.power.test(1))],
+                [self._test_row(v) for v in (0.0, 1.0)],
                 index=["lambda = 0", "lambda = 1"], columns=["LR", "df", "pvalue"])
             tables = [(f"Response power ({self.family})", power),
                       ("Likelihood-ratio tests of the power", tests)]
+            notes += self._bound_notes()
         coef = self.coefficients.copy()
         ci = self.conf_int(alpha)
         coef[f"[{alpha / 2:g}"] = ci["lower"]
@@ -478,6 +478,38 @@ class LmerResult(ResultBase):
             notes.append("The random-effect parameters did not converge at lambda = "
                          + ", ".join(f"{v:.6g}" for v in self.nonconverged))
         return Summary("Linear mixed model with a power-transformed response", tables, notes)
+
+    def _test_row(self, lmbda0: float) -> list[float]:
+        """The summary's LR test of ``lambda = lmbda0``: NaN where ``bounds`` exclude it."""
+        b = self.power.bounds
+        if b is not None and not b[0, 0] <= lmbda0 <= b[0, 1]:
+            return [np.nan, 1, np.nan]
+        t = self.power.test(lmbda0)
+        return [t.statistic, t.df, t.pvalue]
+
+    def _bound_notes(self) -> list[str]:
+        """Where ``bounds=`` were given: whether lambda is on a bound (and the unconstrained
+        maximum), and the tests the bounds exclude."""
+        p = self.power
+        if p.bounds is None:
+            return []
+        lo, hi = (float(v) for v in p.bounds[0])
+        lam = float(p.lmbda_mle[0])
+        free = np.nan if p.lmbda_free is None else float(p.lmbda_free[0])
+        side = "lower" if lam <= lo else "upper" if lam >= hi else None
+        if side is None:
+            notes = [f"lambda maximised on [{lo:g}, {hi:g}] (bounds inactive); the interval "
+                     "stays within them."]
+        else:
+            notes = [f"Bound active: lambda is the {side} bound of [{lo:g}, {hi:g}]; the "
+                     f"unconstrained maximum is {free:.10g}. The interval is the powers within "
+                     "the bounds whose profile likelihood is within the cut-off of the bounded "
+                     "maximum; no std err at a bound."]
+        out = [v for v in (0.0, 1.0) if not lo <= v <= hi]
+        if out:
+            notes.append("No LR test of lambda = " + " or ".join(f"{v:g}" for v in out)
+                         + ": outside the bounds.")
+        return notes
 
     def __repr__(self) -> str:
         how = "fixed" if self.power.fixed else "lmbda"

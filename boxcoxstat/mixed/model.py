@@ -32,13 +32,15 @@ from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.resolution import data_range
 from ..core.response import ResponseProfile
+from ..core.shifted import GAMMA_MIN
 from ..core.solve import bounded_solution, solve
-from ..families import transform
+from ..families import bcnpower, transform
 from ..regression.formula import caller_environment, model_frame
 from ..regression.model import _fixed_power
+from ..univariate.model import gamma_summary
 from ..univariate.results import PowerTransformResult
 from .formula import RandomTerm, split_random
-from .profile import MixedProfile, Structure
+from .profile import MixedProfile, MixedShiftedColumn, MixedShiftedProfile, Structure
 from .results import LmerResult, RandomDesign
 
 __all__ = ["lmer"]
@@ -163,11 +165,17 @@ def lmer(
     n_dropped = len(data) - frame.y.shape[0]
     rdata = sub.iloc[frame.rows]
     fam = _family(frame.response_family, family, formula)
+    shifted = fam == "bcnpower"
     check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
-                 family=fam, missing="raise", min_n=3, tiny_scale=True)
-    if fam != "boxcox":
+                 family="yeojohnson" if shifted else fam, missing="raise", min_n=3,
+                 tiny_scale=not shifted)
+    if fam == "yeojohnson":
         check_response_scale(frame.y, f"response {frame.response!r}", "the mixed model's")
     fixed = _fixed_power(lmbda, frame.response_lmbda)
+    if fixed is not None and shifted:
+        raise BoxCoxError("a fixed response power is not available with family='bcnpower' "
+                          "(as for bcs.lm); fit the power and the shift, or transform the "
+                          "response with the power and shift you chose")
     limits = check_bounds(bounds)
     if limits is not None and fixed is not None:
         raise BoxCoxError("bounds= restricts an estimated power; the response power is fixed "
@@ -178,14 +186,22 @@ def lmer(
         raise BoxCoxError(f"the model has {design.rank} fixed coefficients for {n} "
                           "observations; no residual degrees of freedom are left")
     rdesign = RandomDesign.build(terms, rdata, n)
-    resp = ResponseProfile.build(frame.y, design, fam)
-    if resp.unit != 1.0:
-        raise BoxCoxError(f"the response {frame.response!r} is on a scale below about 1e-20; "
-                          "rescale it (multiply by a power of ten) before fitting a mixed model")
     kept = [j for j in range(frame.x.shape[1]) if j not in set(design.aliased)]
     x_kept = frame.x[:, kept]
     structure = Structure.build(list(rdesign.dims), list(rdesign.nlevels))
-    profile = MixedProfile(resp, rdesign.matrix(), structure, x_kept, bool(REML))
+    profile: MixedProfile | MixedShiftedProfile
+    if shifted:
+        column = MixedShiftedColumn(frame.y, design, rdesign.matrix(), structure, x_kept,
+                                    bool(REML))
+        profile = MixedShiftedProfile((column,))
+        profile.check_maximum([frame.response], "response")
+    else:
+        resp = ResponseProfile.build(frame.y, design, fam)
+        if resp.unit != 1.0:
+            raise BoxCoxError(f"the response {frame.response!r} is on a scale below about "
+                              "1e-20; rescale it (multiply by a power of ten) before fitting "
+                              "a mixed model")
+        profile = MixedProfile(resp, rdesign.matrix(), structure, x_kept, bool(REML))
     one = np.ones(1)
     power = PowerTransformResult(
         names=(frame.response,), layout="series", families=(fam,), lmbda_used=one.copy(),
@@ -194,7 +210,7 @@ def lmer(
         n_missing=np.array([n_dropped], dtype=np.int64),
         converged_values=np.ones(1, dtype=bool), ymax=None,
         lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=profile,
-        data_range=data_range(frame.y[:, None]),
+        data_range=None if shifted else data_range(frame.y[:, None]),
     )
     if fixed is not None:
         power = power._at(fixed, stacklevel=3, values=frame.y[:, None], what="response",
@@ -206,6 +222,11 @@ def lmer(
             sol = bounded_solution(profile, free, limits)
             bounded = {"bounds": limits, "lmbda_free": free.lmbda.copy()}
         lam = sol.lmbda.copy()
+        if isinstance(profile, MixedShiftedProfile):
+            gam, gse, status = gamma_summary(list(profile.columns), sol.lmbda,
+                                             profile.gamma_at(sol.lmbda))
+            bounded.update(gamma_values=gam, gamma_bse=gse, gamma_status=status,
+                           gamma_min=GAMMA_MIN)
         power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=sol.nll.copy(),
                         llf_values=profile.llf_offset() - sol.nll,
                         converged_values=sol.converged, **bounded)
@@ -214,10 +235,24 @@ def lmer(
                           RuntimeWarning, stacklevel=2)
         power._inference  # noqa: B018 - the interval and tests now, so failures are known
     lam_used = float(power.lmbda_used[0])
-    nll, _, tfit = profile.at(lam_used)
-    if fixed is not None:
-        power = replace(power, llf_values=profile.llf_offset() - nll)
-    failures = tuple(sorted(set(profile.failures)))
+    if isinstance(profile, MixedShiftedProfile):
+        col = profile.columns[0]
+        assert isinstance(col, MixedShiftedColumn) and power.gamma_values is not None
+        gamma_used = float(power.gamma_values[0])
+        if not np.isfinite(gamma_used):
+            raise BoxCoxError(f"the bcnPower likelihood of {formula!r} rises towards the "
+                              "untransformed response (gamma -> infinity) at the estimated "
+                              "power; fit the response untransformed or use "
+                              "family='yeojohnson'")
+        tfit = col.frame(gamma_used).prof.at(lam_used)[2]
+        failures = tuple(sorted(set(col.failures())))
+        psi = bcnpower(frame.y, lam_used, gamma_used)
+    else:
+        nll, _, tfit = profile.at(lam_used)
+        if fixed is not None:
+            power = replace(power, llf_values=profile.llf_offset() - nll)
+        failures = tuple(sorted(set(profile.failures)))
+        psi = transform(frame.y, lam_used, fam)
     if failures:
         shown = ", ".join(f"{v:.6g}" for v in failures[:5])
         warnings.warn(
@@ -225,8 +260,8 @@ def lmer(
             f"{shown}{' ...' if len(failures) > 5 else ''}; the likelihood there (and what "
             "uses it: the estimate, interval or tests) is not reliable; see m.nonconverged",
             RuntimeWarning, stacklevel=2)
-    psi = transform(frame.y, lam_used, fam)
-    fit = rdesign.fit(psi, x_kept, structure, tfit.theta, profile.df)
+    df = float(n - design.rank) if REML else float(n)
+    fit = rdesign.fit(psi, x_kept, structure, tfit.theta, df)
     names = [frame.column_names[j] for j in kept]
     return LmerResult.assemble(
         formula=formula, fixed_formula=fixed_formula, family=fam, response=frame.response,
@@ -279,8 +314,4 @@ def _family(in_formula: str | None, family: str | None, formula: str) -> str:
         if in_formula is not None and chosen != in_formula:
             raise BoxCoxError(f"family={family!r} contradicts the response "
                               f"{formula.split('~')[0].strip()!r}")
-    if chosen == "bcnpower":
-        raise BoxCoxError("family='bcnpower' (car's estimateTransform.bcnPowerlmer) is not "
-                          "available for mixed models yet; use 'boxcox' on a positive "
-                          "response or 'yeojohnson'")
     return chosen

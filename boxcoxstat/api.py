@@ -237,20 +237,21 @@ def fit(
                               "transform the collection with boxcoxstat.families.transform"
                               if dask else "lmbda= (a fixed power) is not available for "
                               "Spark input; fit, then transform with the result")
-        if bounds is not None or (spark and weights is not None):
-            raise BoxCoxError(f"bounds= is not available for {what} input yet (weights= is for "
+        if spark and weights is not None:
+            raise BoxCoxError("weights= is not available for Spark input yet (it is for "
                               "Dask); bring the data into memory first")
         if spark:
             from .federated.sparkfit import fit_spark
 
-            return fit_spark(data, family=family, missing=missing, ymax=ymax)
+            return fit_spark(data, family=family, missing=missing, ymax=ymax, bounds=bounds)
         if weights is not None:
             from .federated.daskweights import fit_dask_weighted
 
-            return fit_dask_weighted(data, weights, family=family, missing=missing, ymax=ymax)
+            return fit_dask_weighted(data, weights, family=family, missing=missing, ymax=ymax,
+                                     bounds=bounds)
         from .federated.daskfit import fit_dask
 
-        return fit_dask(data, family=family, missing=missing, ymax=ymax)
+        return fit_dask(data, family=family, missing=missing, ymax=ymax, bounds=bounds)
     fam = normalize_family(family, allow_shifted=True)
     spec = parse_spec(get_method(method).name, **options)
     safe = isinstance(lmbda, str) and lmbda == "safe"

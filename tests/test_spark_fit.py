@@ -84,6 +84,23 @@ def test_spark_fit_equals_in_memory(spark, family):
     assert list(r.lmbda.index) == list(frame.columns)
 
 
+def test_spark_bounds_equal_in_memory(spark):
+    """bounds=(lo, hi) (issue 30): the partitioned engine's bounded maximum (here the lower
+    bound: the unconstrained lambda is near 0) and its bounded inference, as in memory."""
+    frame = pd.DataFrame({"pos": np.random.default_rng(8).lognormal(1.0, 0.6, 3000)})
+    r = bcs.fit(_sdf(spark, frame, 4), bounds=(0.5, 2.0))
+    m = bcs.fit(frame, bounds=(0.5, 2.0))
+    assert r.lmbda.iloc[0] == m.lmbda.iloc[0] == 0.5
+    assert _rel(r.lmbda_free, m.lmbda_free) < 1e-10
+    assert _rel(r.conf_int(), m.conf_int()) < 1e-10
+    assert _rel(r.llf, m.llf) < 1e-10
+    assert np.isnan(r.bse.iloc[0]) and np.isnan(m.bse.iloc[0])  # no se on a bound
+    assert _rel(r.test(1.0).statistic_values, m.test(1.0).statistic_values) < 1e-10
+    with pytest.raises(BoxCoxError, match="outside the bounds"):
+        r.test(0.0)
+    assert "bound active" in str(r.summary())
+
+
 @pytest.mark.slow  # two columns, about 20 Spark jobs
 def test_spark_missing_values_and_ymax(spark):
     """NaN and null are missing (dropped and counted); ymax clips lambda as in memory

@@ -235,14 +235,17 @@ class WeightedColumn:
 def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
                       missing: str = "drop", ymax: float | None = None,
                       optimizer: str = "score", grid: int = 1000,
-                      split_every: int | None = None) -> PowerTransformResult:
+                      split_every: int | None = None, bounds: Any = None
+                      ) -> PowerTransformResult:
     """``boxcoxstat.fit`` of Dask input with case ``weights``: each column's set-up pass (the
     gate's checks, as without weights), the totals pass, ``D``'s pass per family, and one
     graph per evaluation of the weighted profile; the core's solver and inference do the
-    rest (no subsample start: every evaluation reads the data and the weights)."""
+    rest (no subsample start: every evaluation reads the data and the weights);
+    ``bounds=(lo, hi)`` as in :func:`~boxcoxstat.federated.partitioned.fit_partitioned`."""
     from dataclasses import replace
 
     from .._validation.columns import check_column, check_option, normalize_family
+    from ..core.bounds import check_bounds
     from ..core.solve import OPTIMIZERS
     from .daskfit import _columns, _setup
     from .model import build_result, check_ymax, fit_column
@@ -253,10 +256,11 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
     check_option("optimizer", optimizer, OPTIMIZERS)
     data, wcol = split_weights(data, weights)
     cols, names, kind = _columns(data)
+    limits = check_bounds(bounds, len(names))
     tally = {"passes": 0, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
              "subsample_rounds": 0}
     fits, n_missing = [], []
-    for col, name in zip(cols, names, strict=True):
+    for j, (col, name) in enumerate(zip(cols, names, strict=True)):
         rep, checked = _setup(col, name, split_every)
         tally["passes"] += 1
         check_column(rep["report"], name, family=fam, missing=missing, tiny_scale=True)
@@ -268,11 +272,11 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
 
         lo, hi = rep["report"].lo, rep["report"].hi
         fit = fit_column(weighted, fam, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
-                         ymax=ymax)
+                         ymax=ymax, bounds=None if limits is None else limits[j : j + 1])
         fits.append(replace(fit, llf=fit.llf + wc.llf_shift()))
         tally["fit_rounds"] += fit.rounds
         n_missing.append(rep["report"].n_missing)
     info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
+    return replace(build_result(names, kind, fam, fits, n_missing, info, ymax, limits),
                    weighted=True)

@@ -163,6 +163,7 @@ def fit_spark(
     ymax: float | None = None,
     optimizer: str = "score",
     grid: int = 1000,
+    bounds: Any = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Spark DataFrame (called by ``boxcoxstat.fit``).
 
@@ -171,6 +172,8 @@ def fit_spark(
     subsample of a column of more than 100,000 values); only one summary row per partition
     reaches the driver. The result equals the in-memory fit of the same values to about
     1e-12 relative; ``federated["passes"]`` counts every job that reads the data.
+    ``bounds=(lo, hi)`` restricts lambda to ``[lo, hi]`` (the bounded maximum and inference
+    of ``boxcoxstat.fit(x, bounds=)``: one more evaluation at an active bound).
 
     Examples
     --------
@@ -201,7 +204,8 @@ def fit_spark(
 
     try:
         res = fit_partitioned(setup, names, "frame", 0, family=family, missing=missing,
-                              ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=1)
+                              ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=1,
+                              bounds=bounds)
     finally:
         for sub in cached:
             sub.unpersist()

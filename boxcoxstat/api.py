@@ -237,13 +237,11 @@ def fit(
                               "transform the collection with boxcoxstat.families.transform"
                               if dask else "lmbda= (a fixed power) is not available for "
                               "Spark input; fit, then transform with the result")
-        if spark and weights is not None:
-            raise BoxCoxError("weights= is not available for Spark input yet (it is for "
-                              "Dask); bring the data into memory first")
         if spark:
             from .federated.sparkfit import fit_spark
 
-            return fit_spark(data, family=family, missing=missing, ymax=ymax, bounds=bounds)
+            return fit_spark(data, family=family, missing=missing, ymax=ymax, bounds=bounds,
+                             weights=weights)
         if weights is not None:
             from .federated.daskweights import fit_dask_weighted
 

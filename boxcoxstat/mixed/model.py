@@ -50,7 +50,7 @@ def lmer(
     formula: str,
     data: pd.DataFrame,
     *,
-    family: Literal["boxcox", "yeojohnson"] | None = None,
+    family: Literal["boxcox", "yeojohnson", "bcnpower"] | None = None,
     REML: bool = True,  # noqa: N803 - lme4's name
     missing: Literal["drop", "raise"] = "drop",
     lmbda: float | None = None,
@@ -75,9 +75,14 @@ def lmer(
         ``bc(y)`` / ``yj(y)`` on the left to name the family).
     data : DataFrame
         pandas, or another library's DataFrame (read by column name).
-    family : {"boxcox", "yeojohnson"}, optional
+    family : {"boxcox", "yeojohnson", "bcnpower"}, optional
         The response's family (default Box-Cox, or the one ``bc(y)`` / ``yj(y)`` names).
-        car's ``bcnPower`` for mixed models is not available.
+        ``"bcnpower"`` is car's ``powerTransform(lmer(...), family = "bcnPower")``
+        (Hawkins & Weisberg 2017): Box-Cox of ``(y + sqrt(y^2 + gamma^2))/2``, any real
+        response, the shift ``gamma >= 0.1`` profiled out of lambda's likelihood by the
+        engine of ``bcs.lm(family="bcnpower")`` (``m.power.gamma_values``); a likelihood
+        without a maximum (rising towards Manly's exponential transformation) is refused.
+        Not with ``lmbda=``.
     REML : bool, default=True
         Fit by restricted maximum likelihood (as ``lmer``), or by maximum likelihood. With
         REML the objective is car's: the REML criterion of the Jacobian-adjusted response.

@@ -12,6 +12,7 @@ parameters. The power's own inference is ``m.power``, a
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -465,9 +466,12 @@ class LmerResult(ResultBase):
             power = pd.DataFrame({"lmbda": [self.lmbda]}, index=[self.response])
             tables = [("Response power (fixed)", power)]
         else:
-            ci = self.power.conf_int(alpha)
+            with warnings.catch_warnings():  # bcnPower's gamma at its bound: said in a note
+                warnings.filterwarnings("ignore", message=".* of gamma is not available")
+                ci = self.power.conf_int(alpha)
+                bse = self.power.bse
             power = pd.DataFrame({
-                "lmbda": [self.lmbda], "bse": [float(self.power.bse.iloc[0])],
+                "lmbda": [self.lmbda], "bse": [float(bse.iloc[0])],
                 "lower": [float(ci["lower"].iloc[0])], "upper": [float(ci["upper"].iloc[0])],
                 "rounded": [format_power(self.power.rounded)],
             }, index=[self.response])

@@ -109,9 +109,11 @@ print(bounded.summary().notes[-2])
 # ones `(x || g)`, nested factors `(1 | a/b)`, interactions `(1 | a:b)` and crossed factors
 # `(1 | a) + (1 | b)`: lme4's model, evaluated exactly (Bates et al. 2015). A grouping factor
 # with one level, or with as many levels as observations, a grouping expression that is not
-# data columns, and car's `bcnPower` family are refused with an error that names them. A
-# random-effect fit that does not converge at some lambda is reported by a warning and in
-# `m.nonconverged`, never smoothed over.
+# data columns are refused with an error that names them. A random-effect fit that does not
+# converge at some lambda is reported by a warning and in `m.nonconverged`, never smoothed
+# over. car's `bcnPower` family (`family="bcnpower"`, a response with zeros or negative values)
+# profiles its shift out as `bcs.lm` does; it refits the random effects for every (lambda,
+# gamma) it tries, so it takes seconds to a minute, and is not run on this page.
 
 # %%
 try:

@@ -101,8 +101,15 @@ def test_bcnpower_equals_a_tight_optimum_of_cars_objective(name, fits):
     with warnings.catch_warnings():  # gamma's own se at its bound: NaN, with a warning
         warnings.simplefilter("ignore", RuntimeWarning)
         bse = p.bse.iloc[0]
-    assert bse == pytest.approx(t["bse"], rel=1e-4)
-    lo, hi = p.conf_int().iloc[0]
+    if t["status"] == "estimated":
+        assert bse == pytest.approx(t["bse"], rel=1e-4)
+    else:  # gamma leaves its bound on one side of the estimate: the profile's curvature has
+        # a kink there, which R's symmetric Ridders steps straddle (1% off); the estimate's
+        # side holds gamma at the bound, as car's se does (optimHess with gamma fixed)
+        assert bse == pytest.approx(CASES[name]["car"]["bse"], rel=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = p.conf_int().iloc[0]
     assert lo < m.lmbda < hi
 
 

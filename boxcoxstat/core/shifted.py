@@ -358,12 +358,10 @@ class ShiftedColumn:
         # the lower bound, as car reports it
         gam = self.gamma_min if t <= max(t_lo, floor) else float(np.exp(min(t, t_hi)))
         v, dl, _ = self.nll(lmbda, gam)
-        # the limit gamma -> inf (the untransformed data, whatever lambda is) is a candidate
-        # wherever the search ended: the profile can fall from gamma_min, dip and rise
-        # towards the limit beyond the grid's top (a lambda far from the estimate)
-        nll0 = self.limit()[2]
-        if nll0 < v:
-            return np.inf, nll0, 0.0
+        if t >= t_hi:  # the limit gamma -> inf: the untransformed data, whatever lambda is
+            nll0 = self.limit()[2]
+            if nll0 < v:
+                return np.inf, nll0, 0.0
         return gam, v, dl
 
     def _gamma_start(self, lmbda: float) -> tuple[float, float]:

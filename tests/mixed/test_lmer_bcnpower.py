@@ -180,3 +180,28 @@ def test_a_likelihood_without_maximum_is_refused_by_name():
                        "no maximum.*Manly"):
         bcs.lmer(RUNAWAY["formula"], _frame(RUNAWAY), REML=RUNAWAY["REML"],
                  family="bcnpower")
+
+
+def test_bcnpower_with_zero_random_variance_is_lm():
+    """The nested case: every group holds the same (x, y) pairs (30 sleepstudy rows, R210,
+    three times), so the random intercepts' variance is 0 at every (lambda, gamma) and the
+    ML objective is ``bcs.lm(family="bcnpower")``'s, number for number (measured: lambda
+    4e-14, gamma 2e-12 relative, interval ends 1e-11, LR 1e-13)."""
+    case = CASES["sleepstudy_r210_intercept_ml"]
+    sub = _frame(case).iloc[:30]
+    df = pd.DataFrame({"y": np.tile(sub["R210"], 3), "x": np.tile(sub["Days"], 3),
+                       "g": np.repeat(list("abc"), 30)})
+    m = bcs.lm("y ~ x", df, family="bcnpower")
+    ml = bcs.lmer("y ~ x + (1 | g)", df, family="bcnpower", REML=False)
+    assert ml.variance_components["vcov"].iloc[0] == 0.0
+    assert m.power.gamma_status == ml.power.gamma_status == ("estimated",)
+    # two evaluations of one likelihood (QR vs the mixed model's penalised system): 1e-10
+    assert ml.lmbda == pytest.approx(m.lmbda, abs=1e-10)
+    assert ml.power.gamma_values[0] == pytest.approx(m.power.gamma_values[0], rel=1e-10)
+    assert ml.llf == pytest.approx(m.llf, abs=1e-9)
+    assert ml.power.conf_int().to_numpy() == pytest.approx(m.power.conf_int().to_numpy(),
+                                                           abs=1e-9)
+    for lam0 in (0, 1):
+        assert ml.power.test(lam0).statistic == pytest.approx(m.power.test(lam0).statistic,
+                                                              abs=1e-9)
+    assert ml.params.to_numpy() == pytest.approx(m.params.to_numpy(), rel=1e-10)

@@ -182,7 +182,7 @@ def test_a_likelihood_without_maximum_is_refused_by_name():
                  family="bcnpower")
 
 
-def test_bcnpower_with_zero_random_variance_is_lm():
+def test_bcnpower_with_zero_random_variance_is_lm_bounded_or_not():
     """The nested case: every group holds the same (x, y) pairs (30 sleepstudy rows, R210,
     three times), so the random intercepts' variance is 0 at every (lambda, gamma) and the
     ML objective is ``bcs.lm(family="bcnpower")``'s, number for number (measured: lambda
@@ -205,3 +205,11 @@ def test_bcnpower_with_zero_random_variance_is_lm():
         assert ml.power.test(lam0).statistic == pytest.approx(m.power.test(lam0).statistic,
                                                               abs=1e-9)
     assert ml.params.to_numpy() == pytest.approx(m.params.to_numpy(), rel=1e-10)
+    # bounds= with bcnPower: lm's bounded maximum and interval, gamma profiled at the bound
+    mb = bcs.lm("y ~ x", df, family="bcnpower", bounds=(0.2, 1))
+    mlb = bcs.lmer("y ~ x + (1 | g)", df, family="bcnpower", REML=False, bounds=(0.2, 1))
+    assert mlb.lmbda == mb.lmbda == 0.2
+    assert mlb.power.gamma_values[0] == pytest.approx(mb.power.gamma_values[0], rel=1e-10)
+    assert mlb.power.conf_int().to_numpy() == pytest.approx(mb.power.conf_int().to_numpy(),
+                                                            abs=1e-9)
+    assert "Bound active: lambda is the lower bound of [0.2, 1]" in str(mlb.summary())

@@ -28,12 +28,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
+from .._validation.routes import Request
 from ..core.profile import CallbackProfile
 from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
 
 __all__ = ["split_weights", "WeightedColumn", "DaskRunner", "fit_weighted",
-           "fit_dask_weighted", "merge_sums"]
+           "fit_dask_weighted", "merge_sums", "fit_request"]
 
 
 def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
@@ -295,3 +296,10 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
     return fit_weighted(columns, names, kind, int(cols[0].npartitions), tally, family=fam,
                         missing=missing, ymax=ymax, optimizer=optimizer, grid=grid,
                         limits=limits)
+
+
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimator table's rows for Dask input with case weights (``boxcoxstat.api.TABLE``,
+    with or without ``bounds=``): :func:`fit_dask_weighted`."""
+    return fit_dask_weighted(req.data, req.weights, family=req.family, missing=req.missing,
+                             ymax=req.ymax, bounds=req.bounds)

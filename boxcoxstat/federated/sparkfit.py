@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
+from .._validation.routes import Request
 from ..univariate.results import PowerTransformResult
 from .daskweights import fit_weighted, merge_sums
 from .partitioned import (
@@ -41,15 +42,9 @@ from .partitioned import (
 )
 from .protocol import GlobalFrame
 
-__all__ = ["is_spark", "fit_spark", "spark_transform"]
+__all__ = ["fit_spark", "spark_transform", "fit_request"]
 
 EXTRA = 'pip install "boxcoxstat[spark]" (pyspark; Spark also needs a Java runtime)'
-
-
-def is_spark(data: Any) -> bool:
-    """True for a Spark DataFrame (checked by module name; pyspark need not be installed)."""
-    cls = type(data)
-    return cls.__module__.split(".")[0] == "pyspark" and cls.__name__ == "DataFrame"
 
 
 def _pyspark() -> Any:
@@ -379,3 +374,10 @@ def spark_transform(result: Any, df: Any, *, inverse: bool = False) -> Any:
         col = df[name].cast("double")
         exprs[name] = (_inverse if inverse else _forward)(F, col, lam, family, name)
     return df.select(*[exprs[c].alias(c) if c in exprs else df[c] for c in df.columns])
+
+
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimator table's rows for Spark input (``boxcoxstat.api.TABLE``): :func:`fit_spark`
+    (with ``bounds=`` and a weights column where given)."""
+    return fit_spark(req.data, family=req.family, missing=req.missing, ymax=req.ymax,
+                     bounds=req.bounds, weights=req.weights)

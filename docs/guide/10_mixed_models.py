@@ -100,7 +100,7 @@ print(f"LR statistic for lambda = 0: {2 * (ml.llf - ml_log.llf):.4f} "
 bounded = bcs.lmer("reaction ~ day + (1 + day | subject)", study, bounds=(0.5, 2))
 print(f"lambda = {bounded.lmbda:g}; "
       f"interval {bounded.power.conf_int().iloc[0].round(3).tolist()}")
-print(bounded.summary().notes[-2])  # the note gives the unconstrained maximum
+print(bounded.summary().notes[-2])  # the summary's note on the bounds
 
 # %% [markdown]
 # ## What the engine fits, and what it refuses

@@ -194,8 +194,8 @@ def fit(
        lower  upper
     x  -0.04  0.226
     """
+    from ._validation.containers import is_spark
     from .federated.daskfit import is_dask
-    from .federated.sparkfit import is_spark
 
     normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
     get_method(method)  # a known estimator's name, or the registry's error

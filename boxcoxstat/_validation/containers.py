@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from ..exceptions import BoxCoxError
 
 __all__ = ["POLARS_EXTRA", "native_frame", "like_native", "select_columns", "as_pandas_frame",
-           "to_matrix"]
+           "to_matrix", "is_spark"]
 
 _FRAME_LIBRARIES = ("polars", "pyarrow", "modin", "cudf", "pyspark", "duckdb", "ibis", "daft")
 POLARS_EXTRA = "pip install 'boxcoxstat[polars]'"
@@ -265,3 +265,9 @@ def _numeric(col: NDArray, name: str, booleans: bool = True) -> NDArray[np.float
                 f"column {name!r} is not numeric (row {i} holds {v!r:.60}); {_ENCODE}"
             )
     return out
+
+
+def is_spark(data: Any) -> bool:
+    """True for a Spark DataFrame (checked by module name; pyspark need not be installed)."""
+    cls = type(data)
+    return cls.__module__.split(".")[0] == "pyspark" and cls.__name__ == "DataFrame"

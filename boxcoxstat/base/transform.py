@@ -353,7 +353,8 @@ class ColumnTransforms(ResultBase):
             values then share an output), naming the column and what to do.
         """
         if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
-            from ..federated.sparkfit import is_spark, spark_transform
+            from .._validation.containers import is_spark
+            from .spark_transform import spark_transform
 
             if is_spark(data):
                 return spark_transform(self, data)
@@ -375,7 +376,8 @@ class ColumnTransforms(ResultBase):
             :meth:`transform` refuses them.
         """
         if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
-            from ..federated.sparkfit import is_spark, spark_transform
+            from .._validation.containers import is_spark
+            from .spark_transform import spark_transform
 
             if is_spark(data):
                 return spark_transform(self, data, inverse=True)

@@ -22,6 +22,12 @@ _FRAME_LIBRARIES = ("polars", "pyarrow", "modin", "cudf", "pyspark", "duckdb", "
 POLARS_EXTRA = "pip install 'boxcoxstat[polars]'"
 
 
+def is_spark(data: Any) -> bool:
+    """True for a Spark DataFrame (checked by module name; pyspark need not be installed)."""
+    cls = type(data)
+    return cls.__module__.split(".")[0] == "pyspark" and cls.__name__ == "DataFrame"
+
+
 def native_frame(data: Any) -> Any:
     """``data`` as a narwhals DataFrame or Series when it is an eager DataFrame or Series of a
     library other than pandas (polars, pyarrow, modin, cuDF...), else ``None``.
@@ -265,9 +271,3 @@ def _numeric(col: NDArray, name: str, booleans: bool = True) -> NDArray[np.float
                 f"column {name!r} is not numeric (row {i} holds {v!r:.60}); {_ENCODE}"
             )
     return out
-
-
-def is_spark(data: Any) -> bool:
-    """True for a Spark DataFrame (checked by module name; pyspark need not be installed)."""
-    cls = type(data)
-    return cls.__module__.split(".")[0] == "pyspark" and cls.__name__ == "DataFrame"

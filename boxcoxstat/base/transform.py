@@ -25,7 +25,7 @@ from .._validation.columns import (
     check_lambdas,
     new_columns,
 )
-from .._validation.containers import like_native
+from .._validation.containers import is_spark, like_native
 from ..core.resolution import loss_messages
 from ..exceptions import ResolutionWarning, TransformOverflowError
 from . import jsonio
@@ -352,12 +352,10 @@ class ColumnTransforms(ResultBase):
             ``inverse_transform(transform(x))`` off by more than 1e-8 relative; distinct
             values then share an output), naming the column and what to do.
         """
-        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
-            from .._validation.containers import is_spark
+        if is_spark(data):  # lazy Spark column expressions
             from .spark_transform import spark_transform
 
-            if is_spark(data):
-                return spark_transform(self, data)
+            return spark_transform(self, data)
         x = new_columns(data, self.names, self._gate_families())
         return self._wrap(self._transform_matrix(x, warn=2), data)
 
@@ -375,12 +373,10 @@ class ColumnTransforms(ResultBase):
             For values whose inverse exceeds float64 (the column and rows are named), as
             :meth:`transform` refuses them.
         """
-        if type(data).__module__.startswith("pyspark"):  # lazy Spark column expressions
-            from .._validation.containers import is_spark
+        if is_spark(data):  # lazy Spark column expressions
             from .spark_transform import spark_transform
 
-            if is_spark(data):
-                return spark_transform(self, data, inverse=True)
+            return spark_transform(self, data, inverse=True)
         y = new_columns(data, self.names, None)
         out, bad = self._inverse_matrix(y)
         if bad.any():

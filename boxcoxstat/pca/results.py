@@ -255,16 +255,16 @@ class RobustPCAResult(ResultBase):
     def plot_outlier_map(self, *, ax: Any = None, labels: int = 0, color: Any = None) -> Any:
         """Score distance against orthogonal distance with both cut-offs (Hubert et al.
         2005; Raymaekers & Rousseeuw 2021, Fig. 13); see
-        :func:`boxcoxstat.robust.plotting.plot_outlier_map`."""
-        from ..robust.plotting import plot_outlier_map
+        :func:`boxcoxstat.pca.plotting.plot_outlier_map`."""
+        from .plotting import plot_outlier_map
 
         self._need("plot_outlier_map")
         return plot_outlier_map(self, ax=ax, labels=labels, color=color)
 
     def plot_scores(self, *, axes: Any = None, color: Any = None) -> Any:
         """Pairs plot of the scores (Raymaekers & Rousseeuw 2021, Fig. 12); see
-        :func:`boxcoxstat.robust.plotting.plot_score_pairs`."""
-        from ..robust.plotting import plot_score_pairs
+        :func:`boxcoxstat.pca.plotting.plot_score_pairs`."""
+        from .plotting import plot_score_pairs
 
         self._need("plot_scores")
         return plot_score_pairs(self, axes=axes, color=color)
@@ -273,10 +273,10 @@ class RobustPCAResult(ResultBase):
                           ) -> Any:
         """MacroPCA's cellwise residual map (Hubert, Rousseeuw & Van den Bossche 2019): the
         standardized residuals of the chosen rows, coloured when beyond the cut-off (red
-        above, blue below); see :func:`boxcoxstat.robust.plotting.plot_residual_map`.
+        above, blue below); see :func:`boxcoxstat.pca.plotting.plot_residual_map`.
         ``rows``: labels (positions for NumPy input); default the 30 rows with the largest
         orthogonal distance."""
-        from ..robust.plotting import plot_residual_map
+        from .plotting import plot_residual_map
 
         resid = self.cell_residuals
         return plot_residual_map(self, resid, rows, ax=ax, cutoff=cutoff)

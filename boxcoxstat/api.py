@@ -1,7 +1,4 @@
-"""What users call: ``fit`` turns any input into one estimation core and a result object.
-
-Layer 6.
-"""
+"""What users call: ``fit`` turns any input into one estimation core and a result object."""
 
 from __future__ import annotations
 

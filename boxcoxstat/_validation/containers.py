@@ -1,8 +1,8 @@
 """Read any container of data into a float matrix: pandas, NumPy (masked arrays too), nested
 lists, and the DataFrames of other libraries (polars, pyarrow...) through narwhals.
 
-Layer 0: imports only ``_errors``. Columns that are not real numbers are refused by name;
-no statistical checks are made here (``_validation.as_columns`` makes them).
+Part of the gate; imports only ``exceptions``. Columns that are not real numbers are refused
+by name; no statistical checks are made here (:mod:`.columns` makes them).
 """
 
 from __future__ import annotations

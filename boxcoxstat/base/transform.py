@@ -1,6 +1,6 @@
 """The part of a result that transforms columns with fitted powers (ML and robust alike).
 
-Layer 4. :class:`ColumnTransforms` holds the column names, the input's layout, the family and
+:class:`ColumnTransforms` holds the column names, the input's layout, the family and
 the power of every column, and applies them to new data through the validation gate
 (``_validation.new_columns``). :class:`~boxcoxstat.PowerTransformResult` (maximum likelihood)
 and :class:`~boxcoxstat.RobustTransformResult` (RewML, Carroll, MTL) are siblings built on it;

@@ -1,6 +1,6 @@
 """Criteria for choosing Box-Cox lambdas for classification, as functions of the lambda vector.
 
-Layer 6 (``classify`` subpackage). Every criterion is "higher is better" and is evaluated on
+Every criterion is "higher is better" and is evaluated on
 data already min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016, section 2; Blum, Menon &
 Elgendi, Algorithm 2), so every Box-Cox power in the usual range is finite.
 

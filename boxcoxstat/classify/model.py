@@ -1,6 +1,6 @@
 """``tune``: choose Box-Cox lambdas for classification (spherical, diagonal or full).
 
-Layer 6 (``classify``). The data are min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016;
+The data are min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016;
 Blum, Menon & Elgendi, Algorithm 2), a criterion is chosen (:mod:`.criteria`) and a search
 (:mod:`.search`) maximises it over the lambda vector in one of three modes:
 

@@ -1,6 +1,6 @@
 """``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.tune` and how.
 
-Layer 6 (``classify``). A sibling of :class:`~boxcoxstat.PowerTransformResult` and
+A sibling of :class:`~boxcoxstat.PowerTransformResult` and
 :class:`~boxcoxstat.RobustTransformResult` on the shared per-column transform surface
 (:class:`~boxcoxstat.base.transform.ColumnTransforms`, itself a
 :class:`~boxcoxstat.base.results.ResultBase`): the same ``lmbda``, ``params``, ``transform``,

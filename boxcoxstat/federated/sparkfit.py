@@ -1,6 +1,6 @@
 """``boxcoxstat.fit`` on Spark DataFrames: the partitioned engine, one Spark job per pass.
 
-Layer 6 (``federated``). A thin adapter of the partitioned engine
+A thin adapter of the partitioned engine
 (:mod:`boxcoxstat.federated.partitioned`, the one behind Dask input): every pass is one
 ``DataFrame.mapInArrow`` job in which each Spark partition reduces its Arrow batches to the
 engine's summary (:func:`~boxcoxstat.federated.partitioned.partition_report` in the set-up

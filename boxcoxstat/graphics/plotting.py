@@ -1,6 +1,6 @@
 """car's diagnostic plots: symbox, the spread-level plot and a QQ plot with an envelope.
 
-Layer 6. Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
+Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
 calls ``plt.show()``; the numbers come from ``model`` and ``base.diagnostics``.
 """
 

@@ -1,6 +1,6 @@
 """The numbers behind car's spread-level plot: the power that stabilises spread.
 
-Layer 6. ``spread_level`` computes car's ``spreadLevelPlot`` statistics and its suggested
+``spread_level`` computes car's ``spreadLevelPlot`` statistics and its suggested
 power. Drawing is ``plotting``'s; the symbox ladder is ``symbox``'s.
 """
 

@@ -1,6 +1,6 @@
-"""Robust PCA of (transformed) data: the result of ``bcs.robust_pca``.
+"""Robust PCA of (transformed) data: the result of ``bcs.robust_pca`` (:mod:`.model`).
 
-Layer 5. ROBPCA (:mod:`.pca`) of complete numeric data, or MacroPCA (:mod:`.macropca`) of
+ROBPCA (:mod:`.robpca`) of complete numeric data, or MacroPCA (:mod:`.macropca`) of
 data with missing and outlying cells, labelled: explained variance, loadings, scores, score
 and orthogonal distances with their cut-offs, the flagged rows (and, for MacroPCA, cells),
 the outlier map, the pairs plot of the scores and the cellwise residual map (Raymaekers &

@@ -1,6 +1,6 @@
 """Figures for robust fits: QQ plots with the flagged points marked, sensitivity curves.
 
-Layer 6. Nothing is estimated here; the numbers come from the result objects.
+Nothing is estimated here; the numbers come from the result objects.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Matplotlib figures for fitted power transformations.
 
-Layer 6. Every function takes ``ax=None`` (or ``axes=None``), imports pyplot lazily, returns the
+Every function takes ``ax=None`` (or ``axes=None``), imports pyplot lazily, returns the
 Axes it drew on and never calls ``plt.show()``. The numbers come from the result object and
 ``diagnostics``; nothing is estimated here.
 """

@@ -38,8 +38,8 @@ from .paper import (
     Tally,
     check_paper_reply,
     fit_column,
+    llf_of,
     outer_range,
-    q_value,
     screen_effects,
     ymax_limits,
 )
@@ -60,6 +60,34 @@ class Transport(Protocol):
              ) -> dict[str, tuple[str | None, str | None]]:
         """Send ``message`` to each of ``labels`` and wait at most ``timeout`` seconds;
         per label ``(reply as JSON text, None)`` or ``(None, why it failed)``."""
+
+
+def _weights_problem(r: CountsReport, family: str) -> str | None:
+    """What is wrong with a weighted set-up report (``None``: nothing)."""
+    if r.weight_sum is None or r.log_weight_sum is None:
+        return "did not send its weight totals to a weighted fit"
+    if not (math.isfinite(r.weight_sum) and r.weight_sum > 0
+            and math.isfinite(r.log_weight_sum)):
+        return "sent weight totals that are not finite and positive"
+    one_signed = family == "boxcox" or r.n_neg == 0 or r.n_pos == 0
+    fams = ("boxcox", "yeojohnson") if family == "auto" else (family,)
+    for f in fams:
+        if f == "boxcox" and (r.n_neg or r.n_zero):
+            continue
+        e = r.ratio_sum_boxcox if f == "boxcox" else r.ratio_sum_yeojohnson
+        if one_signed and (e is None or not math.isfinite(e)):
+            return f"did not send the sum of its log-ratios ({f}) to a weighted fit"
+    return None
+
+
+def site_view(r: Any, counts: CountsReport, family: str, weighted: bool) -> SiteView:
+    """What the server keeps of a client's column: counts and ``c`` from its first reply,
+    and under weights its totals from the set-up."""
+    if not weighted:
+        return SiteView(r.n_pos, r.n_neg or 0, float(r.c))
+    e = counts.ratio_sum_boxcox if family == "boxcox" else counts.ratio_sum_yeojohnson
+    return SiteView(r.n_pos, r.n_neg or 0, float(r.c), float(counts.weight_sum or 0.0),
+                    float(counts.log_weight_sum or 0.0), e)
 
 
 class _Restart(Exception):
@@ -134,8 +162,9 @@ class Coordinator:
     def __init__(self, transport: Transport, *, on_bad_client: str = "raise",
                  timeout: float | None = 60.0, deadline: float | None = None,
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-                 share_range: bool = False):
+                 share_range: bool = False, weighted: bool = False):
         self.transport = transport
+        self.weighted = bool(weighted)
         self.on_bad_client = on_bad_client
         self.timeout = timeout
         self.deadline = deadline
@@ -190,7 +219,7 @@ class Coordinator:
 
     # ------------------------------------------------------------ a column
     def _counts(self, column: int, family: str) -> dict[str, CountsReport]:
-        req = CountsRequest(family, column, self.share_range)
+        req = CountsRequest(family, column, self.share_range, self.weighted)
         reps = self._exchange(req, f"at set-up of column {column}")
         good: dict[str, CountsReport] = {}
         for lab, r in reps.items():
@@ -203,6 +232,8 @@ class Coordinator:
                 why = "holds no values (empty client)"
             elif family == "boxcox" and r.n_neg:
                 why = "holds values <= 0; Box-Cox needs positive data (use family='yeojohnson')"
+            elif self.weighted and (why := _weights_problem(r, family)):
+                pass
             elif self.share_range and (r.value_range is None or not all(
                     map(math.isfinite, r.value_range)) or r.value_range[0] > r.value_range[1]):
                 why = "did not send a finite range (min <= max) under share_range=True"
@@ -253,7 +284,7 @@ class Coordinator:
                     dropped = True
                     continue
                 why = check_paper_reply(r, req, views.get(lab), counts[lab].n_pos,
-                                        counts[lab].n_neg, family)
+                                        counts[lab].n_neg, family, self.weighted)
                 if why:
                     self._bad(lab, f"{why} (round {self.tally.rounds})")
                     dropped = True
@@ -264,7 +295,7 @@ class Coordinator:
             if state["frame"] is None:
                 for lab in labels:
                     r = reps[lab]
-                    views[lab] = SiteView(r.n_pos, r.n_neg or 0, float(r.c))
+                    views[lab] = site_view(r, counts[lab], family, self.weighted)
                 state["frame"] = Frame(family, [views[lab] for lab in labels])
             return [(np.asarray(reps[lab].mean), np.asarray(reps[lab].s)) for lab in labels]
 
@@ -278,7 +309,7 @@ class Coordinator:
         else:
             with np.errstate(all="ignore"):
                 parts, shift = frame.convert(first, st)
-            seen[first] = Evaluation(first, q_value(parts, frame.k(first), shift), parts,
+            seen[first] = Evaluation(first, frame.q(parts, frame.k(first), shift), parts,
                                      shift)
         if seen[first].q == -math.inf:
             raise BoxCoxError(f"column {self.column_name(column)!r}: the pooled values are "
@@ -328,7 +359,7 @@ class Coordinator:
             fits[f] = self._fit_family(column, f, counts)
         chosen, reason = fams[0], ""
         if family == "auto":
-            llf = {f: float(-p.nll + llf_constant(p.nobs)) for f, (p, _) in fits.items()}
+            llf = {f: llf_of(p) for f, (p, _) in fits.items()}
             chosen, reason = auto_family(llf.get("boxcox"), llf["yeojohnson"])
         fit, first = fits[chosen]
         labels = list(counts)
@@ -347,7 +378,7 @@ class Coordinator:
             for lab, eff in found.items():
                 if abs(eff) > abs(flagged.get(lab, 0.0)):
                     flagged[lab] = eff
-        lam_used, llf_used = fit.lmbda, float(-fit.nll + llf_constant(fit.nobs))
+        lam_used, llf_used = fit.lmbda, llf_of(fit)
         limits = (-math.inf, math.inf)
         source = ""
         n_missing = sum(r.n_missing for r in counts.values())
@@ -391,7 +422,7 @@ class Coordinator:
         frame = Frame(family, views)
         with np.errstate(all="ignore"):
             parts, shift = frame.convert(lam, st)
-        return frame.nll(lam, q_value(parts, frame.k(lam), shift))
+        return frame.nll(lam, frame.q(parts, frame.k(lam), shift))
 
     def info(self) -> dict[str, Any]:
         """Cost, membership and what each client revealed."""

@@ -17,8 +17,8 @@ message                   direction  what it reveals
                                      lambda-derivative and the co-moment ``c2``
 ========================  =========  ===================================================
 
-Those four are the full protocol's (``protocol="full"``, the default). The paper's protocol
-(``protocol="minimal"``, :mod:`~boxcoxstat.federated.paper`) has four of its own:
+Those four are the full protocol's (``protocol="full"``). The paper's protocol (the default,
+``protocol="minimal"``, :mod:`~boxcoxstat.federated.paper`) has four of its own:
 :class:`CountsRequest` (down, no numbers), :class:`CountsReport` (up, once per column: the
 three counts, no minimum or maximum), :class:`LambdaRequest` (down: lambda alone) and
 :class:`PaperReply` (up: Box-Cox ``(c, n, mean, s)``, Yeo-Johnson ``(c, n_pos, n_neg, mean,
@@ -197,11 +197,13 @@ class MomentsReply(_Message):
 @dataclass(frozen=True)
 class CountsRequest(_Message):
     """Set-up of a column under ``protocol="minimal"``: the family to check the values for,
-    and whether the client is asked for its range (``share_range=True``, an opt-in)."""
+    whether the client is asked for its range (``share_range=True``, an opt-in) and whether
+    the fit is weighted (``weights=``: the client then reports its weight totals)."""
 
     family: str
     column: int = 0
     share_range: bool = False
+    weighted: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,14 @@ class CountsReport(_Message):
     ``n_missing`` the missing ones. ``value_range`` is ``(min, max)`` of the client's column
     only when the server asked for it (``share_range=True``, an explicit opt-in that the
     summary reports).
+
+    Under case weights (``CountsRequest.weighted``) also: ``weight_sum`` (the total of the
+    client's weights; rows of weight 0 are left out and not counted), ``log_weight_sum``
+    (the sum of their logs, for the log-likelihood only) and, for a client whose values are
+    all on one side, ``ratio_sum_boxcox`` / ``ratio_sum_yeojohnson``: the sum of its
+    log-ratios to their geometric mean (by construction the rounding residue of ``c``,
+    about 1e-14; the weighted moments no longer carry it, see
+    :meth:`~boxcoxstat.federated.paper.Frame.anchor`), for the families the set-up asks.
     """
 
     client: str
@@ -223,6 +233,10 @@ class CountsReport(_Message):
     columns: tuple[str, ...] | None = None
     value_range: tuple[float, float] | None = None
     n_zero: int | None = None  # values equal to 0 (sent under family="auto" only)
+    weight_sum: float | None = None
+    log_weight_sum: float | None = None
+    ratio_sum_boxcox: float | None = None
+    ratio_sum_yeojohnson: float | None = None
 
 
 @dataclass(frozen=True)
@@ -281,10 +295,13 @@ _SCHEMA: dict[str, dict[str, str]] = {
                   "s": "numbers", "mean_chi": "numbers", "c2": "numbers"},
     "MomentsReply": {"client": "str", "pos": "side?", "neg": "side?", "column": "count?",
                      "round": "count?"},
-    "CountsRequest": {"family": "str", "column": "count?", "share_range": "bool"},
+    "CountsRequest": {"family": "str", "column": "count?", "share_range": "bool",
+                      "weighted": "bool?"},
     "CountsReport": {"client": "str", "n_pos": "count", "n_neg": "count", "n_missing": "count",
                      "column": "count?", "ncols": "count?", "columns": "names?",
-                     "value_range": "range?", "n_zero": "count?"},
+                     "value_range": "range?", "n_zero": "count?", "weight_sum": "number?",
+                     "log_weight_sum": "number?", "ratio_sum_boxcox": "number?",
+                     "ratio_sum_yeojohnson": "number?"},
     "LambdaRequest": {"family": "str", "lmbda": "numbers", "column": "count?",
                       "round": "count?"},
     "PaperReply": {"client": "str", "c": "number", "n_pos": "count", "n_neg": "count?",
@@ -355,7 +372,9 @@ def _build(kind: str, doc: dict[str, Any], prefix: str = "") -> Any:
     for name, k in schema.items():
         if name not in doc:
             if k.endswith("?") and name in ("column", "ncols", "columns", "round", "pos_range",
-                                            "neg_range", "value_range", "n_neg", "n_zero"):
+                                            "neg_range", "value_range", "n_neg", "n_zero",
+                                            "weighted", "weight_sum", "log_weight_sum",
+                                            "ratio_sum_boxcox", "ratio_sum_yeojohnson"):
                 continue  # optional on the wire (defaults of the record)
             raise BoxCoxError(f"malformed message: {kind} lacks the field {prefix + name!r}")
         args[name] = _field(k, prefix + name, doc[name])

@@ -160,6 +160,7 @@ def build_result(
         data=None,
         stored=stored,
         federated=info,
+        weighted=bool(info.get("weighted", False)),
     )
 
 
@@ -173,12 +174,33 @@ def check_ymax(ymax: Any) -> float | None:
     return float(ymax)
 
 
-def _wrap(clients: Sequence[Any], family: str) -> list[Any]:
+def _wrap(clients: Sequence[Any], family: str, weights: Any = None) -> list[Any]:
     if isinstance(clients, (np.ndarray, str, bytes)) or not isinstance(clients, Sequence) \
             or not len(clients):
         raise BoxCoxError("clients must be a non-empty list of arrays or Client objects")
-    # arrays become unnamed clients: the server names each by its place, "#<i>"
-    return [c if hasattr(c, "respond") else Client(c, family=family) for c in clients]
+    per: list[Any] = [None] * len(clients)
+    if isinstance(weights, str):
+        per = [weights] * len(clients)
+    elif weights is not None and weights is not True:
+        if isinstance(weights, (np.ndarray, bytes)) or not isinstance(weights, Sequence) \
+                or len(weights) != len(clients):
+            raise BoxCoxError("weights must be True (the Client objects hold them), a column "
+                              "name of every site's DataFrame, or a list with one array of "
+                              f"weights per site ({len(clients)} sites)")
+        per = list(weights)
+    out = []
+    for i, (c, w) in enumerate(zip(clients, per, strict=True)):
+        if hasattr(c, "respond"):
+            if w is not None:
+                raise BoxCoxError(f"client #{i} is a Client object: give it its weights "
+                                  "(Client(data, weights=...)) and pass weights=True")
+            out.append(c)
+        else:  # arrays become unnamed clients: the server names each by its place, "#<i>"
+            try:
+                out.append(Client(c, family=family, weights=w))
+            except BoxCoxError as err:
+                raise BoxCoxError(str(err).replace("the client", f"client #{i}", 1)) from None
+    return out
 
 
 def fit(
@@ -189,13 +211,14 @@ def fit(
     optimizer: Literal["score", "brent", "grid"] | None = None,
     grid: int = 1000,
     on_bad_client: Literal["raise", "drop"] = "raise",
-    protocol: Literal["full", "minimal"] = "full",
+    protocol: Literal["full", "minimal"] = "minimal",
     timeout: float | None = DEFAULT_TIMEOUT,
     screen: float | None = DEFAULT_SCREEN,
     on_influential: Literal["report", "drop"] = "report",
     deadline: float | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     share_range: bool = False,
+    weights: Any = None,
 ) -> PowerTransformResult:
     """Maximum-likelihood lambda of data split across sites that cannot pool it.
 
@@ -231,17 +254,17 @@ def fit(
         or sends a message failing the checks (types, finiteness, consistency with its
         declared counts and ranges, see :mod:`boxcoxstat.federated.checks`): stop with an
         error naming it, or leave it out and list it in ``result.federated["dropped"]``.
-    protocol : {"full", "minimal"}, default="full"
-        ``"full"``: ranges at set-up, derivative moments, the checks against the declared
-        ranges and ``optimizer=``; equal to the central fit to rounding, also on the
-        adversarial data of Xu & Cormode's Table 1. ``"minimal"``: the paper's protocol (Xu
-        & Cormode 2025, Algorithms 2-3; what Flower runs): counts only at set-up, then per
-        round lambda alone down and ``(c, n, mean, s)`` up (Yeo-Johnson ``(c, n_pos, n_neg,
-        mean, s)``); lambda to about 1e-12 of the central MLE on ordinary data in at most
-        about 25 rounds (Brent's search, then a Newton step on the score from five NLL
-        values), SE, tests and influence screen in no extra round, the interval in 4 or more
-        rounds of two lambdas. On Table 1's adversarial columns it is off by up to 5e-7
-        relative, which is why it is not the default yet.
+    protocol : {"minimal", "full"}, default="minimal"
+        ``"minimal"``: the paper's protocol (Xu & Cormode 2025, Algorithms 2-3; what Flower
+        runs): counts only at set-up, then per round lambda alone down and ``(c, n, mean,
+        s)`` up (Yeo-Johnson ``(c, n_pos, n_neg, mean, s)``). Lambda equals the central MLE
+        to about 1e-11 relative, also on the adversarial data of Xu & Cormode's Table 1, in
+        at most about 25 rounds (Brent's search from the data's own scale, then one step on
+        the score's quadratic model from five NLL values; see
+        :mod:`boxcoxstat.federated.paper`); SE, tests and influence screen in no extra
+        round, the interval in 4 to 9 more rounds of two lambdas. ``"full"``: ranges at
+        set-up, derivative moments (7 numbers per sign and lambda), the checks against the
+        declared ranges and ``optimizer=``; more revealed, the same numbers.
     timeout : float or None, default=60
         Seconds each client may take per call (``None``: wait for ever).
     screen : float or None, default=3.0
@@ -268,6 +291,17 @@ def fit(
         opt-in the result reports), so ``ymax`` uses the global range; without it ``ymax``
         uses the outer range that round 1 proves (Samuelson's inequality), a safe, more
         cautious bound.
+    weights : str, list of array_like or True, optional
+        Case weights (the paper's protocol): the name of a column of every site's DataFrame,
+        one array of weights per site, or ``True`` when the clients are
+        :class:`~boxcoxstat.federated.Client` objects holding their own
+        (``Client(data, weights=...)``). The likelihood is ``lm(x ~ 1, weights=w)``'s, as
+        ``bcs.fit(x, weights=w)`` in memory: moments weighted, the Jacobian not, rows of
+        weight 0 left out; lambda, the interval, the tests and ``llf`` equal the in-memory
+        weighted fit. Each client also sends at set-up its weight total, the sum of the
+        logs of its weights (for ``llf``) and, if its values are on one side, the sum of
+        its log-ratios (the rounding residue of ``c``). Not with ``ymax=`` or
+        ``protocol="full"``.
 
     Returns
     -------
@@ -317,6 +351,17 @@ def fit(
     check_option("on_influential", on_influential, ("report", "drop"))
     ymax = check_ymax(ymax)
     threshold = check_screen(screen)
+    if weights is not None and weights is not False:
+        if protocol != "minimal":
+            raise BoxCoxError("weights= applies to the paper's protocol (protocol='minimal', "
+                              "the default); the full protocol does not take case weights")
+        if ymax is not None:
+            raise BoxCoxError("weights= and ymax= together are not available federated (the "
+                              "outer range round 1 proves assumes unit weights); fit without "
+                              "ymax, or with weights in memory (bcs.fit(x, weights=w, "
+                              "ymax=...))")
+    else:
+        weights = None
     if protocol == "minimal":
         if optimizer is not None:
             raise BoxCoxError(f"optimizer={optimizer!r} applies to protocol='full'; the "
@@ -325,7 +370,7 @@ def fit(
         return _fit_minimal(clients, fam, ymax=ymax, on_bad_client=on_bad_client,
                             timeout=timeout, screen=threshold, on_influential=on_influential,
                             deadline=deadline, max_message_bytes=max_message_bytes,
-                            share_range=share_range)
+                            share_range=share_range, weights=weights)
     if share_range:
         raise BoxCoxError("share_range applies to protocol='minimal' (the full protocol "
                           "always sends the ranges)")
@@ -396,16 +441,18 @@ def fit_with(coordinator: Coordinator, family: str, *, ymax: float | None,
         "screen_rounds": 0, "optimizer": "brent+polish", "protocol": "minimal",
         "unit": "clients", "screen": screen, "influential": flagged,
         "ymax_range": sorted({o.range_source for o in outs if o.range_source}),
+        "weighted": coordinator.weighted,
     }
     return build_result(names, layout, family, fits, [o.n_missing for o in outs], info, ymax)
 
 
 def _fit_minimal(clients: Sequence[Any], fam: str, *, ymax: float | None, on_bad_client: str,
                  timeout: Any, screen: float | None, on_influential: str, deadline: Any,
-                 max_message_bytes: Any, share_range: bool) -> PowerTransformResult:
+                 max_message_bytes: Any, share_range: bool, weights: Any = None
+                 ) -> PowerTransformResult:
     timeout = check_timeout(timeout)
     deadline, max_bytes = check_limits(deadline, max_message_bytes)
-    wrapped = _wrap(clients, fam)
+    wrapped = _wrap(clients, fam, weights)
     labels, kept = [], []
     seen: dict[int, str] = {}
     dropped: dict[str, str] = {}
@@ -426,7 +473,7 @@ def _fit_minimal(clients: Sequence[Any], fam: str, *, ymax: float | None, on_bad
     transport = LocalTransport(kept, labels)
     coord = Coordinator(transport, on_bad_client=on_bad_client, timeout=timeout,
                         deadline=deadline, max_message_bytes=max_bytes,
-                        share_range=bool(share_range))
+                        share_range=bool(share_range), weighted=weights is not None)
     coord.tally.dropped.update(dropped)
     try:
         return fit_with(coord, fam, ymax=ymax, screen=screen, on_influential=on_influential)

@@ -23,20 +23,27 @@ the pooled one, and a shift so no factor overflows), merges them pairwise throug
     f(lambda) = A + B lambda + N/2 Q(lambda),    Q = log of the variance of the transform
                                                      (up to a term linear in lambda)
 
-where ``A`` and ``B`` come from ``sum c`` and ``N``. The NLL is convex in lambda. The search
-(:func:`minimise`) brackets the minimum from lambda = 0 and 1 (Box-Cox; 1 and 0 for
-Yeo-Johnson) with parabolic extrapolation and closes it with Brent's safeguarded parabolic
-steps (Brent 1973) to about 1e-6 of the profile's natural scale; NLL values alone cannot
-locate the minimum to better than the square root of their rounding (the paper's limit).
-The polish then evaluates ``Q`` at four more lambdas ``hat +- h, hat +- 2 h`` and takes one
-Newton step on the score ``B + N/2 Q'`` with ``Q'`` and ``Q''`` from the five-point
-stencils: ``Q`` itself is computed to about 1e-15 absolute, so its derivative at step ``h =
-1e-3`` of the natural scale is good to about 1e-12, and lambda lands within about 1e-12 of
-the natural scale of the root of the score -- the central MLE.
+where ``A`` comes from ``sum c`` and ``N``, and ``B`` (for one-signed data) from the pooled
+mean of the round at ``k = 0``, which is the exact sum of the log-ratios to the pooled base:
+``sum c`` carries an ulp of rounding that moves a lambda of order 1e9 by 1e-7 relative
+(:meth:`Frame.anchor`). ``Q`` is the log of the pooled variance times a power of two fixed per
+column (:meth:`Frame.q`), so it is of order 1 whatever the data's scale and its rounding is
+about 1e-16. The NLL is convex in lambda. The search (:func:`minimise`) brackets the minimum
+from lambda = 0 and 1 (after the round at ``k = 0``) with parabolic extrapolation, its first
+step the data's own unit of lambda where that is large (data on a tiny scale), and closes it
+with Brent's safeguarded parabolic steps (Brent 1973) to about 1e-5 of the profile's natural
+scale; NLL values alone cannot locate the minimum to better than the square root of their
+rounding (the paper's limit). The polish then evaluates ``Q`` at four more lambdas ``hat +-
+h, hat +- 2 h`` and steps to the root of the score's quadratic model ``B + N/2 (Q' + Q'' t +
+Q''' t^2 / 2)`` with the derivatives from the five values: at step ``h = 1e-3`` of the
+natural scale they are good to about 1e-12, and lambda lands within about 1e-12 of the
+natural scale of the root of the score -- the central MLE (``tests/test_nested.py``: 1e-10
+relative on Table 1 of Xu & Cormode 2025, lambda = -3.35e9 and Yeo-Johnson data of order
+1e-100).
 
-What it costs (a column of ordinary data, measured in the tests): about 12-20 rounds for
-lambda (two of them, at 0 and 1, also give the LR tests' NLL values), the standard error
-from the polish's ``Q''`` (no extra round), the 95% profile interval in 2-4 more rounds that
+What it costs (measured in the tests): 14-25 rounds for lambda (those at 0 and 1 also give
+the LR tests' NLL values; all-negative Yeo-Johnson data one more, at 2), the standard error
+from the polish's ``Q''`` (no extra round), the 95% profile interval in 5-9 more rounds that
 carry both ends (two lambdas each), and the influence screen in no extra round: the server
 keeps every client's moments at the polish lambdas, so it can merge all the clients but one
 and take the same Newton step for each leave-one-out fit (a one-step approximation, as
@@ -71,6 +78,7 @@ from .messages import CountsReport, LambdaRequest, PaperReply, finite, numbers
 
 __all__ = [
     "site_stats",
+    "log_ratio_sum",
     "SiteView",
     "Evaluation",
     "Tally",
@@ -103,11 +111,41 @@ def _ratio_log(b: NDArray[np.float64], g: float, one: float) -> NDArray[np.float
     return np.log1p((b - g) / (one + g))
 
 
-def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
+def _bases(x: NDArray[np.float64], family: str
+           ) -> tuple[float, int, int, NDArray[np.float64] | None, bool]:
+    """``c``, the counts, and a one-signed client's log-ratios ``d`` of its bases to their
+    geometric mean (``None`` for a mixed-sign Yeo-Johnson client); the last item says
+    whether ``k = 2 - lambda`` (all values negative)."""
+    if family == "boxcox":
+        c = float(np.sum(np.log(x)))
+        g = float(np.exp(c / x.size))
+        return c, int(x.size), 0, _ratio_log(x, g, 0.0), False
+    pos = x >= 0
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    c = float(np.sum(np.log1p(x[pos])) - np.sum(np.log1p(-x[~pos])))
+    if n_neg == 0:
+        return c, n_pos, 0, _ratio_log(x, float(np.expm1(c / n_pos)), 1.0), False
+    if n_pos == 0:
+        return c, 0, n_neg, _ratio_log(-x, float(np.expm1(-c / n_neg)), 1.0), True
+    return c, n_pos, n_neg, None, False
+
+
+def log_ratio_sum(x: NDArray[np.float64], family: str) -> float | None:
+    """The sum of a one-signed client's log-ratios ``d`` (``None`` for mixed signs): the
+    residue of rounding in ``c``, which a weighted fit needs at set-up (the weighted moments
+    no longer carry it: see :meth:`Frame.anchor`)."""
+    d = _bases(np.asarray(x, dtype=np.float64).ravel(), family)[3]
+    return None if d is None else float(math.fsum(d))
+
+
+def site_stats(x: NDArray[np.float64], family: str, lmbda: Any,
+               weights: NDArray[np.float64] | None = None
                ) -> tuple[float, int, int, NDArray[np.float64], NDArray[np.float64]]:
     """What a client sends for its finite values ``x`` at the lambdas ``lmbda``:
     ``(c, n_pos, n_neg, mean, s)`` (see :class:`~.messages.PaperReply`; NaN where the
-    transformed values overflow).
+    transformed values overflow). With case ``weights`` (positive, one per value) ``mean``
+    and ``s`` are weighted (``sum w phi / sum w`` and ``sum w (phi - mean)^2``); ``c`` is
+    not (the Jacobian of ``lm(weights=)``'s likelihood is not weighted).
 
     Examples
     --------
@@ -119,27 +157,23 @@ def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
-    if family == "boxcox":
-        c = float(np.sum(np.log(x)))
-        n_pos, n_neg = int(x.size), 0
-        g = float(np.exp(c / n_pos))
-        phi = _phi(_ratio_log(x, g, 0.0), lam)
-    else:
+    c, n_pos, n_neg, d, negative = _bases(x, family)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if d is not None:
+        phi = _phi(d, 2.0 - lam if negative else lam)
+    else:  # psi_YJ itself (Algorithm 3, line 9)
         pos = x >= 0
-        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-        lp, ln_ = np.log1p(x[pos]), np.log1p(-x[~pos])
-        c = float(np.sum(lp) - np.sum(ln_))
-        if n_neg == 0:
-            g = float(np.expm1(c / n_pos))
-            phi = _phi(_ratio_log(x, g, 1.0), lam)
-        elif n_pos == 0:
-            g = float(np.expm1(-c / n_neg))
-            phi = _phi(_ratio_log(-x, g, 1.0), 2.0 - lam)
-        else:  # psi_YJ itself (Algorithm 3, line 9)
-            phi = np.concatenate([_phi(lp, lam), -_phi(ln_, 2.0 - lam)])
+        phi = np.concatenate([_phi(np.log1p(x[pos]), lam),
+                              -_phi(np.log1p(-x[~pos]), 2.0 - lam)])
+        if w is not None:
+            w = np.concatenate([w[pos], w[~pos]])
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = phi.mean(axis=0)
-        s = np.sum((phi - mean) ** 2, axis=0)
+        if w is None:
+            mean = phi.mean(axis=0)
+            s = np.sum((phi - mean) ** 2, axis=0)
+        else:
+            mean = (w @ phi) / np.sum(w)
+            s = w @ (phi - mean) ** 2
     bad = ~(np.isfinite(mean) & np.isfinite(s))
     mean[bad] = np.nan
     s[bad] = np.nan
@@ -149,11 +183,21 @@ def site_stats(x: NDArray[np.float64], family: str, lmbda: Any
 # ------------------------------------------------------------------ the server's side
 @dataclass(frozen=True)
 class SiteView:
-    """What the server knows of one client's column: its counts and ``c`` (lambda-free)."""
+    """What the server knows of one client's column: its counts and ``c`` (lambda-free);
+    under case weights also its weight total ``w``, the sum of its weights' logs ``lw`` and
+    the sum ``e`` of its log-ratios (:func:`log_ratio_sum`)."""
 
     n_pos: int
     n_neg: int
     c: float
+    w: float | None = None
+    lw: float = 0.0
+    e: float | None = None
+
+    @property
+    def weight(self) -> float:
+        """The client's share of the pooled moments: its weight total, else its count."""
+        return float(self.n) if self.w is None else self.w
 
     @property
     def n(self) -> int:
@@ -217,19 +261,83 @@ class Frame:
             self.gbar = 0.0
             self.delta = [v.log_base(family) if v.kind(family) != "mixed" else 0.0
                           for v in views]
-        # f = A + B lambda + N/2 Q: the linear part, arranged so its terms do not cancel
+        # f = A + B lambda + N/2 Q. For one-signed data B is N log(G) - J (J the Jacobian's
+        # sum of logs): from the counts it would be -C + N ell, whose rounding (an ulp of C,
+        # and log(G) != ell once G is rounded) moves a lambda of order 1e9 by 1e-7 relative;
+        # :meth:`anchor` replaces it by the exact -sum log(x/G), the pooled mean of the
+        # round at k = 0 (which the search evaluates first).
+        self.anchored = self.mode == "mixed"
+        self.exp2: int | None = None  # the power of two that brings the variance near 1
+        self.sum0: list[float] = []
+        self.weighted = any(v.w is not None for v in views)
+        # R's logLik of lm(weights=): sum(log w)/2 - n/2 log(W/n) beside the unweighted form
+        self.llf_offset = 0.0
+        if self.weighted:
+            W = math.fsum(v.weight for v in views)
+            self.llf_offset = (0.5 * math.fsum(v.lw for v in views)
+                               - 0.5 * self.N * math.log(W / self.N))
         if self.mode == "pos":
             self.A, self.B = self.C, -self.C + self.N * self.ell
         elif self.mode == "neg":  # Q is measured with k = 2 - lambda
             self.A, self.B = self.C + 2.0 * self.N * self.ell, -self.C - self.N * self.ell
         else:
             self.A, self.B = self.C, -self.C
+        if self.weighted and self.mode != "mixed":
+            # the weighted moments at k = 0 give sum w d, not sum d: the clients send e = sum d
+            self.sum0 = [float(v.e or 0.0) + v.n * d for v, d in
+                         zip(views, self.delta, strict=True)]
+            self.B = self.linear()[1]
+            self.anchored = True
+
+    @property
+    def lambda_k0(self) -> float | None:
+        """The lambda at which ``k = 0`` (one-signed data; ``None`` for mixed-sign data)."""
+        return {"pos": 0.0, "neg": 2.0}.get(self.mode)
+
+    def anchor(self, parts: list[tuple[float, float, float]]) -> None:
+        """Set ``B`` from the round at ``k = 0``: each client's ``n (delta + mean)`` is the
+        sum of its log-ratios to the pooled base ``G`` (exact up to their own rounding)."""
+        self.sum0 = [n * m for n, m, _ in parts]
+        self.B = self.linear()[1]
+        self.anchored = True
+
+    def linear(self, members: list[bool] | None = None) -> tuple[float, float]:
+        """``(A, B)`` of all clients or of the ``members`` only (the influence screen)."""
+        keep = [True] * len(self.views) if members is None else members
+        N = sum(v.n for v, m in zip(self.views, keep, strict=True) if m)
+        C = float(math.fsum(v.c for v, m in zip(self.views, keep, strict=True) if m))
+        if self.mode == "mixed":
+            return C, -C
+        if self.sum0:
+            u = float(math.fsum(t for t, m in zip(self.sum0, keep, strict=True) if m))
+            if self.mode == "pos":
+                return C, -u
+            return C + 2.0 * N * self.ell, u
+        if self.mode == "pos":
+            return C, -C + N * self.ell
+        return C + 2.0 * N * self.ell, -C - N * self.ell
 
     def k(self, lam: float) -> float:
         return 2.0 - lam if self.mode == "neg" else lam
 
+    def q(self, parts: list[tuple[float, float, float]], k: float, shift: float) -> float:
+        """``Q`` of merged parts with the column's power of two added: ``log`` of a variance
+        of order 1, so its rounding (half an ulp of ``Q``) does not grow with the data's
+        scale (``Q`` near -460 for data of order 1e-100 carries 3e-14 of rounding, which
+        the polish's stencil turns into 2e-10 of a standard error in lambda)."""
+        if self.exp2 is None:
+            n, _, s = merge(parts)
+            if n > 0 and s > 0 and math.isfinite(s):
+                self.exp2 = -math.frexp(s / n)[1]
+        return q_value(parts, k, shift, self.exp2 or 0)
+
+    @property
+    def q_offset(self) -> float:
+        """What :meth:`q` adds to ``Q``: ``exp2 log 2``."""
+        return (self.exp2 or 0) * math.log(2.0)
+
     def nll(self, lam: float, q: float) -> float:
-        return self.A + self.B * lam + 0.5 * self.N * q
+        return self.A + self.B * lam + 0.5 * self.N * (q - self.q_offset)
 
     def convert(self, lam: float, stats_: list[tuple[float, float]]
                 ) -> tuple[list[tuple[float, float, float]], float]:
@@ -245,12 +353,12 @@ class Frame:
                 e = k * (d - shift)
                 a = math.exp(e)
                 b = math.expm1(e) / k if k != 0 else (d - shift)
-                out.append((float(v.n), a * m + b, a * a * s))
+                out.append((v.weight, a * m + b, a * a * s))
             return out, shift
         for v, lb, (m, s) in zip(self.views, self.delta, stats_, strict=True):
             kind = v.kind(self.family)
             if kind == "mixed":
-                out.append((float(v.n), m, s))
+                out.append((v.weight, m, s))
                 continue
             # psi = sign * (e^{k lb} phi + expm1(k lb)/k), k = lambda or 2 - lambda
             k = lam if kind == "pos" else 2.0 - lam
@@ -260,7 +368,7 @@ class Frame:
             except OverflowError:
                 a = math.inf
             b = math.expm1(k * lb) / k if k != 0 else lb
-            out.append((float(v.n), sign * (a * m + b), a * a * s))
+            out.append((v.weight, sign * (a * m + b), a * a * s))
         return out, 0.0
 
 
@@ -285,12 +393,14 @@ def merge(parts: list[tuple[float, float, float]]) -> tuple[float, float, float]
     return q[0]
 
 
-def q_value(parts: list[tuple[float, float, float]], k: float, shift: float) -> float:
-    """``Q`` of merged parts: ``log(S/N) + 2 k shift`` (inf where it is not finite)."""
+def q_value(parts: list[tuple[float, float, float]], k: float, shift: float,
+            exp2: int = 0) -> float:
+    """``Q`` of merged parts: ``log(S/N) + 2 k shift`` (inf where it is not finite), plus
+    ``exp2 log 2`` (a column's fixed power of two, :attr:`Frame.exp2`)."""
     n, _, s = merge(parts)
     if not (n > 0 and s > 0 and math.isfinite(s)):
         return math.inf if not math.isfinite(s) else -math.inf
-    return math.log(s / n) + 2.0 * k * shift
+    return math.log(math.ldexp(s / n, exp2)) + 2.0 * k * shift
 
 
 # ------------------------------------------------------------------ the search
@@ -308,7 +418,8 @@ def _parabola(a: float, fa: float, b: float, fb: float, c: float, fc: float) -> 
 
 
 def minimise(f: Callable[[float], float], a: float, b: float, *,
-             max_evals: int = _MAX_SEARCH) -> tuple[float, float, float, bool]:
+             max_evals: int = _MAX_SEARCH, step: float | None = None
+             ) -> tuple[float, float, float, bool]:
     """Minimum of a convex ``f`` from two starting points, by bracketing with parabolic
     extrapolation and Brent's safeguarded parabolic steps (Brent 1973; Press et al.'s
     ``mnbrak`` and ``brent``), stopped at about 1e-6 of the curvature's natural scale.
@@ -335,6 +446,8 @@ def minimise(f: Callable[[float], float], a: float, b: float, *,
     if fb > fa:
         a, b, fa, fb = b, a, fb, fa
     c = b + _GOLD * (b - a)
+    if step is not None and step > abs(c - b):  # the first step, from the data's scale
+        c = b + math.copysign(step, b - a)
     fc = ev(c)
     while fb >= fc and evals < max_evals:  # still descending: extrapolate
         u = _parabola(a, fa, b, fb, c, fc)
@@ -468,7 +581,7 @@ class Tally:
 
 
 def check_paper_reply(rep: Any, req: LambdaRequest, view: SiteView | None, n_pos: int,
-                      n_neg: int, family: str) -> str | None:
+                      n_neg: int, family: str, weighted: bool = False) -> str | None:
     """What is wrong with a reply to ``req`` from a client that declared ``n_pos``/``n_neg``
     at set-up (``view``: what it sent before, ``None`` in its first round); ``None`` if
     nothing (see the module doc for what can be checked without ranges).
@@ -512,7 +625,7 @@ def check_paper_reply(rep: Any, req: LambdaRequest, view: SiteView | None, n_pos
         spread = math.sqrt(s / n)
         if n == 1 and s > 0:
             return "sent a spread for a single value"
-        if kind != "mixed":
+        if kind != "mixed" and not weighted:  # weighted: d's weighted mean is not 0
             k = 2.0 - lam if kind == "neg" else lam
             # Jensen: expm1(k d)/k is convex (k > 0) or concave (k < 0) and d has mean 0
             # (d's mean is 0 up to the rounding of g = exp(c/n): a few eps of |c/n|)
@@ -546,11 +659,12 @@ class PaperFit:
 RoundFn = Callable[[list[float], str], list[tuple[NDArray[np.float64], NDArray[np.float64]]]]
 
 
-def _stencil(q: list[float], h: float) -> tuple[float, float]:
-    """``Q'`` and ``Q''`` at the centre of five values at ``-2h .. 2h``."""
+def _stencil(q: list[float], h: float) -> tuple[float, float, float]:
+    """``Q'``, ``Q''`` and ``Q'''`` at the centre of five values at ``-2h .. 2h``."""
     d1 = (q[0] - 8.0 * q[1] + 8.0 * q[3] - q[4]) / (12.0 * h)
     d2 = (-q[0] + 16.0 * q[1] - 30.0 * q[2] + 16.0 * q[3] - q[4]) / (12.0 * h * h)
-    return d1, d2
+    d3 = (-q[0] + 2.0 * q[1] - 2.0 * q[3] + q[4]) / (2.0 * h ** 3)
+    return d1, d2, d3
 
 
 def newton_from(frame: Frame, polish: list[Evaluation], h: float,
@@ -559,24 +673,22 @@ def newton_from(frame: Frame, polish: list[Evaluation], h: float,
     ``members`` only: ``(lambda, nll, curvature)``."""
     centre = polish[2].lmbda
     if members is None:
-        N, C, A, B, qs = frame.N, frame.C, frame.A, frame.B, [e.q for e in polish]
+        N, A, B, qs = frame.N, frame.A, frame.B, [e.q for e in polish]
     else:
         N = sum(v.n for v, m in zip(frame.views, members, strict=True) if m)
-        C = float(math.fsum(v.c for v, m in zip(frame.views, members, strict=True) if m))
-        if frame.mode == "pos":
-            A, B = C, -C + N * frame.ell
-        elif frame.mode == "neg":
-            A, B = C + 2.0 * N * frame.ell, -C - N * frame.ell
-        else:
-            A, B = C, -C
+        A, B = frame.linear(members)
         qs = [q_value([p for p, m in zip(e.parts, members, strict=True) if m],
-                      frame.k(e.lmbda), e.shift) for e in polish]
-    d1, d2 = _stencil(qs, h)
-    curv = 0.5 * N * d2
-    step = (B + 0.5 * N * d1) / curv
-    lam = centre - step
-    f0 = A + B * centre + 0.5 * N * qs[2]
-    return lam, f0 - 0.5 * step * step * curv, curv
+                      frame.k(e.lmbda), e.shift, frame.exp2 or 0) for e in polish]
+    d1, d2, d3 = _stencil(qs, h)
+    g0, curv, c3 = B + 0.5 * N * d1, 0.5 * N * d2, 0.5 * N * d3
+    # the root nearest 0 of the score's quadratic model g0 + curv t + c3 t^2 / 2 (a Newton
+    # step corrected by the third derivative): the search leaves the centre up to ~1e-5 of
+    # the natural scale away, where a plain Newton step would still be off by ~1e-10 of it
+    t = -g0 / curv
+    t = -g0 / (curv + 0.5 * c3 * t)
+    f0 = A + B * centre + 0.5 * N * (qs[2] - frame.q_offset)
+    return (centre + t, f0 + g0 * t + 0.5 * curv * t * t + c3 * t ** 3 / 6.0,
+            curv + c3 * t)
 
 
 def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
@@ -600,7 +712,7 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
             else:
                 with np.errstate(all="ignore"):
                     parts, shift = frame.convert(lam, st)
-                ev = Evaluation(lam, q_value(parts, frame.k(lam), shift), parts, shift)
+                ev = Evaluation(lam, frame.q(parts, frame.k(lam), shift), parts, shift)
             seen[lam] = ev
             out.append(ev)
         return out
@@ -609,11 +721,22 @@ def fit_column(round_fn: RoundFn, frame: Frame, *, alpha: float = 0.05,
         ev = seen.get(lam) or evaluate([lam], "search")[0]
         return frame.nll(lam, ev.q) if math.isfinite(ev.q) else math.inf
 
-    first, second = (0.0, 1.0) if frame.family == "boxcox" else (1.0, 0.0)
+    k0 = frame.lambda_k0
+    if k0 is not None and not frame.anchored:  # one-signed: the round at k = 0 first
+        ev0 = seen.get(k0) or evaluate([k0], "search")[0]
+        if ev0.parts and math.isfinite(ev0.q):
+            frame.anchor(ev0.parts)
+    first, second = (0.0, 1.0) if frame.mode == "pos" else (1.0, 0.0)
     if f(first) == -math.inf or f(first) == math.inf and f(second) == math.inf:
         raise BoxCoxError("the pooled data have no spread (constant values) or their "
                           "transformed values overflow at lambda = 0 and 1")
-    x, fx, scale, ok = minimise(f, first, second)
+    # the profile's natural unit of lambda is about 1/sd of the transformed values at k = 0
+    # (mixed-sign data: at lambda = 1); data on a tiny scale put the minimum near 1/sd, so
+    # the bracket's first step is that far, not 1 (Yeo-Johnson data of order 1e-100)
+    ref = seen.get(k0 if k0 is not None else 1.0) or seen.get(1.0)
+    unit = (math.exp(min(-0.5 * (ref.q - frame.q_offset), 700.0))
+            if ref is not None and math.isfinite(ref.q) else 1.0)
+    x, fx, scale, ok = minimise(f, first, second, step=unit if unit > 10.0 else None)
     lam, nll_hat, curv = x, fx, math.nan
     polish: list[Evaluation] = []
     # the step in Q's natural scale: 1/sqrt(Q'') = scale * sqrt(N/2) (scale is f''^-1/2)
@@ -771,7 +894,9 @@ def solution(fit: PaperFit) -> Solution:
 
 
 def llf_of(fit: PaperFit) -> float:
-    return float(-fit.nll + llf_constant(fit.nobs))
+    """The maximised log-likelihood (with the Jacobian; weighted: R's ``logLik`` of
+    ``lm(weights=)``, plus the Jacobian)."""
+    return float(-fit.nll + llf_constant(fit.nobs) + fit.frame.llf_offset)
 
 
 def deadline_left(start: float, deadline: float | None) -> float | None:

@@ -26,7 +26,7 @@ sites = np.array_split(rng.permutation(weight), 3)
 print("values per site:", [len(s) for s in sites])
 print("each site's own lambda:", [round(bcs.fit(s).lmbda, 3) for s in sites])
 
-r = bcs.federated.fit(sites, family="boxcox", protocol="minimal")  # the paper's messages
+r = bcs.federated.fit(sites, family="boxcox")  # the paper's messages (protocol="minimal")
 pooled = bcs.fit(weight, family="boxcox")
 print(f"federated lambda {r.lmbda:.10f}, pooled in memory {pooled.lmbda:.10f}")
 print({k: r.federated[k] for k in ("clients", "rounds", "bytes_up")})
@@ -44,9 +44,8 @@ print(r.summary())
 # %% [markdown]
 # ## What each client revealed
 #
-# With `protocol="minimal"` the clients speak the paper's protocol (Xu & Cormode 2025,
-# Algorithms 2-3; the default, `"full"`, also sends ranges and derivative moments, and stays
-# exact on adversarial data where the paper's is off by up to 5e-7): at
+# By default the clients speak the paper's protocol (Xu & Cormode 2025, Algorithms 2-3;
+# `protocol="full"` also sends ranges and derivative moments, for the same numbers): at
 # set-up their counts only (no minimum, no maximum), then per round the server sends lambda
 # alone and each Box-Cox client answers `(c, n, mean, s)` -- 4 numbers (Yeo-Johnson: 5,
 # `(c, n+, n-, mean, s)`). Every exchange is in the result, by round and kind; the profile

@@ -351,8 +351,9 @@ def test_checker_finds_a_cycle_through_a_lazy_import(tmp_path):
 
 
 def test_checker_finds_the_engine_importing_a_family_and_a_table_violation(tmp_path):
-    """core importing a family, and a family importing one below it in the table, are
-    reported; importing one above it, or its own subpackage, is not."""
+    """core importing a family, and a family importing one below it in the table (or a
+    top-level module below it), are reported; importing one above it, or its own
+    subpackage, is not (the top-level door imports families above it)."""
     pkg = _package(tmp_path, {
         "boxcoxstat/__init__.py": "",
         "boxcoxstat/families.py": "",
@@ -365,6 +366,8 @@ def test_checker_finds_the_engine_importing_a_family_and_a_table_violation(tmp_p
         "boxcoxstat/robust/results.py": "from .model import fit\n",
         "boxcoxstat/pca/__init__.py": "",
         "boxcoxstat/pca/model.py": "from ..robust.model import fit\n",
+        "boxcoxstat/pca/results.py": "def plot():\n    from ..api import fit\n",
+        "boxcoxstat/api.py": "from .robust.model import fit\nfrom .pca import model\n",
     })
     graph = import_graph(pkg)
     assert engine_imports_of_families(graph) == [
@@ -373,15 +376,19 @@ def test_checker_finds_the_engine_importing_a_family_and_a_table_violation(tmp_p
         "| subpackage | module | responsibility |", "|---|---|---|",
         "| foundation | `families.py` | math |", "| `core/` | `solve.py` | solver |",
         "| `univariate/` | `model.py` | fits |", "| `pca/` | `model.py` | PCA |",
-        "| `robust/` | `model.py`, `results.py` | robust |"])
+        "| `robust/` | `model.py`, `results.py` | robust |",
+        "| (top level) | `api.py` | the door |"])
     layers = table_layers(readme)
-    assert layers == {"families": 0, "core": 1, "univariate": 2, "pca": 3, "robust": 4}
+    assert layers == {"families": 0, "core": 1, "univariate": 2, "pca": 3, "robust": 4,
+                      "api": 5}
     bad = table_violations(graph, layers)
     assert bad == [
         "boxcoxstat.core.solve (layer 1, core) imports boxcoxstat.robust.model (layer 4, "
         "robust) at line 2",
         "boxcoxstat.pca.model (layer 3, pca) imports boxcoxstat.robust.model (layer 4, "
-        "robust) at line 1"]
+        "robust) at line 1",
+        "boxcoxstat.pca.results (layer 3, pca) imports boxcoxstat.api (layer 5, api) at "
+        "line 2"]
 
 
 def test_checker_of_mirrored_tests(tmp_path):

@@ -245,7 +245,7 @@ def test_statsmodels_regression_names_are_its_statsmodels_models(result):
     ref = result.model.fit()
     for name in _SM_REGRESSION:
         assert getattr(result, name) == pytest.approx(getattr(ref, name), rel=1e-10), name
-    got = result.get_prediction(scale="transformed").summary_frame()
+    got = result.get_prediction(which="transformed").summary_frame()
     want = ref.get_prediction().summary_frame()
     assert list(got.columns) == list(want.columns) and list(got.index) == list(want.index)
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-10)

@@ -327,8 +327,8 @@ def test_plots_check_their_arguments_before_drawing():
     with pytest.raises(BoxCoxError, match="ax must be a matplotlib Axes"):
         r.plot_profile(ax=3)
     fig, one = plt.subplots()
-    with pytest.raises(BoxCoxError, match="axes must be 2 matplotlib Axes"):
-        r.qqplot(axes=one)
+    with pytest.raises(BoxCoxError, match="ax must be 2 matplotlib Axes"):
+        r.qqplot(ax=one)
     with pytest.raises(BoxCoxError, match="unknown column"):
         r.plot_profile(column="y")
     with pytest.raises(BoxCoxError, match="alpha must be a number"):

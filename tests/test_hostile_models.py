@@ -112,7 +112,7 @@ def test_robust_qqplot_near_float_max(method):
         assert np.all(np.isfinite(axes[0].get_ylim()))
         # the points drawn are the data in that unit: the largest is 1 (a division by a
         # power of ten: rounding only)
-        drawn = np.concatenate([line.get_ydata() for line in axes[0].lines[:2]])
+        drawn = np.concatenate([c.get_offsets()[:, 1] for c in axes[0].collections[1:]])
         assert np.max(drawn) == pytest.approx(1.0, rel=1e-12)
     finally:
         plt.close("all")

@@ -150,7 +150,7 @@ truth = test["SalePrice"]
 pred = pd.DataFrame({
     "median": hm.predict(test)["fit"],
     "mean (smearing)": hm.predict(test, kind="mean")["fit"],
-    "mean (normal)": hm.predict(test, kind="mean", mean="normal")["fit"],
+    "mean (normal)": hm.predict(test, kind="mean", mean_estimator="normal")["fit"],
 })
 plain = smf.ols("SalePrice ~ GrLivArea + LotArea + OverallQual + YearBuilt", train).fit()
 pred["untransformed OLS"] = plain.predict(test)

@@ -78,9 +78,9 @@ print(fits["MPG"][1].summary())
 for var in ("MPG", "Weight"):
     ml, rew = fits[var]
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    ml.qqplot(axes=axes[:2])
+    ml.qqplot(ax=axes[:2])
     axes[1].set_title(f"Box-Cox {var} by ML, λ = {ml.lmbda:.2f}", fontsize=10)
-    rew.qqplot(axes=[axes[0], axes[2]])
+    rew.qqplot(ax=[axes[0], axes[2]])
     axes[0].set_title(f"original {var}", fontsize=10)
     axes[2].set_title(f"Box-Cox {var} by RewML, λ = {rew.lmbda:.2f}", fontsize=10)
     save(fig, f"robust_topgear_{var.lower()}.png")
@@ -165,7 +165,7 @@ table = pd.DataFrame({"lambda": rew_d.params.round(3),
                       "flagged": pd.Series({k: len(v) for k, v in rew_d.outliers.items()})})
 print(table)
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-rew_d.qqplot("AreaJ", axes=axes)
+rew_d.qqplot("AreaJ", ax=axes)
 save(fig, "robust_dposs_area.png")
 
 # %%

@@ -64,15 +64,17 @@ def profile_cutoff(llf_max: float, alpha: float = 0.05) -> float:
     return float(llf_max - 0.5 * stats.chi2.isf(alpha, 1))
 
 
-def qq_envelope(y: ArrayLike, alpha: float = 0.05, interval: str = "pointwise",
-                reps: int = 1000, random_state: Any = None) -> dict[str, NDArray[np.float64]]:
+def qq_envelope(y: ArrayLike, alpha: float = 0.05, envelope: str = "pointwise",
+                reps: int = 1000, random_state: Any = None,
+                line: tuple[float, float] | None = None) -> dict[str, NDArray[np.float64]]:
     """Normal QQ coordinates with car's quartile line and a ``1 - alpha`` envelope.
 
-    ``interval="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
+    ``envelope="pointwise"`` is car's ``qqPlot`` band: ``a + b z -+ z_{1-alpha/2} b/phi(z)
     sqrt(P (1 - P)/n)`` (the asymptotic SE of an order statistic), with ``a, b`` the line
     through the quartiles (:func:`qq_line`) and ``P`` R's ``ppoints``. ``"simulated"`` takes
     the pointwise ``alpha/2`` and ``1 - alpha/2`` quantiles of ``reps`` sorted normal samples
-    of size n, placed on the same line (Atkinson 1985).
+    of size n, placed on the same line (Atkinson 1985). ``line=(a, b)`` replaces the quartile
+    line (a robust fit's location and scale, say) for the fit and both bands.
 
     Returns the dict ``z``, ``y`` (sorted), ``order`` (positions of the sorted values in the
     input), ``fit``, ``lower``, ``upper``.
@@ -88,9 +90,9 @@ def qq_envelope(y: ArrayLike, alpha: float = 0.05, interval: str = "pointwise",
     order = np.argsort(y, kind="stable")
     z, ys = normal_qq(y)
     n = y.size
-    a, b = qq_line(y)
+    a, b = qq_line(y) if line is None else (float(line[0]), float(line[1]))
     fit = a + b * z
-    if interval == "pointwise":
+    if envelope == "pointwise":
         p = stats.norm.cdf(z)
         se = b / stats.norm.pdf(z) * np.sqrt(p * (1.0 - p) / n)
         half = stats.norm.isf(alpha / 2.0) * se

@@ -11,12 +11,12 @@ from typing import Any, Literal
 import numpy as np
 
 from .._validation.columns import check_option
-from ..base.diagnostics import qq_envelope
+from ..base.diagnostics import display_unit, qq_envelope
 from ..base.results import check_alpha
 from ._column import _check_size, _column
 from .symbox import symbox_frame
 
-__all__ = ["symbox", "qqplot", "plot_spread_level"]
+__all__ = ["symbox", "qqplot", "draw_qq", "plot_spread_level"]
 
 
 def _axes(ax: Any) -> tuple[Any, bool]:
@@ -58,13 +58,17 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
 
 
 def qqplot(x: Any, *, alpha: float = 0.05,
-           interval: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
+           envelope: Literal["pointwise", "simulated"] = "pointwise", n_label: int = 2,
            reps: int = 1000, random_state: Any = None,
            missing: Literal["drop", "raise"] = "raise", ax: Any = None) -> Any:
     """Normal QQ plot with car's quartile line, a ``1 - alpha`` envelope and the ``n_label``
     points farthest from the mean labelled by their index (car's ``qqPlot``).
 
-    ``interval="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
+    The package's one QQ figure (:func:`draw_qq`): a fit result's ``qqplot()`` draws it for a
+    column before and after the transform, ``LmResult.qqplot()`` for the studentized
+    residuals.
+
+    ``envelope="pointwise"`` is car's normal-theory band; ``"simulated"`` the pointwise
     quantiles of ``reps`` simulated normal samples (``random_state`` seeds them). Missing
     values (NaN) are refused, or left out with ``missing="drop"`` (as car's ``qqPlot``); the
     labels stay those of the caller's rows (positions for an array).
@@ -80,28 +84,68 @@ def qqplot(x: Any, *, alpha: float = 0.05,
     >>> [t.get_text() for t in ax.texts]
     ['c50', 'c24']
     """
-    check_option("interval", interval, ("pointwise", "simulated"))
+    check_option("envelope", envelope, ("pointwise", "simulated"))
     alpha = check_alpha(alpha)
     v, name, index, _ = _column(x, "qqplot", missing)
     _check_size(v, name)
-    env = qq_envelope(v, alpha, interval, reps, random_state)
     ax, own = _axes(ax)
-    ax.fill_between(env["z"], env["lower"], env["upper"], color="C1", alpha=0.15, lw=0)
-    ax.plot(env["z"], env["lower"], "--", color="C1", lw=1)
-    ax.plot(env["z"], env["upper"], "--", color="C1", lw=1)
-    ax.plot(env["z"], env["fit"], color="C1", lw=1.5)
-    ax.scatter(env["z"], env["y"], s=12, color="C0")
-    far = np.argsort(-np.abs(env["y"] - v.mean()), kind="stable")[: max(0, int(n_label))]
+    env = draw_qq(ax, v, alpha=alpha, envelope=envelope, reps=reps, random_state=random_state,
+                  ylabel=name)
+    dist = np.abs(v[env["order"]] - v.mean())  # in the data's unit, sorted as drawn
+    far = np.argsort(-dist, kind="stable")[: max(0, int(n_label))]
     for k in far:
         pos = int(env["order"][k])
         label = index[pos] if index is not None else pos
         ax.annotate(str(label), (env["z"][k], env["y"][k]), textcoords="offset points",
                     xytext=(4, 0), fontsize=8)
-    ax.set_xlabel("normal quantiles")
-    ax.set_ylabel(name)
     if own:
         ax.figure.tight_layout()
     return ax
+
+
+def draw_qq(ax: Any, values: Any, *, alpha: float = 0.05,
+            envelope: Literal["pointwise", "simulated"] = "pointwise", reps: int = 1000,
+            random_state: Any = None, line: tuple[float, float] | None = None,
+            flagged: Any = None, ylabel: str = "sample quantiles", title: str = ""
+            ) -> dict[str, Any]:
+    """Draw car's normal QQ figure of ``values`` on ``ax``: the points, the reference line
+    (the quartiles' line, or ``line=(a, b)``) and its ``1 - alpha`` envelope
+    (:func:`~boxcoxstat.base.diagnostics.qq_envelope`); points where ``flagged`` (booleans
+    in the order of ``values``) are drawn red. Values near float64's limit are drawn in a
+    power of ten (named in the y label). Returns the envelope's coordinates as drawn.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from boxcoxstat.graphics.plotting import draw_qq
+    >>> fig, ax = plt.subplots()
+    >>> env = draw_qq(ax, [2.0, 1.0, 4.0, 3.0, 10.0], flagged=[False] * 4 + [True])
+    >>> len(ax.collections), env["order"].tolist()  # band, points, flagged points
+    (3, [1, 0, 3, 2, 4])
+    >>> plt.close(fig)
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    unit = display_unit(v)  # matplotlib's tick locator overflows on axes near 1e308
+    ref = None if line is None else (float(line[0]) / unit, float(line[1]) / unit)
+    env = qq_envelope(v / unit, alpha, envelope, reps, random_state, line=ref)
+    z, y = env["z"], env["y"]
+    mark = (np.zeros(v.size, dtype=bool) if flagged is None
+            else np.asarray(flagged, dtype=bool).reshape(-1)[env["order"]])
+    ax.fill_between(z, env["lower"], env["upper"], color="C1", alpha=0.15, lw=0)
+    ax.plot(z, env["lower"], "--", color="C1", lw=1)
+    ax.plot(z, env["upper"], "--", color="C1", lw=1)
+    ax.plot(z, env["fit"], color="C1", lw=1.5)
+    ax.scatter(z[~mark], y[~mark], s=12, color="C0")
+    if mark.any():
+        ax.scatter(z[mark], y[mark], s=20, color="C3", label=f"flagged ({int(mark.sum())})")
+        ax.legend(loc="upper left", fontsize=8)
+    ax.set_xlabel("normal quantiles")
+    ax.set_ylabel(ylabel + ("" if unit == 1.0 else f" (x {unit:.0e})"))
+    if title:
+        ax.set_title(title, fontsize=10)
+    return env
 
 
 def plot_spread_level(result: Any, *, ax: Any = None) -> Any:

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ..univariate.plotting import _check_axes
+
 __all__ = ["plot_outlier_map", "plot_score_pairs", "plot_residual_map"]
 
 
@@ -50,9 +52,10 @@ def plot_outlier_map(result: Any, *, ax: Any = None, labels: int = 0, color: Any
     return ax
 
 
-def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
+def plot_score_pairs(result: Any, *, ax: Any = None, color: Any = None):
     """Pairs plot of the robust PCA scores (Raymaekers & Rousseeuw 2021, Fig. 12): score
-    ``j`` against score ``i`` below and above the diagonal, histograms on it.
+    ``j`` against score ``i`` below and above the diagonal, histograms on it. ``ax``: ``k x k``
+    matplotlib Axes, or None for a new figure.
 
     Returns
     -------
@@ -62,10 +65,10 @@ def plot_score_pairs(result: Any, *, axes: Any = None, color: Any = None):
 
     k = result.n_components
     t = np.asarray(result.scores_matrix)
-    own = axes is None
+    own = _check_axes(ax, k * k) is None
     if own:
-        _, axes = plt.subplots(k, k, figsize=(2.2 * k, 2.2 * k), squeeze=False)
-    axes = np.asarray(axes).reshape(k, k)
+        _, ax = plt.subplots(k, k, figsize=(2.2 * k, 2.2 * k), squeeze=False)
+    axes = np.asarray(ax).reshape(k, k)
     for i in range(k):
         for j in range(k):
             ax = axes[i, j]

@@ -261,13 +261,13 @@ class RobustPCAResult(ResultBase):
         self._need("plot_outlier_map")
         return plot_outlier_map(self, ax=ax, labels=labels, color=color)
 
-    def plot_scores(self, *, axes: Any = None, color: Any = None) -> Any:
+    def plot_scores(self, *, ax: Any = None, color: Any = None) -> Any:
         """Pairs plot of the scores (Raymaekers & Rousseeuw 2021, Fig. 12); see
         :func:`boxcoxstat.pca.plotting.plot_score_pairs`."""
         from .plotting import plot_score_pairs
 
         self._need("plot_scores")
-        return plot_score_pairs(self, axes=axes, color=color)
+        return plot_score_pairs(self, ax=ax, color=color)
 
     def plot_residual_map(self, rows: Any = None, *, ax: Any = None, cutoff: float | None = None
                           ) -> Any:

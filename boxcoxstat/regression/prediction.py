@@ -207,7 +207,7 @@ def t_interval(eta: NDArray[np.float64], var: Any, alpha: float,
 
 def predict_frame(
     x0: NDArray[np.float64], index: pd.Index, fit: LinearFit, *, interval: str | None,
-    alpha: float, kind: str, mean: str, scale: str,
+    alpha: float, kind: str, mean_estimator: str, which: str,
     residuals: NDArray[np.float64] | None, mixture: LambdaMixture | None,
 ) -> pd.DataFrame:
     """The prediction frame (``fit``; ``lower``, ``upper`` with an interval); see the module
@@ -218,7 +218,7 @@ def predict_frame(
     with np.errstate(over="ignore", invalid="ignore"):
         h = var_mean / fit.scale  # x0' (X'WX)^-1 x0
     cols: dict[str, NDArray[np.float64]] = {}
-    if scale == "transformed":
+    if which == "transformed":
         cols["fit"] = eta
     else:
         with np.errstate(all="ignore"):
@@ -231,12 +231,12 @@ def predict_frame(
         ok = ~missing & ~outside
         cols["fit"] = np.where(ok, med, np.nan)
         if kind == "mean":
-            cols["fit"] = _mean(eta, ok, fit, mean, residuals, index)
+            cols["fit"] = _mean(eta, ok, fit, mean_estimator, residuals, index)
     if interval is not None:
         extra = 1.0 if interval == "prediction" else 0.0
-        if scale == "transformed" or mixture is None:
+        if which == "transformed" or mixture is None:
             lo_t, hi_t = t_interval(eta, var_mean + fit.scale * extra, alpha, fit.df_resid)
-            if scale == "transformed":
+            if which == "transformed":
                 cols["lower"], cols["upper"] = lo_t, hi_t
             else:
                 cols["lower"] = np.where(ok, _back(lo_t, lam, family, "lower"), np.nan)
@@ -259,7 +259,7 @@ def predict_frame(
     return pd.DataFrame(cols, index=index)
 
 
-def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean: str,
+def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, estimator: str,
           residuals: NDArray[np.float64] | None, index: pd.Index) -> NDArray[np.float64]:
     """Duan's smearing or the normal-theory mean; NaN, with one warning naming the rows, where
     the mean does not exist: where the fitted model's normal errors (to ``bt.Z_MAX`` sigma)
@@ -268,14 +268,14 @@ def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean:
     over bounded residuals is not reported where the model says the mean is infinite."""
     sigma = float(np.sqrt(fit.scale))
     d_low, d_high = -bt.Z_MAX * sigma, bt.Z_MAX * sigma
-    if mean == "smearing":
+    if estimator == "smearing":
         assert residuals is not None
         d_low = min(d_low, float(np.min(residuals)))
         d_high = max(d_high, float(np.max(residuals)))
     diverges = ~bt.mean_exists(eta, d_low, d_high, fit.lmbda, fit.family)
     out = np.full(eta.shape, np.nan)
     rows = np.flatnonzero(ok & ~diverges)
-    if mean == "smearing":
+    if estimator == "smearing":
         assert residuals is not None
         out[rows] = bt.mean_smearing(eta[rows], residuals, fit.lmbda, fit.family)
     else:
@@ -284,8 +284,8 @@ def _mean(eta: NDArray[np.float64], ok: NDArray[np.bool_], fit: LinearFit, mean:
     if bad.any():
         warn_rows(f"the mean on the response scale does not exist at lambda = {fit.lmbda:.6g} "
                   f"(the model's normal errors, within {bt.Z_MAX:g} sigma, reach where the "
-                  "inverse transform diverges); the prediction is NaN with either mean= "
-                  "estimator; use kind='median'", list(index[bad]), stacklevel=5)
+                  "inverse transform diverges); the prediction is NaN with either "
+                  "mean_estimator; use kind='median'", list(index[bad]), stacklevel=5)
     return out
 
 
@@ -385,7 +385,7 @@ class LmPrediction:
         mean  mean_se  mean_ci_lower  mean_ci_upper  obs_ci_lower  obs_ci_upper
     0  14.58     0.33          13.92          15.27         12.26         17.34
     1  37.82     0.69          36.43          39.26         31.88         44.86
-    >>> m.get_prediction(new, scale="transformed").summary_frame()["mean"].round(4)
+    >>> m.get_prediction(new, which="transformed").summary_frame()["mean"].round(4)
     0    2.6797
     1    3.6328
     Name: mean, dtype: float64
@@ -478,12 +478,12 @@ class LmPrediction:
 
 
 def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,
-                    response: ResponseMap, *, scale: str, var_resid: NDArray[np.float64],
+                    response: ResponseMap, *, which: str, var_resid: NDArray[np.float64],
                     like: Any = None) -> LmPrediction:
     """An :class:`LmPrediction` of the rows ``x0``; on the response scale one warning names
     the rows whose linear predictor has no back-transform (their numbers are NaN)."""
     eta, var = linear_predictor(x0, fit)
-    if scale == "response":
+    if which == "response":
         outside = ~np.isnan(eta) & np.isnan(response.median(eta))
         if outside.any():
             warn_rows(f"the linear predictor lies outside the range of the {fit.family} "
@@ -492,4 +492,4 @@ def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,
     se, vr = np.sqrt(var), np.array(var_resid, dtype=np.float64)
     for a in (eta, se, vr):
         a.flags.writeable = False  # immutable, as every result
-    return LmPrediction(eta, se, vr, fit.df_resid, index, scale, response, like)
+    return LmPrediction(eta, se, vr, fit.df_resid, index, which, response, like)

@@ -459,7 +459,7 @@ class LmResult(ResultBase):
         predicts the transformed response. For predictions of the response itself (the
         back-transformed intervals) use :meth:`get_prediction` (statsmodels' surface,
         ``summary_frame``) or :meth:`predict`; ``m.get_prediction(new,
-        scale="transformed")`` gives ``m.ols``'s numbers."""
+        which="transformed")`` gives ``m.ols``'s numbers."""
         from .refit import formula_ols
 
         self._need_data("ols")
@@ -489,8 +489,8 @@ class LmResult(ResultBase):
         interval: Literal["confidence", "prediction"] | None = None,
         alpha: float = 0.05,
         kind: Literal["median", "mean"] = "median",
-        mean: Literal["smearing", "normal"] = "smearing",
-        scale: Literal["response", "transformed"] = "response",
+        mean_estimator: Literal["smearing", "normal"] = "smearing",
+        which: Literal["response", "transformed"] = "response",
         include_lambda_uncertainty: bool = False,
     ) -> Any:
         """Predictions for new data (the fitted rows by default), with intervals.
@@ -510,13 +510,13 @@ class LmResult(ResultBase):
             Significance level of the interval.
         kind : {"median", "mean"}, default="median"
             The ``fit`` column on the response scale: the conditional median
-            ``g^{-1}(eta)``, or the mean (see ``mean``). A prediction interval is the same
-            for both; a confidence interval is for the median.
-        mean : {"smearing", "normal"}, default="smearing"
-            How the mean is estimated: Duan's (1983) smearing over the residuals, or the
-            normal-theory ``E[g^{-1}(eta + sigma Z)]`` by quadrature.
-        scale : {"response", "transformed"}, default="response"
-            The response's scale, or the transformed one (the linear predictor and its t
+            ``g^{-1}(eta)``, or the mean (see ``mean_estimator``). A prediction interval is the
+            same for both; a confidence interval is for the median.
+        mean_estimator : {"smearing", "normal"}, default="smearing"
+            How the mean (``kind="mean"``) is estimated: Duan's (1983) smearing over the
+            residuals, or the normal-theory ``E[g^{-1}(eta + sigma Z)]`` by quadrature.
+        which : {"response", "transformed"}, default="response"
+            Predict the response, or the transformed response (the linear predictor and its t
             intervals, as ``ols.get_prediction``).
         include_lambda_uncertainty : bool, default=False
             Intervals that also carry the estimated power's uncertainty: quantiles of Box &
@@ -550,12 +550,12 @@ class LmResult(ResultBase):
         """
         check_option("interval", interval, (None, "confidence", "prediction"))
         check_option("kind", kind, ("median", "mean"))
-        check_option("mean", mean, ("smearing", "normal"))
-        check_option("scale", scale, ("response", "transformed"))
+        check_option("mean_estimator", mean_estimator, ("smearing", "normal"))
+        check_option("which", which, ("response", "transformed"))
         check_option("include_lambda_uncertainty", include_lambda_uncertainty, (False, True))
         alpha = check_alpha(alpha)
         pr.check_kind(kind, interval)
-        if include_lambda_uncertainty and scale == "transformed":
+        if include_lambda_uncertainty and which == "transformed":
             raise BoxCoxError("include_lambda_uncertainty=True applies on the response scale "
                               "(the transformed scale changes with lambda)")
         shifted = self.power.gamma_values is not None
@@ -569,10 +569,10 @@ class LmResult(ResultBase):
         x0, index = self._new_rows(as_pandas_frame(newdata) if native else newdata)
         mixture = self._mixture if include_lambda_uncertainty and interval else None
         out = pr.predict_frame(x0, index, self._fit, interval=interval, alpha=alpha,
-                               kind=kind, mean=mean, scale=scale,
+                               kind=kind, mean_estimator=mean_estimator, which=which,
                                residuals=self._residuals if kind == "mean" else None,
                                mixture=mixture)
-        if shifted and scale == "response":  # the back-transform gave the positive base
+        if shifted and which == "response":  # the back-transform gave the positive base
             for col in out.columns:
                 out[col] = self._response_map.unshift(out[col].to_numpy())
         if native:  # polars in, polars out
@@ -590,7 +590,7 @@ class LmResult(ResultBase):
         self,
         exog: Any = None,
         *,
-        scale: Literal["response", "transformed"] = "response",
+        which: Literal["response", "transformed"] = "response",
         weights: Any = None,
     ) -> pr.LmPrediction:
         """Predictions with statsmodels' prediction surface (``summary_frame(alpha)``).
@@ -606,7 +606,7 @@ class LmResult(ResultBase):
             New data, as ``predict``'s ``newdata`` (pandas or polars; columns found by name,
             predictor transforms reused; a row with a missing predictor is NaN in place).
             Default: the fitted rows.
-        scale : {"response", "transformed"}, default="response"
+        which : {"response", "transformed"}, default="response"
             ``"transformed"``: the linear model of the transformed response, the numbers of
             statsmodels' ``OLS(...).get_prediction(...)`` (and of ``m.ols.get_prediction``).
             ``"response"``: those intervals mapped back by the inverse transform; the column
@@ -627,7 +627,7 @@ class LmResult(ResultBase):
         Raises
         ------
         BoxCoxError
-            For an unknown ``scale``, weights that are not positive numbers (one, or one per
+            For an unknown ``which``, weights that are not positive numbers (one, or one per
             row), or a result loaded from JSON asked for its fitted rows.
 
         Examples
@@ -640,7 +640,7 @@ class LmResult(ResultBase):
         0  14.62     0.31          14.10          15.17         12.76         16.78
         1  37.65     0.70          36.48          38.85         32.62         43.50
         """
-        check_option("scale", scale, ("response", "transformed"))
+        check_option("which", which, ("response", "transformed"))
         native = exog is not None and native_frame(exog) is not None
         x0, index = self._new_rows(as_pandas_frame(exog) if native else exog)
         if weights is None:
@@ -648,7 +648,7 @@ class LmResult(ResultBase):
         else:
             w = _prediction_weights(weights, len(index))
         var_resid = np.broadcast_to(self.scale / np.asarray(w, dtype=np.float64), index.shape)
-        return pr.make_prediction(x0, index, self._fit, self._response_map, scale=scale,
+        return pr.make_prediction(x0, index, self._fit, self._response_map, which=which,
                                   var_resid=var_resid, like=exog if native else None)
 
     def _new_rows(self, newdata: pd.DataFrame | None) -> tuple[NDArray[np.float64], pd.Index]:

@@ -11,18 +11,23 @@ import numpy as np
 
 from .. import families
 from .._validation.columns import BoxCoxError
-from ..base.diagnostics import display_unit, normal_qq, qq_line
+from ..base.results import check_alpha
+from ..graphics.plotting import draw_qq
+from ..univariate.plotting import _check_axes
 
 __all__ = ["qqplot_robust", "plot_sensitivity"]
 
 _FAMILY_LABEL = {"boxcox": "Box-Cox", "yeojohnson": "Yeo-Johnson"}
 
 
-def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
-    """Normal QQ plots before (left) and after (right) a robust transform; flagged rows red.
+def qqplot_robust(result: Any, column: Any = None, *, alpha: float = 0.05, ax: Any = None):
+    """car's normal QQ plot (:func:`boxcoxstat.graphics.plotting.draw_qq`) before (left) and
+    after (right) a robust transform; flagged rows red.
 
-    The reference line on the right is ``location + scale * z`` (the robust fit's Huber
-    location and scale), so the central part should follow it and outliers stand apart.
+    ``ax``: two matplotlib Axes (left, right), or None for a new figure. The reference line on
+    the right, and the ``1 - alpha`` envelope around it, is ``location + scale * z`` (the
+    robust fit's Huber location and scale), so the central part should follow it and
+    outliers stand apart.
 
     Returns
     -------
@@ -34,16 +39,16 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
     name = result.names[j]
     if result.data is None:
         raise BoxCoxError("this result holds no data")
-    own = axes is None
+    alpha = check_alpha(alpha)
+    own = _check_axes(ax, 2) is None
     if own:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
-    axes = np.asarray(axes).reshape(-1)
+        _, ax = plt.subplots(1, 2, figsize=(9, 4))
+    axes = np.asarray(ax).reshape(-1)
     ok = ~np.isnan(result.data[:, j])
     x = result.data[ok, j]
     flagged = result.weights_matrix[ok, j] == 0
     lam = result.lmbda_used[j]
     y = families.forward_unchecked(result._prepare(x, j), lam, result.families[j])
-    order = np.argsort(x, kind="stable")  # the transform is increasing: one order for both
     fam = _FAMILY_LABEL[result.families[j]]
     if not np.all(np.isfinite(y)):
         raise BoxCoxError(
@@ -51,29 +56,12 @@ def qqplot_robust(result: Any, column: Any = None, *, axes: Any = None):
             "so they cannot be plotted; rescale the column (for example divide it by its "
             "median) and refit"
         )
-    for ax, values, title in (
-        (axes[0], x, f"{name}: original"),
-        (axes[1], y, f"{name}: {fam}, λ = {lam:.3g} ({result.method})"),
+    for ax, values, line, title in (
+        (axes[0], x, None, f"{name}: original"),
+        (axes[1], y, (result.location_values[j], result.scale_values[j]),
+         f"{name}: {fam}, λ = {lam:.3g} ({result.method})"),
     ):
-        z, s = normal_qq(values)
-        mark = flagged[order]
-        if values is y:
-            a, b = result.location_values[j], result.scale_values[j]
-        else:
-            a, b = qq_line(values)
-        unit = display_unit(s)
-        with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
-            line = np.clip((a + b * z) / unit, -1e300, 1e300)
-        ax.plot(z[~mark], s[~mark] / unit, "o", ms=3, color="C0", alpha=0.7)
-        ax.plot(z[mark], s[mark] / unit, "o", ms=5, color="C3",
-                label=f"flagged ({mark.sum()})")
-        if np.all(np.isfinite(line)):
-            ax.plot(z, line, color="0.3", lw=1)
-        ax.set_xlabel("normal quantiles")
-        ax.set_ylabel("sample quantiles" + ("" if unit == 1.0 else f" (x {unit:.0e})"))
-        ax.set_title(title, fontsize=10)
-        if mark.any():
-            ax.legend(loc="upper left", fontsize=8)
+        draw_qq(ax, values, alpha=alpha, line=line, flagged=flagged, title=title)
     if own:
         axes[0].figure.tight_layout()
     return axes

@@ -1,8 +1,9 @@
 """The estimators of lambda, their options and defaults, declared once.
 
-``bcs.fit(x, method=..., **options)``, ``bcs.sensitivity_curve(method=..., **options)``
-and ``bcs.simulate(estimators=[...])`` all validate and run estimators here, so a name and an
-option mean the same everywhere: ``"mtl"`` with ``h=0.9`` is one estimator in all three.
+``bcs.fit(x, method=..., **options)``,
+``bcs.sensitivity_curve(estimators=..., **options)`` and ``bcs.simulate(estimators=[...])`` all
+validate and run estimators here, so a name and an option mean the same everywhere: ``"mtl"``
+with ``h=0.9`` is one estimator in all three.
 
 An *estimator spec* is a method name (``"rewml"``) or a pair ``(method, {options})``
 (``("mtl", {"h": 0.9})``, ``("rewml", {"rectified": False})``); its :attr:`Spec.label`

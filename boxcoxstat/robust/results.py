@@ -407,8 +407,10 @@ class RobustTransformResult(ColumnTransforms):
         return (f"<RobustTransformResult {self.method} {'/'.join(sorted(set(self.families)))}: "
                 f"lmbda {pairs}; {nflag} flagged{left}>")
 
-    def qqplot(self, column: str | int | None = None, *, axes=None):
-        """QQ plots before and after the transform, flagged points marked in red."""
+    def qqplot(self, column: str | int | None = None, *, alpha: float = 0.05,
+               ax: Any = None) -> Any:
+        """car's normal QQ plot with a ``1 - alpha`` envelope around the robust line, before
+        and after the transform (two Axes), flagged points marked in red."""
         from .plotting import qqplot_robust
 
-        return qqplot_robust(self, column, axes=axes)
+        return qqplot_robust(self, column, alpha=alpha, ax=ax)

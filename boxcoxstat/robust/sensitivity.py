@@ -147,7 +147,7 @@ class SensitivityCurve(ResultBase):
 
 
 def sensitivity_curve(
-    method: EstimatorLike | Sequence[EstimatorLike] = "rewml",
+    estimators: EstimatorLike | Sequence[EstimatorLike] = "rewml",
     family: str = "yeojohnson",
     *,
     n: int = 100,
@@ -159,11 +159,12 @@ def sensitivity_curve(
 
     Parameters
     ----------
-    method : str, (str, dict) or list of them, default="rewml"
+    estimators : str, (str, dict) or list of them, default="rewml"
         Estimator(s) of :mod:`boxcoxstat.robust.registry`: ``"mle"``, ``"carroll"``,
         ``"rewml"``, ``"mtl"``, or a pair such as ``("mtl", {"h": 0.9})`` or
         ``("rewml", {"rectified": False})`` (the paper's RewMLnr). Their labels
-        (``"mtl(h=0.9)"``) name the columns of ``values``.
+        (``"mtl(h=0.9)"``) name the columns of ``values``. The same as :func:`simulate`'s
+        ``estimators``.
     family : {"boxcox", "yeojohnson"}, default="yeojohnson"
     n : int, default=100
         Sample size including the added point ``z``.
@@ -185,7 +186,7 @@ def sensitivity_curve(
     Raises
     ------
     BoxCoxError
-        An unknown method or an option it does not take (the message lists the valid ones),
+        An unknown estimator or an option it does not take (the message lists the valid ones),
         ``n < 10``, non-finite ``z`` (or ``z <= 0`` for Box-Cox).
 
     References
@@ -205,7 +206,7 @@ def sensitivity_curve(
     ['mtl(h=0.9)']
     """
     family = normalize_family(family, allow_auto=False)
-    specs = parse_specs(method, **options)
+    specs = parse_specs(estimators, **options)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 10:
         raise BoxCoxError(f"n must be an integer of at least 10, got {n!r}")
     n = int(n)

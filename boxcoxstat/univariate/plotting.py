@@ -1,8 +1,9 @@
 """Matplotlib figures for fitted power transformations.
 
-Every function takes ``ax=None`` (or ``axes=None``), imports pyplot lazily, returns the
-Axes it drew on and never calls ``plt.show()``. The numbers come from the result object and
-``diagnostics``; nothing is estimated here.
+Every function takes ``ax=None`` (one matplotlib Axes, or a sequence of them for a figure of
+several panels), imports pyplot lazily, returns the Axes it drew on and never calls
+``plt.show()``. The numbers come from the result object and ``diagnostics``; nothing is
+estimated here.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from .._validation.columns import BoxCoxError
-from ..base.diagnostics import display_unit, normal_qq, profile_cutoff, qq_line
+from ..base.diagnostics import profile_cutoff
+from ..base.results import check_alpha
 from ..exceptions import TransformOverflowError
+from ..graphics.plotting import draw_qq
 
 __all__ = ["plot_profile", "qqplot"]
 
@@ -108,24 +111,11 @@ def plot_profile(result: Any, column: Any = None, *, ax: Any = None, alpha: floa
     return ax
 
 
-def draw_qq(ax: Any, values: Any, *, ylabel: str = "sample quantiles", title: str = "") -> Any:
-    """Draw the normal QQ points of ``values`` and their quartile line on ``ax``."""
-    z, s = normal_qq(values)
-    a, b = qq_line(values)
-    unit = display_unit(s)  # values near 1e308 are drawn in units of a power of ten
-    with np.errstate(over="ignore"):  # a line far beyond the data is clipped by the axes
-        line = np.clip((a + b * z) / unit, -1e300, 1e300)
-    ax.plot(z, s / unit, "o", ms=3, color="C0", alpha=0.7)
-    if np.all(np.isfinite(line)):
-        ax.plot(z, line, color="C3", lw=1)
-    ax.set_xlabel("normal quantiles")
-    ax.set_ylabel(ylabel + ("" if unit == 1.0 else f" (x {unit:.0e})"))
-    ax.set_title(title)
-    return ax
+def qqplot(result: Any, column: Any = None, *, alpha: float = 0.05, ax: Any = None) -> Any:
+    """car's normal QQ plot (:func:`boxcoxstat.graphics.plotting.draw_qq`: quartile line and
+    ``1 - alpha`` envelope) of one column before (left) and after (right) the transform.
 
-
-def qqplot(result: Any, column: Any = None, *, axes: Any = None):
-    """Normal QQ plots of one column before (left) and after (right) the transform.
+    ``ax``: two matplotlib Axes (left, right), or None for a new figure.
 
     Returns
     -------
@@ -136,10 +126,11 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     j, name = _column(result, column)
     if result.data is None:
         raise BoxCoxError("this result holds no data (it was loaded from JSON)")
-    own = _check_axes(axes, 2, "axes") is None
+    alpha = check_alpha(alpha)
+    own = _check_axes(ax, 2) is None
     if own:
-        _, axes = plt.subplots(1, 2, figsize=(9, 4))
-    axes = np.asarray(axes).reshape(-1)
+        _, ax = plt.subplots(1, 2, figsize=(9, 4))
+    axes = np.asarray(ax).reshape(-1)
     x = result.data[:, j]
     x = x[~np.isnan(x)]
     lam = result.lmbda_used[j]
@@ -148,11 +139,11 @@ def qqplot(result: Any, column: Any = None, *, axes: Any = None):
     except TransformOverflowError as err:
         raise TransformOverflowError(f"column {name!r}: {err}") from None
     fam = _FAMILY_LABEL[result.families[j]]
-    for ax, values, title in (
+    for panel, values, title in (
         (axes[0], x, f"{name}: original"),
         (axes[1], y, f"{name}: {fam}, λ = {lam:.4g}"),
     ):
-        draw_qq(ax, values, title=title)
+        draw_qq(panel, values, alpha=alpha, title=title)
     if own:
         axes[0].figure.tight_layout()
     return axes

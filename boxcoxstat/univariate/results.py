@@ -818,9 +818,11 @@ class PowerTransformResult(ColumnTransforms):
 
         return plot_profile(self, column, ax=ax, alpha=alpha, lmbda=lmbda)
 
-    def qqplot(self, column: str | int | None = None, *, axes: Any = None) -> Any:
-        """Normal QQ plots before and after the transform (see ``plotting.qqplot``)."""
+    def qqplot(self, column: str | int | None = None, *, alpha: float = 0.05,
+               ax: Any = None) -> Any:
+        """car's normal QQ plot with a ``1 - alpha`` envelope, before and after the transform
+        (two Axes; see ``plotting.qqplot``)."""
         from .plotting import qqplot
 
-        return qqplot(self, column, axes=axes)
+        return qqplot(self, column, alpha=alpha, ax=ax)
 

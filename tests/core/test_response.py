@@ -162,7 +162,7 @@ def test_profile_matches_the_textbook_formula(family, intercept, weighted):
 def test_aliased_design_predicts_new_data(fits):
     m = fits[("mtcars_aliased", "boxcox")]
     new = pd.DataFrame(MODELS["mtcars_aliased"]["data"]).iloc[[2, 5, 11]]
-    got = m.predict(new, scale="transformed")["fit"].to_numpy()
+    got = m.predict(new, which="transformed")["fit"].to_numpy()
     np.testing.assert_allclose(got, m.fittedvalues.to_numpy()[[2, 5, 11]], rtol=1e-12)
 
 

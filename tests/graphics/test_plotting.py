@@ -25,8 +25,8 @@ def test_qqplot_labels_the_points_car_labels():
 
 def test_qqplot_envelopes_cover_the_line():
     x = np.random.default_rng(0).normal(size=200)
-    for interval in ("pointwise", "simulated"):
-        e = qq_envelope(x, 0.05, interval, 500, 1)
+    for envelope in ("pointwise", "simulated"):
+        e = qq_envelope(x, 0.05, envelope, 500, 1)
         assert np.all(e["lower"] < e["fit"]) and np.all(e["fit"] < e["upper"])
     # the simulated band approaches the pointwise one in the middle (n = 200, 4000 draws)
     p = qq_envelope(x, 0.05, "pointwise")

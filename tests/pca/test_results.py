@@ -85,6 +85,16 @@ def test_plots(frame):
     plt.close("all")
 
 
+def test_plot_scores_takes_ax_gh28(frame):
+    """issue 28: plots take ax= (the pairs plot took axes=); k x k Axes, or an error."""
+    _, r = frame
+    fig, grid = plt.subplots(2, 2)
+    assert r.plot_scores(ax=grid)[0, 1] is grid[0, 1]
+    with pytest.raises(bcs.BoxCoxError, match="ax must be 4 matplotlib Axes"):
+        r.plot_scores(ax=grid[0])
+    plt.close("all")
+
+
 def test_bad_input():
     x = synthetic()
     with pytest.raises(bcs.BoxCoxError, match="n_components must be a positive integer"):

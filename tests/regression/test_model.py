@@ -73,12 +73,12 @@ def test_predict_round_trips_on_the_response_scale():
     df = _sim(lam=0.5, sigma=0.1)
     m = bcs.lm("y ~ x + C(g)", df)
     new = pd.DataFrame({"x": [0.1, 0.9, 1.7], "g": ["a", "b", "a"]}, index=[7, 8, 9])
-    eta = m.predict(new, scale="transformed")["fit"]
-    med = m.predict(new, scale="response")["fit"]
+    eta = m.predict(new, which="transformed")["fit"]
+    med = m.predict(new, which="response")["fit"]
     assert list(med.index) == [7, 8, 9]
     np.testing.assert_allclose(transform(med.to_numpy(), m.lmbda, "boxcox"), eta.to_numpy(),
                                rtol=1e-12)
-    np.testing.assert_allclose(m.predict(scale="transformed")["fit"], m.ols.fittedvalues,
+    np.testing.assert_allclose(m.predict(which="transformed")["fit"], m.ols.fittedvalues,
                                rtol=1e-12)
 
 
@@ -96,7 +96,8 @@ def test_mean_predictions_against_simulation_truth():
         df = pd.DataFrame({"x": x, "y": np.exp(1 + x + 0.8 * rng.standard_normal(3000))})
         m = bcs.lm("y ~ x", df)
         errs["smearing"].append(m.predict(new, kind="mean")["fit"] / truth - 1)
-        errs["normal"].append(m.predict(new, kind="mean", mean="normal")["fit"] / truth - 1)
+        normal = m.predict(new, kind="mean", mean_estimator="normal")["fit"]
+        errs["normal"].append(normal / truth - 1)
         errs["median"].append(m.predict(new)["fit"] / truth - 1)
     assert np.all(np.abs(np.mean(errs["smearing"], axis=0)) < 0.04)
     assert np.all(np.abs(np.mean(errs["normal"], axis=0)) < 0.04)
@@ -118,7 +119,7 @@ def test_predictor_powers_learned_on_train_applied_to_test():
            + b["bc(Weight)"] * transform(test["Weight"], lam["bc(Weight)"])
            + b["yj(Displacement)"] * transform(test["Displacement"], lam["yj(Displacement)"],
                                                "yeojohnson"))
-    np.testing.assert_allclose(m.predict(test, scale="transformed")["fit"], eta, rtol=1e-12)
+    np.testing.assert_allclose(m.predict(test, which="transformed")["fit"], eta, rtol=1e-12)
     assert "bc(Weight)" in str(m.summary())
 
 

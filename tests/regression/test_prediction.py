@@ -176,14 +176,15 @@ def test_mean_that_does_not_exist_is_nan_for_that_row_only():
                lmbda=-1.0)
     new = pd.DataFrame({"x": [0.1, 1.1]})  # eta = 0.97: the median exists, the mean not
     with pytest.warns(UserWarning, match=r"\(1\): the mean on the response scale does not"):
-        got = m.predict(new, kind="mean", mean="normal")
+        got = m.predict(new, kind="mean", mean_estimator="normal")
     assert np.isfinite(got.loc[0, "fit"]) and np.isnan(got.loc[1, "fit"])
-    assert got.loc[0, "fit"] == m.predict(new.iloc[:1], kind="mean", mean="normal")["fit"][0]
+    one = m.predict(new.iloc[:1], kind="mean", mean_estimator="normal")
+    assert got.loc[0, "fit"] == one["fit"][0]
 
 
 def test_whether_the_mean_exists_is_one_answer_for_both_estimators():
-    """issue 27: kind="mean" (smearing) returned a number where mean="normal" said the mean
-    does not exist. Under the fitted normal model (lambda = -1: the inverse has a pole at
+    """issue 27: kind="mean" (smearing) returned a number where mean_estimator="normal" said
+    the mean does not exist. Under the fitted normal model (lambda = -1: the inverse has a pole at
     eta = 1) the mean is infinite where the errors, within 12 sigma, reach the pole; both
     estimators now say so for the same rows: those with eta + 12 sigma >= 1 by statsmodels'
     OLS of the transformed response."""
@@ -199,7 +200,7 @@ def test_whether_the_mean_exists_is_one_answer_for_both_estimators():
     fits = {}
     for mean in ("smearing", "normal"):
         with pytest.warns(UserWarning, match="does not exist"):
-            fits[mean] = m.predict(new, kind="mean", mean=mean)["fit"].to_numpy()
+            fits[mean] = m.predict(new, kind="mean", mean_estimator=mean)["fit"].to_numpy()
         assert np.isnan(fits[mean]).tolist() == reaches.tolist()
     # where it exists, the two estimators of it agree closely (normal errors: 1e-2 relative)
     np.testing.assert_allclose(fits["smearing"][~reaches], fits["normal"][~reaches], rtol=1e-2)
@@ -286,7 +287,7 @@ def test_options_and_refusals():
                                           "conditional median"):
         m.predict(interval="confidence", kind="mean")
     with pytest.raises(BoxCoxError, match="response scale"):
-        m.predict(interval="prediction", scale="transformed", include_lambda_uncertainty=True)
+        m.predict(interval="prediction", which="transformed", include_lambda_uncertainty=True)
     with pytest.raises(BoxCoxError, match="interval='wald' is not valid"):
         m.predict(interval="wald")
     with pytest.raises(BoxCoxError, match="alpha"):
@@ -296,7 +297,7 @@ def test_options_and_refusals():
                                           r"\) is not available: the power was fixed at 0"):
         fixed.predict(interval="prediction", include_lambda_uncertainty=True)
     # transformed scale: the linear predictor and its t interval, as statsmodels
-    t = m.predict(trees.head(3), interval="prediction", scale="transformed", alpha=0.1)
+    t = m.predict(trees.head(3), interval="prediction", which="transformed", alpha=0.1)
     ref = m.ols.get_prediction(trees.head(3)).summary_frame(alpha=0.1)
     np.testing.assert_allclose(t.to_numpy(), ref[["mean", "obs_ci_lower", "obs_ci_upper"]],
                                rtol=1e-10)
@@ -363,15 +364,15 @@ def test_get_prediction_on_the_transformed_scale_is_statsmodels_gh29(split, alph
     train, new = split
     m = bcs.lm(FORMULA, train)
     ref = _smf_reference(m, train)
-    got = m.get_prediction(new, scale="transformed").summary_frame(alpha=alpha)
+    got = m.get_prediction(new, which="transformed").summary_frame(alpha=alpha)
     want = ref.get_prediction(new).summary_frame(alpha=alpha)
     assert list(got.columns) == SF_COLUMNS and list(got.index) == list(new.index)
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
     # without new data: the fitted rows, indexed as the data
-    got = m.get_prediction(scale="transformed").summary_frame(alpha=alpha)
+    got = m.get_prediction(which="transformed").summary_frame(alpha=alpha)
     want = ref.get_prediction().summary_frame(alpha=alpha)
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
-    p = m.get_prediction(new, scale="transformed")
+    p = m.get_prediction(new, which="transformed")
     np.testing.assert_allclose(p.predicted_mean, ref.predict(new), rtol=1e-12)
     np.testing.assert_allclose(p.se_mean, ref.get_prediction(new).se_mean, rtol=1e-12)
 
@@ -436,7 +437,7 @@ def test_get_prediction_of_a_weighted_model_weights_observations_as_statsmodels(
     ref = _smf_reference(m, trees, weights=w)
     new = trees.iloc[[3, 7, 11, 15]]  # 4 rows: statsmodels refuses as many weights as columns
     for x, wt in ((None, None), (new, None), (new, 2.5), (new, [1.0, 2.0, 3.0, 4.0])):
-        got = m.get_prediction(x, scale="transformed", weights=wt).summary_frame()
+        got = m.get_prediction(x, which="transformed", weights=wt).summary_frame()
         want = ref.get_prediction(x, weights=wt).summary_frame()
         pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
 
@@ -453,7 +454,7 @@ def test_get_prediction_of_a_shifted_response_maps_to_the_response():
     m = bcs.lm("u ~ x", df, family="bcnpower")
     lam, gam = m.lmbda, float(m.power.gamma_values[0])
     new = pd.DataFrame({"x": [1.5, 3.0, 4.5]})
-    t = m.get_prediction(new, scale="transformed").summary_frame()
+    t = m.get_prediction(new, which="transformed").summary_frame()
     got = m.get_prediction(new).summary_frame()
 
     def inv(z):
@@ -488,7 +489,7 @@ def test_get_prediction_rows_missing_outside_and_unbounded():
     sf = p.summary_frame()
     assert sf.loc["miss"].isna().all() and sf.loc["far"].isna().all()
     assert sf.loc["ok"].notna().all()
-    tr = m.get_prediction(new, scale="transformed").summary_frame()
+    tr = m.get_prediction(new, which="transformed").summary_frame()
     assert tr.loc["miss"].isna().all() and tr.loc["far"].notna().all()
     inv = bcs.lm("y ~ x", df, lmbda=-1.0)
     edge = pd.DataFrame({"x": [20.0]}, index=["edge"])  # eta 0.97, the pole at 1
@@ -506,8 +507,8 @@ def test_get_prediction_rows_missing_outside_and_unbounded():
 def test_get_prediction_options_refusals_and_loaded_results(split):
     train, new = split
     m = bcs.lm(FORMULA, train)
-    with pytest.raises(BoxCoxError, match="scale='log' is not valid"):
-        m.get_prediction(new, scale="log")
+    with pytest.raises(BoxCoxError, match="which='log' is not valid"):
+        m.get_prediction(new, which="log")
     for bad in ([1.0, 2.0], -1.0, 0.0, "a", [np.nan] * 10, np.ones((10, 1))):
         with pytest.raises(BoxCoxError, match="weights"):
             m.get_prediction(new, weights=bad)

@@ -32,8 +32,8 @@ OPTIONS = [
     {"interval": "prediction", "include_lambda_uncertainty": True},
     {"interval": "confidence", "include_lambda_uncertainty": True},
     {"kind": "mean"},
-    {"kind": "mean", "mean": "normal", "interval": "prediction"},
-    {"scale": "transformed", "interval": "prediction"},
+    {"kind": "mean", "mean_estimator": "normal", "interval": "prediction"},
+    {"which": "transformed", "interval": "prediction"},
 ]
 FORMULA = "Price ~ bc(MPG) + yj(Displacement - 2000) + C(Fuel) + center(Weight)"
 

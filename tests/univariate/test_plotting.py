@@ -46,17 +46,56 @@ def test_profile_plot_uses_given_axes_and_alpha(result):
     plt.close(fig)
 
 
+def _car_band(values, alpha=0.05):
+    """car's qqPlot pointwise band, from its documented formula: the line through the
+    quartiles, -+ z_{1-alpha/2} b / phi(z) sqrt(P (1 - P) / n) with P R's ppoints."""
+    from scipy import stats
+
+    n = len(values)
+    a3 = 3 / 8 if n <= 10 else 1 / 2
+    p = (np.arange(1, n + 1) - a3) / (n + 1 - 2 * a3)
+    z = stats.norm.ppf(p)
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    b = (q3 - q1) / (stats.norm.ppf(0.75) - stats.norm.ppf(0.25))
+    fit = q1 - b * stats.norm.ppf(0.25) + b * z
+    half = stats.norm.isf(alpha / 2) * b / stats.norm.pdf(z) * np.sqrt(p * (1 - p) / n)
+    return fit - half, fit + half
+
+
 def test_qqplot_before_and_after(result):
     axes = result.qqplot(column="b")
     assert len(axes) == 2
     n = result.nobs["b"]
     for ax in axes:
-        points, line = ax.get_lines()
-        assert len(points.get_xdata()) == n
+        band, points = ax.collections
+        assert len(points.get_offsets()) == n
     assert "original" in axes[0].get_title() and "Box-Cox" in axes[1].get_title()
     after = np.sort(bcs.families.boxcox(result.data[:, 1], result.lmbda["b"]))
-    np.testing.assert_allclose(axes[1].get_lines()[0].get_ydata(), after)
+    np.testing.assert_allclose(axes[1].collections[1].get_offsets()[:, 1], after)
     plt.close("all")
+
+
+def test_qqplot_draws_cars_envelope_in_both_panels(result):
+    """issue 28: the fit result's qqplot and bcs.qqplot drew different figures (no
+    envelope here); now both panels carry car's 1 - alpha pointwise band."""
+    before = np.sort(result.data[:, 1])
+    after = np.sort(bcs.families.boxcox(result.data[:, 1], result.lmbda["b"]))
+    for alpha in (0.05, 0.2):
+        axes = result.qqplot(column="b", alpha=alpha)
+        for ax, values in zip(axes, (before, after), strict=True):
+            lower, upper = ax.get_lines()[:2]  # the band's dashed edges
+            lo, hi = _car_band(values, alpha)
+            np.testing.assert_allclose(lower.get_ydata(), lo, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(upper.get_ydata(), hi, rtol=1e-10, atol=1e-12)
+        plt.close("all")  # float64 rounding of the same formula: 1e-10
+
+
+def test_qqplot_takes_two_axes_as_ax(result):
+    fig, two = plt.subplots(1, 2)
+    out = result.qqplot(column="a", ax=two)
+    assert out[0] is two[0] and out[1] is two[1]
+    assert len(two[1].collections) == 2
+    plt.close(fig)
 
 
 def test_plot_needs_a_column_for_several(result):
@@ -88,7 +127,7 @@ def test_qqplot_of_data_spanning_float64():
         assert np.all(np.isfinite(axes[0].get_ylim()))
         # the largest point drawn is the largest value in that unit (a division by a power
         # of ten: rounding only)
-        top = max(float(np.max(line.get_ydata())) for line in axes[0].lines[:1])
+        top = float(np.max(axes[0].collections[1].get_offsets()[:, 1]))
         assert top == pytest.approx(1.7, rel=1e-15)
         assert axes[1].get_ylabel() == "sample quantiles"  # the transformed values need none
     finally:

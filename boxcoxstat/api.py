@@ -1,28 +1,104 @@
-"""What users call: ``fit`` turns any input into one estimation core and a result object."""
+"""What users call: ``fit`` turns any input into one estimation core and a result object.
+
+The estimator table (:data:`TABLE`) is the one place that says which fits exist: estimator
+(``mle``, ``rewml``, ``carroll``, ``mtl``) x family (``boxcox``, ``yeojohnson``, ``auto``,
+``bcnpower``) x settings (estimated or fixed ``lmbda=``, ``lmbda="safe"``, shifted ``gamma=``,
+``bounds=``, ``weights=``, ``ymax=``, scikit-learn's ``sample_weight``) x container (in memory,
+Dask, Spark) -> the function that fits it. Every door (:func:`fit`, ``PowerTransformer``, the
+command line) goes through :func:`_fit`: the gate (:func:`boxcoxstat._validation.routes.admit`)
+checks the options, finds the row or refuses the combination with one message built from the
+table, and reads the data; the row's function fits them.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import importlib
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-from numpy.typing import NDArray
-
-from ._validation.columns import (
-    BoxCoxError,
-    as_columns,
-    check_number,
-    check_option,
-    normalize_family,
-)
-from .core.bounds import check_bounds
+from ._validation.routes import Door, Hint, Route, Table, admit
 from .core.shifted import GAMMA_MIN
-from .robust.model import fit_robust_columns
-from .robust.registry import get_method, parse_spec
-from .robust.results import RobustTransformResult
-from .univariate.model import fit_columns, fit_shifted_columns, fixed_columns
-from .univariate.results import PowerTransformResult
 
-__all__ = ["fit"]
+if TYPE_CHECKING:
+    from .robust.results import RobustTransformResult
+    from .univariate.results import PowerTransformResult
+
+__all__ = ["fit", "TABLE"]
+
+ML, ROBUST = ("mle",), ("rewml", "carroll", "mtl")
+NAMED = ("boxcox", "yeojohnson")  # the families with a power of their own
+ANY = ("boxcox", "yeojohnson", "auto")  # ... and "auto", which picks one per column
+FIT, PT = "fit", "PowerTransformer"
+
+#: The estimator table: every fit that exists, and the function that fits it (``None``:
+#: refused for now, "not available ... yet"). A row serves a request with its container,
+#: estimator and family, every setting of ``needs`` and nothing beyond ``needs`` + ``takes``.
+ROUTES: tuple[Route, ...] = (
+    # in memory: maximum likelihood
+    Route("memory", ML, ANY, "", "weighted ymax safe", "univariate.model:fit_request"),
+    Route("memory", ML, ANY, "bounded", "weighted", "univariate.model:fit_request"),
+    Route("memory", ML, NAMED, "fixed", "", "univariate.model:fixed_request"),
+    Route("memory", ML, ("boxcox",), "shifted", "safe", "univariate.model:shifted_request"),
+    Route("memory", ML, ("bcnpower",), "", "shifted", "univariate.model:shifted_request"),
+    # in memory: the robust estimators of Raymaekers & Rousseeuw (2021)
+    Route("memory", ROBUST, ANY, "", "options", "robust.model:fit_request", (FIT, PT)),
+    # PowerTransformer: frequency weights, and ymax (1e100 by default) with bounds=
+    Route("memory", ML, ANY, "", "frequency ymax safe", "univariate.model:fit_request", (PT,)),
+    Route("memory", ML, ANY, "bounded", "frequency ymax", "univariate.model:fit_request",
+          (PT,)),
+    # Dask and Spark: partition by partition, never gathered
+    Route("dask", ML, ANY, "", "ymax", "federated.daskfit:fit_request", (FIT, PT)),
+    Route("dask", ML, ANY, "weighted", "ymax", "federated.daskweights:fit_request"),
+    Route("dask", ML, ANY, "bounded", "ymax", None),  # not yet
+    Route("spark", ML, ANY, "", "ymax", "federated.sparkfit:fit_request"),
+    Route("spark", ML, ANY, "weighted", "ymax", None),  # not yet
+    Route("spark", ML, ANY, "bounded", "ymax", None),  # not yet
+)
+
+#: Advice a refusal carries when the request has every token of ``when``.
+HINTS: tuple[Hint, ...] = (
+    Hint("fixed robust", "lmbda= fixes the power, so there is nothing to estimate",
+         "memory"),
+    Hint("fixed ymax", "lmbda= fixes the power, so there is nothing to estimate", "memory"),
+    Hint("fixed auto", "lmbda= fixes the power, so there is nothing to estimate: name the "
+         "family", "memory"),
+    Hint("fixed weighted", "a fixed power with weights: bcs.fit(x, weights=w).at(power)",
+         "memory"),
+    Hint("bounded ymax", "bounds=(lo, hi) bounds lambda itself, ymax= the transformed "
+         "values: give one", "memory"),
+    Hint("bounded safe", "bounds=(lo, hi) bounds lambda itself, lmbda='safe' the "
+         "transformed values: give one", "memory"),
+    Hint("fixed", "transform the collection with boxcoxstat.families.transform", "dask"),
+    Hint("fixed", "fit, then transform with the result", "spark"),
+)
+
+TABLE = Table(ROUTES, HINTS, {
+    FIT: Door(FIT),
+    PT: Door(PT, estimator="estimator", family="method",
+             families={"boxcox": "box-cox", "yeojohnson": "yeo-johnson", "auto": "auto"},
+             settings={"safe": "lmbda='safe'", "bounded": "bounds=",
+                       "frequency": "sample_weight", "ymax": "ymax="}),
+    "cli": Door("cli", estimator="--method", family="--family", quoted=False,
+                settings={"fixed": "--lmbda L (a fixed power)", "safe": "--lmbda safe",
+                          "ymax": "--ymax"}),
+})
+
+
+def _check(door: str, **options: Any) -> None:
+    """The table's verdict on a combination before any data are read (the command line
+    checks its options before it reads the file): the one refusal, or nothing."""
+    admit(TABLE, door, None, read=False, **options)
+
+
+def _fit(door: str, data: Any, **options: Any) -> Any:
+    """The table's entry, for every door: the gate (options, the row or the one refusal,
+    the data), then the row's function. ``options`` are :func:`~boxcoxstat._validation.
+    routes.admit`'s. Returns the fitter's result (``None`` when a ``PowerTransformer`` has
+    only constant features)."""
+    route, request = admit(TABLE, door, data, **options)
+    if request.kept is not None and request.kept.size == 0:
+        return None  # PowerTransformer: every feature constant, nothing to fit
+    module, name = str(route.fitter).split(":")
+    return getattr(importlib.import_module(f"boxcoxstat.{module}"), name)(request)
 
 
 def fit(
@@ -191,186 +267,8 @@ def fit(
        lower  upper
     x  -0.04  0.226
     """
-    from ._validation.containers import is_spark
-    from .federated.daskfit import is_dask
-
-    normalize_family(family, allow_shifted=True)  # a string naming a family, or the error
-    get_method(method)  # a known estimator's name, or the registry's error
-    check_option("missing", missing, ("drop", "raise"))
-    ymax = None if ymax is None else check_number("ymax", ymax, positive=True)
-    gamma = None if gamma is None else check_number("gamma", gamma)
-    gamma_min = check_number("gamma_min", gamma_min, positive=True)
-    if (weights is not None or bounds is not None) and (
-            method != "mle" or (lmbda is not None and not _is_safe(lmbda)) or gamma is not None
-            or str(family).strip().lower() in ("bcnpower", "bcn")):
-        raise BoxCoxError(
-            "weights= and bounds= apply to the estimated power of method='mle' with family "
-            f"'boxcox', 'yeojohnson' or 'auto' (no gamma=, no lmbda=), got method={method!r}, "
-            f"family={family!r}" + (", gamma=" if gamma is not None else "")
-            + (", lmbda=" if lmbda is not None and lmbda != "safe" else "")
-            + ("; a fixed power with weights: bcs.fit(x, weights=w).at(power)"
-               if lmbda is not None else ""))
-    if bounds is not None and (ymax is not None or lmbda is not None):
-        raise BoxCoxError("bounds= and ymax= (or lmbda='safe') both restrict the power; give "
-                          "one: bounds=(lo, hi) bounds lambda itself, ymax= the transformed "
-                          "values")
-    if not (is_dask(data) or is_spark(data)) and isinstance(weights, str):
-        data, weights = _weights_column(data, weights)
-    dask, spark = is_dask(data), is_spark(data)
-    if dask or spark:  # partitions are merged by a tree reduction, never gathered
-        what = "Dask" if dask else "Spark"
-        if method != "mle":
-            raise BoxCoxError(f"method={method!r} is not available for {what} input, which "
-                              "is fitted by maximum likelihood (method='mle') only; to use "
-                              f"{method!r}, bring the data into memory first")
-        if options:
-            raise BoxCoxError(f"{_keywords(options)} not available for {what} input; {what} "
-                              "input takes family=, ymax= and missing= (method='mle')")
-        if gamma is not None or str(family).strip().lower() in ("bcnpower", "bcn"):
-            raise BoxCoxError(f"family='bcnpower' and gamma= are not available for {what} "
-                              "input yet; fit a pandas or NumPy column")
-        if lmbda is not None:
-            raise BoxCoxError(f"lmbda= (a fixed power) is not available for {what} input; "
-                              "transform the collection with boxcoxstat.families.transform"
-                              if dask else "lmbda= (a fixed power) is not available for "
-                              "Spark input; fit, then transform with the result")
-        if bounds is not None or (spark and weights is not None):
-            raise BoxCoxError(f"bounds= is not available for {what} input yet (weights= is for "
-                              "Dask); bring the data into memory first")
-        if spark:
-            from .federated.sparkfit import fit_spark
-
-            return fit_spark(data, family=family, missing=missing, ymax=ymax)
-        if weights is not None:
-            from .federated.daskweights import fit_dask_weighted
-
-            return fit_dask_weighted(data, weights, family=family, missing=missing, ymax=ymax)
-        from .federated.daskfit import fit_dask
-
-        return fit_dask(data, family=family, missing=missing, ymax=ymax)
-    fam = normalize_family(family, allow_shifted=True)
-    spec = parse_spec(get_method(method).name, **options)
-    safe = isinstance(lmbda, str) and lmbda == "safe"
-    if isinstance(lmbda, str) and not safe:
-        raise BoxCoxError(f"lmbda must be a number, one number per column, a Series by "
-                          f"column or 'safe', got {lmbda!r:.40}")
-    if safe:
-        if spec.method != "mle" or fam == "bcnpower":
-            raise BoxCoxError("lmbda='safe' (the safe power of an ML estimate) needs "
-                              f"method='mle' and family 'boxcox', 'yeojohnson' or 'auto', got "
-                              f"method={method!r}, family={family!r}")
-        if gamma is not None:
-            check_option("family", fam, ("boxcox",))
-            cols = as_columns(data, family="yeojohnson", missing=missing)
-            return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min),
-                                       safe=True)
-        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam,
-                          missing=missing, tiny_scale=True)
-        return fit_columns(cols, fam, ymax, safe=True,
-                           case_weights=case_weights(weights, cols.values.shape[0]))
-    if lmbda is not None and (fam == "bcnpower" or gamma is not None):
-        raise BoxCoxError("lmbda= (a fixed power) is not available with family='bcnpower' or "
-                          "gamma= yet; fit the shift, or transform with the power you chose")
-    if fam == "bcnpower" or gamma is not None:
-        if spec.method != "mle" or options or ymax is not None:
-            raise BoxCoxError("family='bcnpower' and gamma= are available for method='mle' "
-                              "without ymax= only")
-        if fam not in ("boxcox", "bcnpower"):
-            raise BoxCoxError(f"gamma= applies to family='boxcox' (a fixed shift) or "
-                              f"'bcnpower', not {family!r}")
-        if gamma is not None and fam == "bcnpower" and gamma <= 0:
-            raise BoxCoxError(f"gamma must be a finite number (> 0 for bcnpower), got {gamma!r}")
-        cols = as_columns(data, family="yeojohnson", missing=missing)
-        return fit_shifted_columns(cols, fam, gamma=gamma, gamma_min=float(gamma_min))
-    if lmbda is not None:
-        if spec.method != "mle" or ymax is not None or fam == "auto":
-            raise BoxCoxError(
-                "lmbda= fixes the power, so there is nothing to estimate: it needs "
-                "method='mle', no ymax=, and a named family ('boxcox' or 'yeojohnson'), "
-                f"got method={method!r}, ymax={ymax!r}, family={family!r}"
-            )
-        cols = as_columns(data, family=fam, missing=missing, tiny_scale=True)
-        return fixed_columns(cols, fam, lmbda)
-    if spec.method != "mle":
-        if ymax is not None:
-            raise BoxCoxError("ymax= applies to method='mle' only")
-        cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
-                          degenerate="skip")  # constant or MAD-0 columns: reported, not fitted
-        return fit_robust_columns(cols, fam, spec, skip=True)
-    cols = as_columns(data, family="yeojohnson" if fam == "auto" else fam, missing=missing,
-                      tiny_scale=True)  # the sample's profile reaches lambda ~ 1/range
-    return fit_columns(cols, fam, ymax,
-                       case_weights=case_weights(weights, cols.values.shape[0]),
-                       bounds=check_bounds(bounds, len(cols.names)))
+    return _fit(FIT, data, family=family, estimator=method, missing=missing, ymax=ymax,
+                gamma=gamma, gamma_min=gamma_min, lmbda=lmbda, weights=weights, bounds=bounds,
+                options=options, stacklevel=4)
 
 
-def _is_safe(lmbda: Any) -> bool:
-    return isinstance(lmbda, str) and lmbda == "safe"
-
-
-def _weights_column(data: Any, name: str) -> tuple[Any, Any]:
-    """``weights="w"``: the column ``w`` of a DataFrame as the weights, and the other columns
-    as the data."""
-    columns = getattr(data, "columns", None)
-    if columns is None or getattr(data, "ndim", 2) != 2:
-        raise BoxCoxError(f"weights={name!r} names a column, but the data are not a DataFrame; "
-                          "pass the weights as an array")
-    if name not in list(columns):
-        raise BoxCoxError(f"weights column {name!r} is not in the data; its columns are "
-                          f"{[str(c) for c in columns][:10]}")
-    if len(columns) < 2:
-        raise BoxCoxError(f"weights column {name!r} is the data's only column; nothing is "
-                          "left to fit")
-    w = data[name]
-    w = w.to_numpy() if hasattr(w, "to_numpy") else np.asarray(w)
-    import pandas as pd
-
-    rest = data.drop(columns=[name]) if isinstance(data, pd.DataFrame) else data.drop(name)
-    return rest, w  # (polars: drop takes the names)
-
-
-def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
-    """Validated case weights (finite, >= 0, not all 0, length ``n``), a new array; the
-    error names the first offending row.
-
-    Examples
-    --------
-    >>> from boxcoxstat.api import case_weights
-    >>> case_weights([1, 2, 0.5], 3).tolist()
-    [1.0, 2.0, 0.5]
-    >>> case_weights([1, -2, 1], 3)
-    Traceback (most recent call last):
-    ...
-    boxcoxstat.exceptions.BoxCoxError: weights must be >= 0: row 1 has -2
-    """
-    if weights is None:
-        return None
-    if isinstance(weights, (str, bytes)):
-        raise BoxCoxError(f"weights must be numbers, one per row (or a DataFrame column's "
-                          f"name), got {weights!r:.40}")
-    try:
-        raw = np.asarray(weights.to_numpy() if hasattr(weights, "to_numpy") else weights)
-        w = np.array(raw, dtype=np.float64, copy=True).reshape(-1)
-    except (TypeError, ValueError):
-        raise BoxCoxError("weights must be real numbers, one per row") from None
-    if raw.dtype.kind in "bcmMOSUV" and raw.dtype != object or raw.dtype.kind == "b":
-        raise BoxCoxError(f"weights must be real numbers, got dtype {raw.dtype}")
-    if w.shape[0] != n:
-        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows; give "
-                          "one weight per row")
-    bad = np.flatnonzero(~np.isfinite(w))
-    if bad.size:
-        raise BoxCoxError(f"weights must be finite: row {int(bad[0])} has {float(w[bad[0]])} "
-                          f"({bad.size} such row(s)); drop those rows or give them a weight")
-    neg = np.flatnonzero(w < 0)
-    if neg.size:
-        raise BoxCoxError(f"weights must be >= 0: row {int(neg[0])} has {w[neg[0]]:g}")
-    if not np.any(w > 0):
-        raise BoxCoxError("all weights are zero: at least 3 rows need a positive weight")
-    return w
-
-
-def _keywords(options: dict[str, Any]) -> str:
-    """``keyword 'h'= is`` or ``keywords 'h'=, 'c'= are``, for an error message."""
-    names = ", ".join(f"{k}=" for k in sorted(options))
-    return f"keyword {names} is" if len(options) == 1 else f"keywords {names} are"

@@ -30,7 +30,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from boxcoxstat._validation.columns import BoxCoxError, normalize_family
+from boxcoxstat._validation import BoxCoxError, normalize_family
+from boxcoxstat.api import FIT, _check
 
 __all__ = ["main"]
 
@@ -251,14 +252,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_fit(args: argparse.Namespace) -> int:
     where = "standard input" if args.file == "-" else args.file
-    if args.family == "bcnpower" and args.method != "mle":
-        raise _UsageError(f"--family bcnpower needs --method mle, got --method {args.method}; "
-                          "the robust methods fit --family boxcox or yeojohnson")
-    if args.ymax is not None and (args.method != "mle" or args.family == "bcnpower"):
-        raise _UsageError("--ymax applies to --method mle with --family boxcox, yeojohnson "
-                          "or auto")
-    if args.lmbda is not None and args.method != "mle":
-        raise _UsageError("--lmbda applies to --method mle")
+    try:  # the estimator table's verdict on the options, before the file is read
+        _check(FIT, family=args.family, estimator=args.method, ymax=args.ymax,
+               lmbda=args.lmbda, spelling="cli")
+    except BoxCoxError as exc:
+        raise _UsageError(str(exc)) from None
     data, sep, decimal = _read_csv(args.file, args.sep, args.decimal)
     columns = list(dict.fromkeys(args.columns or _numeric_columns(data, where, decimal)))
     missing = [c for c in columns if c not in data.columns]

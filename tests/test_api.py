@@ -171,3 +171,120 @@ def test_an_integer_index_label_reads_as_a_number_gh27():
     frame = pd.DataFrame({"z": [1.0, 2.0, 0.0, 3.0]}, index=pd.Index([10, 11, 12, 13]))
     with pytest.raises(BoxCoxError, match=r"first at row 12 \(0\.0\)"):
         bcs.fit(frame)
+
+
+# --- the estimator table (issue 28) ---------------------------------------------------------
+
+def _combinations():
+    """Every (door, container, estimator, family, settings) the table could be asked for,
+    with at most three settings."""
+    import itertools
+
+    from boxcoxstat._validation.routes import ESTIMATORS, SETTINGS
+
+    subsets = [frozenset(c) for k in range(4) for c in itertools.combinations(SETTINGS, k)]
+    return itertools.product(("fit", "PowerTransformer"), ("memory", "dask", "spark"),
+                             ESTIMATORS, ("boxcox", "yeojohnson", "auto", "bcnpower"), subsets)
+
+
+def test_every_row_names_a_function_and_no_combination_has_two_rows():
+    import importlib
+
+    from boxcoxstat.api import TABLE
+
+    for row in TABLE.routes:
+        if row.fitter is not None:
+            module, name = row.fitter.split(":")
+            assert callable(getattr(importlib.import_module(f"boxcoxstat.{module}"), name))
+    pending = {(r.container, tuple(sorted(r.needs))) for r in TABLE.routes if r.fitter is None}
+    assert pending == {("dask", ("bounded",)), ("spark", ("weighted",)),
+                       ("spark", ("bounded",))}  # rest of issue 30: one line each
+    for door, container, est, fam, wanted in _combinations():
+        rows = [r for r in TABLE.routes
+                if r.offers(door, container) and r.serves(est, fam, wanted)]
+        assert len(rows) <= 1, (door, container, est, fam, wanted)
+
+
+def test_every_refused_combination_gets_one_message_naming_it():
+    """The one refusal, for every combination the table does not serve: it says what is not
+    available (or needed, or does not go together) and what the table offers instead."""
+    from boxcoxstat._validation.routes import refusal
+    from boxcoxstat.api import TABLE
+
+    count = 0
+    for door, container, est, fam, wanted in _combinations():
+        if door == "PowerTransformer" and (fam == "bcnpower" or container == "spark"
+                                           or wanted & {"fixed", "shifted", "weighted"}):
+            continue  # settings scikit-learn's transformer has no keyword for
+        if any(r.offers(door, container) and r.serves(est, fam, wanted) and r.fitter
+               for r in TABLE.routes):
+            continue
+        text = refusal(TABLE, door, container, est, fam, wanted, {"h": 0.9})
+        count += 1
+        assert any(w in text for w in ("not available", " needs ", "do not go together",
+                                       "takes no options")), text
+        assert "takes" in text or "fitted by" in text, text
+    assert count > 1000
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"method": "rewml", "lmbda": "safe"}, r"lmbda='safe' needs method='mle'; method='rewml' "
+                                          r"with family='boxcox' takes: estimated"),
+    ({"family": "bcnpower", "method": "carroll"}, r"family='bcnpower' needs method='mle'"),
+    ({"bounds": (0, 1), "lmbda": "safe"}, r"lmbda='safe' and bounds= do not go together.*"
+                                         r"give one"),
+    ({"family": "auto", "lmbda": 1.0}, r"lmbda= \(a fixed power\) needs method='mle' with "
+                                       r"family 'boxcox' or 'yeojohnson'"),
+])
+def test_a_refused_combination_names_itself_and_what_is_available(kw, message):
+    with pytest.raises(BoxCoxError, match=message):
+        bcs.fit([1.0, 2.0, 3.0, 5.0], **kw)
+
+
+def test_power_transformer_is_refused_by_the_same_table_in_its_own_words():
+    pytest.importorskip("sklearn")
+    X = np.random.default_rng(0).lognormal(size=(20, 2))
+    with pytest.raises(BoxCoxError) as fit_err:
+        bcs.fit(X, method="rewml", lmbda="safe")
+    with pytest.raises(BoxCoxError) as pt_err:
+        bcs.PowerTransformer("box-cox", estimator="rewml", lmbda="safe").fit(X)
+    assert str(fit_err.value).startswith("lmbda='safe' needs method='mle'; method='rewml'")
+    assert str(pt_err.value).startswith("lmbda='safe' needs estimator='mle'; "
+                                        "estimator='rewml' with method='box-cox' takes")
+
+
+def test_dask_bounds_are_refused_for_power_transformer_too():
+    """main's PowerTransformer ignored bounds= on Dask input without a word."""
+    pytest.importorskip("sklearn")
+    da = pytest.importorskip("dask.array")
+    x = da.from_array(np.random.default_rng(1).lognormal(size=(60, 2)), chunks=(20, 2))
+    with pytest.raises(BoxCoxError, match="bounds= is not available for Dask input"):
+        bcs.PowerTransformer(bounds=(0, 1)).fit(x)
+    with pytest.raises(BoxCoxError, match="bounds= is not available for Dask input yet"):
+        bcs.fit(x, bounds=(0, 1))
+
+
+def test_the_doors_refuse_nothing_by_hand():
+    """Every refusal of a combination is the table's: fit's door raises no error itself."""
+    import inspect
+
+    import boxcoxstat.api as api
+
+    assert "raise " not in inspect.getsource(api)
+
+
+def test_the_gate_recognises_collections_without_importing_their_libraries():
+    """Dask and Spark are recognised by the module name of the object's type: fitting
+    in-memory data (bcs.fit, PowerTransformer) imports neither."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, pandas as pd, boxcoxstat as bcs\n"
+            "from boxcoxstat._validation import container_of\n"
+            "bcs.fit([1.0, 2.0, 3.0, 5.0]); bcs.fit(pd.DataFrame({'a': [1.0, 2.0, 3.0, 5.0]}))\n"
+            "bcs.PowerTransformer().fit(np.arange(1.0, 9.0).reshape(4, 2))\n"
+            "assert container_of(np.ones(3)) == 'memory'\n"
+            "print(sorted(m for m in ('dask', 'pyspark') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]"

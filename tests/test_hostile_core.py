@@ -106,7 +106,7 @@ def test_ragged_lists_are_refused_gh_hardening():
 @pytest.mark.parametrize("kwargs,pattern", [
     ({"family": 3}, "family must be a string"),
     ({"family": ["boxcox"]}, "family must be a string"),
-    ({"method": None}, "unknown method None"),
+    ({"method": None}, "method=None is not valid; use one of .mle."),
     ({"missing": np.array(["drop"])}, "missing="),
     ({"gamma": "1"}, "gamma must be a finite number"),
     ({"gamma": float("nan")}, "gamma must be a finite"),

@@ -5,7 +5,9 @@ module graph: top-level imports and those inside functions alike (a lazy import 
 dependency: it runs the imported module, and its own imports, on first call). Imports in the
 body of an ``if TYPE_CHECKING:`` block are left out: they never run. Importing
 ``boxcoxstat.a.b`` also runs the package ``boxcoxstat.a`` (its ``__init__``), so that is an
-edge too; a module's own parent packages are not (Python has already entered them).
+edge too; a module's own parent packages are not (Python has already entered them). A string
+``"<module>:<name>"`` naming a module of the package (the estimator table's routes, which
+``api.py`` imports by name when a row is used) is an edge as well.
 
 The checks:
 
@@ -43,6 +45,9 @@ FAMILIES = ("univariate", "regression", "mixed", "joint", "robust", "pca", "line
 #: The engine, the shared base and the foundation, as dotted prefixes under the package.
 ENGINE = ("core", "base", "_validation", "_special", "families", "exceptions", "datasets")
 
+#: A function named by text, ``"<module under the package>:<name>"``, imported when it is
+#: called (the estimator table's routes in ``api.py``): an import too.
+TEXT_IMPORT = re.compile(r"([A-Za-z_][\w.]*):([A-Za-z_]\w*)")
 Graph = dict[str, dict[str, int]]  # module -> {imported module: line of the first import}
 
 
@@ -103,6 +108,10 @@ def import_graph(package: Path) -> Graph:
                     continue
                 targets = [f"{stem}.{a.name}" if f"{stem}.{a.name}" in mods else stem
                            for a in node.names]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named = TEXT_IMPORT.fullmatch(node.value)  # "univariate.model:fit_request"
+                if named and f"{top}.{named.group(1)}" in mods:
+                    targets = [f"{top}.{named.group(1)}"]
             for target in targets:
                 found = existing(target)
                 while found:  # the module and every package it runs on the way
@@ -324,8 +333,8 @@ def _package(tmp_path: Path, files: Mapping[str, str]) -> Path:
 
 def test_checker_finds_a_cycle_through_a_lazy_import(tmp_path):
     """A cycle closed by an import inside a function is found and printed with its lines;
-    an import under ``if TYPE_CHECKING:`` is not an edge; ``import boxcoxstat.x.y`` and
-    ``from .. import x`` resolve to the module."""
+    an import under ``if TYPE_CHECKING:`` is not an edge; ``import boxcoxstat.x.y``,
+    ``from .. import x`` and a route's text ``"x.y:f"`` resolve to the module."""
     pkg = _package(tmp_path, {
         "boxcoxstat/__init__.py": "from .fam import model\n",
         "boxcoxstat/fam/__init__.py": "",
@@ -334,14 +343,15 @@ def test_checker_finds_a_cycle_through_a_lazy_import(tmp_path):
                                      "        from .model import g\n",
         "boxcoxstat/fam/plotting.py": "from typing import TYPE_CHECKING\n"
                                       "if TYPE_CHECKING:\n    from .results import R\n",
-        "boxcoxstat/other.py": "import boxcoxstat.fam.plotting\nfrom . import families\n",
+        "boxcoxstat/other.py": "import boxcoxstat.fam.plotting\nfrom . import families\n"
+                               "ROUTES = ('fam.results:R', 'a:b', 'x:y:z')\n",
         "boxcoxstat/families.py": "",
     })
     graph = import_graph(pkg)
     assert graph["boxcoxstat.fam.results"] == {"boxcoxstat.fam.model": 3}
     assert graph["boxcoxstat.fam.plotting"] == {}
     assert set(graph["boxcoxstat.other"]) == {"boxcoxstat.fam", "boxcoxstat.fam.plotting",
-                                              "boxcoxstat.families"}
+                                              "boxcoxstat.families", "boxcoxstat.fam.results"}
     cycles = import_cycles(graph)
     assert cycles == [["boxcoxstat.fam.model", "boxcoxstat.fam.results",
                        "boxcoxstat.fam.model"]]

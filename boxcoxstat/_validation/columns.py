@@ -102,6 +102,51 @@ def check_number(name: str, value: Any, *, positive: bool = False) -> float:
 LAMBDA_MAX = 1e150
 
 
+def check_bounds(bounds: object, ncols: int = 1) -> NDArray[np.float64] | None:
+    """Validate ``bounds=(lo, hi)`` on lambda (or one pair per column); ``None`` passes.
+
+    Returns a ``(ncols, 2)`` array. ``-inf`` / ``inf`` leave a side open. Refused with a
+    :class:`BoxCoxError`: not two numbers per column, NaN, ``lo >= hi``, or an interval holding
+    no finite power (``lo = inf`` or ``hi = -inf``), or ends beyond ``LAMBDA_MAX`` (1e150),
+    where the likelihood leaves float64.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation.columns import check_bounds
+    >>> check_bounds((-1, 2)).tolist()
+    [[-1.0, 2.0]]
+    >>> check_bounds((2, 1))
+    Traceback (most recent call last):
+    ...
+    boxcoxstat.exceptions.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
+    """
+    if bounds is None:
+        return None
+    what = f"bounds={bounds!r:.60}"
+    if isinstance(bounds, (str, bytes)):
+        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi)")
+    try:
+        arr = np.array(bounds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi), such as "
+                          "(-1, 2)") from None
+    if arr.shape == (2,):
+        arr = np.tile(arr, (ncols, 1))
+    if arr.shape != (ncols, 2):
+        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi)"
+                          + (f" or one pair per column ({ncols} columns)" if ncols > 1 else ""))
+    if np.isnan(arr).any():
+        raise BoxCoxError(f"{what}: bounds must be numbers, not NaN (use -inf or inf to leave "
+                          "a side open)")
+    if np.any(arr[:, 0] >= arr[:, 1]):
+        raise BoxCoxError(f"{what}: the lower end must be below the upper end")
+    if np.any(arr[:, 0] == np.inf) or np.any(arr[:, 1] == -np.inf) or np.any(
+            np.isfinite(arr) & (np.abs(arr) > LAMBDA_MAX)):
+        raise BoxCoxError(f"{what}: the interval holds no finite power the likelihood can be "
+                          f"evaluated at (ends must lie within +-{LAMBDA_MAX:g})")
+    return arr
+
+
 def check_lambdas(lmbda: NDArray[np.float64], what: str = "lmbda") -> NDArray[np.float64]:
     """Refuse powers the likelihood cannot be evaluated at: NaN, infinite, or beyond
     ``LAMBDA_MAX`` (1e150) in magnitude; returns ``lmbda``."""
@@ -431,6 +476,47 @@ def check_positive(col: NDArray[np.float64], name: str, row_label: Any = None) -
     """Refuse values <= 0 in a Box-Cox column (NaN is ignored), naming the first bad row."""
     check_column(ColumnReport.of(col, row_label), name, family="boxcox", min_n=0,
                  spread=False)
+
+
+def case_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
+    """Validated case weights (finite, >= 0, not all 0, length ``n``), a new array; the
+    error names the first offending row.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation.columns import case_weights
+    >>> case_weights([1, 2, 0.5], 3).tolist()
+    [1.0, 2.0, 0.5]
+    >>> case_weights([1, -2, 1], 3)
+    Traceback (most recent call last):
+    ...
+    boxcoxstat.exceptions.BoxCoxError: weights must be >= 0: row 1 has -2
+    """
+    if weights is None:
+        return None
+    if isinstance(weights, (str, bytes)):
+        raise BoxCoxError(f"weights must be numbers, one per row (or a DataFrame column's "
+                          f"name), got {weights!r:.40}")
+    try:
+        raw = np.asarray(weights.to_numpy() if hasattr(weights, "to_numpy") else weights)
+        w = np.array(raw, dtype=np.float64, copy=True).reshape(-1)
+    except (TypeError, ValueError):
+        raise BoxCoxError("weights must be real numbers, one per row") from None
+    if raw.dtype.kind in "bcmMOSUV" and raw.dtype != object or raw.dtype.kind == "b":
+        raise BoxCoxError(f"weights must be real numbers, got dtype {raw.dtype}")
+    if w.shape[0] != n:
+        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows; give "
+                          "one weight per row")
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        raise BoxCoxError(f"weights must be finite: row {int(bad[0])} has {float(w[bad[0]])} "
+                          f"({bad.size} such row(s)); drop those rows or give them a weight")
+    neg = np.flatnonzero(w < 0)
+    if neg.size:
+        raise BoxCoxError(f"weights must be >= 0: row {int(neg[0])} has {w[neg[0]]:g}")
+    if not np.any(w > 0):
+        raise BoxCoxError("all weights are zero: at least 3 rows need a positive weight")
+    return w
 
 
 def new_columns(data: Any, names: tuple[str, ...] | list[str],

@@ -1,8 +1,12 @@
 """Read any container of data into a float matrix: pandas, NumPy (masked arrays too), nested
 lists, and the DataFrames of other libraries (polars, pyarrow...) through narwhals.
 
-Part of the gate; imports only ``exceptions``. Columns that are not real numbers are refused
-by name; no statistical checks are made here (:mod:`.columns` makes them).
+Also recognises the partitioned collections that are fitted where they live (Dask arrays and
+DataFrames, Spark DataFrames) without importing their library: by the module name of the
+object's type (:func:`is_dask`, :func:`is_spark`).
+
+Imports only ``exceptions``. Columns that are not real numbers are refused by name; no
+statistical checks are made here (``_validation.columns.as_columns`` makes them).
 """
 
 from __future__ import annotations
@@ -16,16 +20,36 @@ from numpy.typing import NDArray
 from ..exceptions import BoxCoxError
 
 __all__ = ["POLARS_EXTRA", "native_frame", "like_native", "select_columns", "as_pandas_frame",
-           "to_matrix", "is_spark"]
+           "to_matrix", "is_dask", "is_spark", "container_of"]
 
 _FRAME_LIBRARIES = ("polars", "pyarrow", "modin", "cudf", "pyspark", "duckdb", "ibis", "daft")
 POLARS_EXTRA = "pip install 'boxcoxstat[polars]'"
+
+
+def is_dask(data: Any) -> bool:
+    """True for Dask collections (checked by module name; Dask need not be installed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat._validation.containers import is_dask
+    >>> is_dask(np.ones(3))
+    False
+    """
+    mod = type(data).__module__.split(".")[0]
+    return mod in ("dask", "dask_expr") and hasattr(data, "__dask_graph__")
 
 
 def is_spark(data: Any) -> bool:
     """True for a Spark DataFrame (checked by module name; pyspark need not be installed)."""
     cls = type(data)
     return cls.__module__.split(".")[0] == "pyspark" and cls.__name__ == "DataFrame"
+
+
+def container_of(data: Any) -> str:
+    """Where ``data`` is fitted: ``"dask"``, ``"spark"`` (partition by partition, never
+    gathered) or ``"memory"`` (everything else, read by :func:`to_matrix`)."""
+    return "dask" if is_dask(data) else "spark" if is_spark(data) else "memory"
 
 
 def native_frame(data: Any) -> Any:

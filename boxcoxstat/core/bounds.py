@@ -1,6 +1,6 @@
 """Bounds on lambda: those that keep every transformed value inside ``[-ymax, ymax]``, and
-the user's ``bounds=(lo, hi)`` (:func:`check_bounds`; the solver and the inference take
-them, ``solve.solve`` and ``inference.bounded_inference``).
+the user's ``bounds=(lo, hi)`` (checked by the gate, ``_validation.columns.check_bounds``;
+the solver and the inference take them, ``solve.solve`` and ``inference.bounded_inference``).
 
 The Box-Cox transform is increasing in lambda (Xu & Cormode 2025, Theorem 3.1), so
 ``|psi(lambda, x)| <= ymax`` for all data holds exactly on an interval of lambda whose ends solve
@@ -21,10 +21,10 @@ Newton's method on ``log(-w) + w = log c - c``, which stays accurate when ``z`` 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy.special import lambertw
 
-from .._validation.columns import LAMBDA_MAX, BoxCoxError, normalize_family
+from .._validation.columns import BoxCoxError, check_bounds, normalize_family
 
 __all__ = ["boxcox_lambda_at", "lambda_bounds", "check_bounds", "FLOAT_MAX"]
 
@@ -117,7 +117,8 @@ def lambda_bounds(
     >>> round(lo, 3), hi
     (-302.481, inf)
     """
-    family = normalize_family(family, allow_auto=False)
+    if family not in ("boxcox", "yeojohnson"):  # the gate's names pass as they are
+        family = normalize_family(family, allow_auto=False)
     if isinstance(ymax, (bool, np.bool_)) or not isinstance(
             ymax, (int, float, np.integer, np.floating)) or not (np.isfinite(ymax) and ymax > 0):
         raise BoxCoxError(f"ymax must be a positive finite number, got {ymax!r}")
@@ -141,48 +142,3 @@ def lambda_bounds(
             "use a larger ymax"
         )
     return float(lo), float(hi)
-
-
-def check_bounds(bounds: object, ncols: int = 1) -> NDArray[np.float64] | None:
-    """Validate ``bounds=(lo, hi)`` on lambda (or one pair per column); ``None`` passes.
-
-    Returns a ``(ncols, 2)`` array. ``-inf`` / ``inf`` leave a side open. Refused with a
-    :class:`BoxCoxError`: not two numbers per column, NaN, ``lo >= hi``, or an interval holding
-    no finite power (``lo = inf`` or ``hi = -inf``), or ends beyond ``LAMBDA_MAX`` (1e150),
-    where the likelihood leaves float64.
-
-    Examples
-    --------
-    >>> from boxcoxstat.core.bounds import check_bounds
-    >>> check_bounds((-1, 2)).tolist()
-    [[-1.0, 2.0]]
-    >>> check_bounds((2, 1))
-    Traceback (most recent call last):
-    ...
-    boxcoxstat.exceptions.BoxCoxError: bounds=(2, 1): the lower end must be below the upper end
-    """
-    if bounds is None:
-        return None
-    what = f"bounds={bounds!r:.60}"
-    if isinstance(bounds, (str, bytes)):
-        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi)")
-    try:
-        arr = np.array(bounds, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi), such as "
-                          "(-1, 2)") from None
-    if arr.shape == (2,):
-        arr = np.tile(arr, (ncols, 1))
-    if arr.shape != (ncols, 2):
-        raise BoxCoxError(f"{what}: bounds must be a pair of numbers (lo, hi)"
-                          + (f" or one pair per column ({ncols} columns)" if ncols > 1 else ""))
-    if np.isnan(arr).any():
-        raise BoxCoxError(f"{what}: bounds must be numbers, not NaN (use -inf or inf to leave "
-                          "a side open)")
-    if np.any(arr[:, 0] >= arr[:, 1]):
-        raise BoxCoxError(f"{what}: the lower end must be below the upper end")
-    if np.any(arr[:, 0] == np.inf) or np.any(arr[:, 1] == -np.inf) or np.any(
-            np.isfinite(arr) & (np.abs(arr) > LAMBDA_MAX)):
-        raise BoxCoxError(f"{what}: the interval holds no finite power the likelihood can be "
-                          f"evaluated at (ends must lie within +-{LAMBDA_MAX:g})")
-    return arr

@@ -564,7 +564,8 @@ def solve(
     >>> round(float(sol.lmbda[0]), 3), bool(sol.converged[0])
     (-361.145, True)
     """
-    check_option("optimizer", optimizer, OPTIMIZERS)
+    if not (isinstance(optimizer, str) and optimizer in OPTIMIZERS):
+        check_option("optimizer", optimizer, OPTIMIZERS)
     if bounds is not None:
         from .bounds import check_bounds
 

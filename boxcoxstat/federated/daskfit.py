@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
+from .._validation.routes import Request
 from ..univariate.results import PowerTransformResult
 from .partitioned import (
     every,
@@ -41,13 +42,7 @@ from .partitioned import (
 )
 from .protocol import GlobalFrame
 
-__all__ = ["is_dask", "fit_dask", "dask_plan"]
-
-
-def is_dask(data: Any) -> bool:
-    """True for Dask collections (checked by module name; Dask need not be installed)."""
-    mod = type(data).__module__.split(".")[0]
-    return mod in ("dask", "dask_expr") and hasattr(data, "__dask_graph__")
+__all__ = ["fit_dask", "dask_plan", "fit_request"]
 
 
 def _box(obj: Any) -> NDArray[np.object_]:
@@ -323,3 +318,14 @@ def dask_plan(data: Any, split_every: int | None = None) -> tuple[Any, list[str]
         return [_setup(col, name, split_every) for col, name in zip(cols, names, strict=True)]
 
     return setup, names, kind, int(cols[0].npartitions), len(cols)
+
+
+def fit_request(req: Request) -> PowerTransformResult | None:
+    """The estimator table's row for Dask input (``boxcoxstat.api.TABLE``): :func:`fit_dask`;
+    under scikit-learn's rule (``req.constant == "keep"``, ``PowerTransformer``) constant
+    Yeo-Johnson columns are left out (``None`` when none is left)."""
+    if req.constant != "keep":
+        return fit_dask(req.data, family=req.family, missing=req.missing, ymax=req.ymax)
+    setup, names, kind, clients, passes = dask_plan(req.data)
+    return fit_partitioned(setup, names, kind, clients, family=req.family, ymax=req.ymax,
+                           setup_passes=passes, skipped=[])

@@ -28,11 +28,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
+from .._validation.routes import Request
 from ..core.profile import CallbackProfile
 from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
 
-__all__ = ["split_weights", "WeightedColumn", "fit_dask_weighted"]
+__all__ = ["split_weights", "WeightedColumn", "fit_dask_weighted", "fit_request"]
 
 
 def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
@@ -276,3 +277,10 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
             "optimizer": optimizer, **tally}
     return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
                    weighted=True)
+
+
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimator table's row for Dask input with case weights (``boxcoxstat.api.TABLE``):
+    :func:`fit_dask_weighted`."""
+    return fit_dask_weighted(req.data, req.weights, family=req.family, missing=req.missing,
+                             ymax=req.ymax)

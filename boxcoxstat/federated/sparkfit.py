@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
+from .._validation.routes import Request
 from ..base.spark_transform import _pyspark
 from ..univariate.results import PowerTransformResult
 from .partitioned import (
@@ -40,7 +41,7 @@ from .partitioned import (
 )
 from .protocol import GlobalFrame
 
-__all__ = ["fit_spark"]
+__all__ = ["fit_spark", "fit_request"]
 
 
 # ----------------------------------------------------------------------- on the executors
@@ -193,3 +194,8 @@ def fit_spark(
     if res.federated is not None:  # the partitions counted by the set-up pass
         res.federated["clients"] = clients[0]
     return res
+
+
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimator table's row for Spark input (``boxcoxstat.api.TABLE``): :func:`fit_spark`."""
+    return fit_spark(req.data, family=req.family, missing=req.missing, ymax=req.ymax)

@@ -168,7 +168,7 @@ def fit_joint(
     if weights is not None:
         if fam == "bcnpower":
             raise BoxCoxError("weights= is not available with family='bcnpower' in fit_joint")
-        from ..api import case_weights
+        from .._validation.columns import case_weights
 
         frame = as_pandas_frame(data)
         if isinstance(weights, str):

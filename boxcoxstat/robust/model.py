@@ -15,13 +15,14 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation.columns import BoxCoxError, Columns
+from .._validation.routes import Request
 from ..families import forward_unchecked
 from . import estimators as rb
 from .huber import MAD_R, apply_prestandardization, rejection_cutoff
-from .registry import Spec
+from .registry import Spec, parse_spec
 from .results import RobustTransformResult
 
-__all__ = ["fit_robust_columns"]
+__all__ = ["fit_robust_columns", "fit_request"]
 
 
 def _median_mad(x: np.ndarray, fams: list[str], s: rb.RobustSolution, how: str
@@ -141,3 +142,12 @@ def fit_robust_columns(cols: Columns, family: str, spec: Spec, *,
                           "use a rounded power (bcs.fit(..., lmbda=<rounded>)), or subtract an "
                           "offset from the data before fitting")
     return res
+
+
+def fit_request(req: Request) -> RobustTransformResult:
+    """The estimator table's row for the robust estimators (``boxcoxstat.api.TABLE``): the
+    request's options parsed by the registry, then :func:`fit_robust_columns` (``bcs.fit``
+    reports and leaves out columns without a robust scale; ``PowerTransformer`` has left out
+    its constant features already)."""
+    return fit_robust_columns(req.data, req.family, parse_spec(req.estimator, **req.options),
+                              skip=req.door == "fit", stacklevel=req.stacklevel + 1)

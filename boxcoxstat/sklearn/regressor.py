@@ -22,9 +22,10 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import families as fam
-from .._validation.columns import (
+from .._validation import (
     BoxCoxError,
     ColumnReport,
+    case_weights,
     check_column,
     check_option,
     normalize_family,
@@ -169,8 +170,6 @@ class BoxCoxRegressor(RegressorMixin, BaseEstimator):
 
         ``sample_weight``: case weights (``lm(weights=)``'s likelihood for the power; passed
         on to the regressor's ``fit``)."""
-        from ..api import case_weights
-
         check_option("kind", self.kind, ("median", "mean"))
         family = normalize_family(self.family)
         Xv, yv = validate_data(self, X, y, dtype=np.float64, y_numeric=True)

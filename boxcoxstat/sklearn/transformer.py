@@ -19,8 +19,6 @@ boxcoxstat, is ``estimator=`` here.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -36,33 +34,21 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .. import api
 from .. import families as fam
-from .._validation.columns import (
-    DEGENERATE_SPREAD,
-    BoxCoxError,
-    ColumnReport,
-    Columns,
-    check_column,
-    check_option,
-)
+from .._validation import BoxCoxError, ColumnReport, check_bounds, is_dask
+from .._validation.features import check_feature
+from .._validation.routes import ESTIMATORS
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..core.bounds import check_bounds
 from ..core.sample import length_unit
-from ..federated.daskfit import dask_plan, is_dask
-from ..federated.partitioned import fit_partitioned
-from ..robust.model import fit_robust_columns
-from ..robust.registry import ROBUST_METHODS, parse_spec
 from ..robust.results import RobustTransformResult
-from ..univariate.model import fit_columns
 from ..univariate.results import PowerTransformResult
 
 __all__ = ["PowerTransformer"]
 
 FAMILY_OF_METHOD = {"yeo-johnson": "yeojohnson", "box-cox": "boxcox", "auto": "auto"}
-ESTIMATORS = ("mle", *ROBUST_METHODS)
 _RESULTS = {cls.__name__: cls for cls in (PowerTransformResult, RobustTransformResult)}
-_REMEDY = "use method='yeo-johnson' or shift the data"
 
 
 @dataclass(frozen=True)
@@ -114,19 +100,6 @@ class PowerTransformerState:
                               "columns were fitted")
         if values["standardize"] and values["scaler_mean"] is None:
             raise jsonio._Bad("field 'scaler_mean' is needed with standardize=true")
-
-
-@contextmanager
-def _negative_values_named(report: ColumnReport, family: str) -> Iterator[None]:
-    """The gate's error for a Box-Cox feature with values < 0, led by scikit-learn's words
-    for it ("Negative values in data", what its positive-only estimators raise and its
-    ``check_positive_only_tag_during_fit`` looks for)."""
-    try:
-        yield
-    except BoxCoxError as err:
-        if family == "boxcox" and report.n_nonpositive and report.lo < 0:
-            raise BoxCoxError(f"Negative values in data: {err}") from None
-        raise
 
 
 class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -288,14 +261,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``fit`` are returned)."""
         return self._fit(X, sample_weight, keep=True)
 
-    def _check_settings(self) -> str:
-        check_option("method", self.method, tuple(FAMILY_OF_METHOD))
-        check_option("estimator", self.estimator, ESTIMATORS)
-        if self.lmbda is not None:
-            check_option("lmbda", self.lmbda, ("safe",))
-            if self.estimator != "mle":
-                raise BoxCoxError(f"lmbda='safe' needs estimator='mle', got "
-                                  f"estimator={self.estimator!r}")
+    def _check_settings(self) -> None:
+        """scikit-learn's own settings (the fit's options are the gate's, in
+        :func:`boxcoxstat.api._fit`)."""
         for name in ("standardize", "copy"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise BoxCoxError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -303,45 +271,46 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if ymax is not None and (isinstance(ymax, bool) or not isinstance(
                 ymax, (int, float, np.integer, np.floating)) or not 1.0 < float(ymax) < 1e300):
             raise BoxCoxError(f"ymax must be None or a number between 1 and 1e300, got {ymax!r}")
-        if self.bounds is not None:
-            check_bounds(self.bounds)  # one pair (lo, hi) for every feature
-            if self.estimator != "mle" or self.lmbda == "safe":
-                raise BoxCoxError("bounds= applies to estimator='mle' without lmbda='safe'")
-        return FAMILY_OF_METHOD[self.method]
+
+    def _route(self, data: Any, names: list[str], layout: str,
+               sample_weight: NDArray[np.float64] | None) -> Any:
+        """The fit through the estimator table (:func:`boxcoxstat.api._fit`, as
+        ``boxcoxstat.fit``): the gate (this transformer's options, scikit-learn's rules for
+        constant features), then the table's row for the estimator and the container. The
+        ``ymax`` bound is the maximum-likelihood fit's only."""
+        return api._fit(api.PT, data, family=self.method, estimator=self.estimator,
+                        ymax=self.ymax if self.estimator == "mle" else None, lmbda=self.lmbda,
+                        bounds=self.bounds, frequency=sample_weight, names=names,
+                        layout=layout, stacklevel=6,
+                        safe_option="PowerTransformer(lmbda='safe')")
+
+    def _fitted_positions(self, names: list[str]) -> NDArray[np.intp]:
+        """Where the result's columns are among the features (constant ones are not)."""
+        if self.result_ is None:
+            return np.zeros(0, dtype=np.intp)
+        at = {n: j for j, n in enumerate(names)}
+        return np.array([at[n] for n in self.result_.names], dtype=np.intp)
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
-        family = self._check_settings()
-        if is_dask(X):
-            return self._fit_dask(X, family, sample_weight, keep)
+        self._check_settings()
+        if hasattr(X, "__dask_graph__") and is_dask(X):  # (only a Dask object can be one)
+            return self._fit_dask(X, sample_weight, keep)
         Xv = validate_data(self, X, ensure_2d=True, dtype=FLOAT_DTYPES, copy=False,
                            ensure_all_finite="allow-nan", reset=True)
         values = np.array(Xv, dtype=np.float64, copy=True)  # fit never writes into X
         n, p = values.shape
         names = ([str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                  else [f"x{j}" for j in range(p)])
-        w = None
-        if sample_weight is not None:
-            if self.estimator != "mle":
-                raise BoxCoxError(f"sample_weight is not available for estimator="
-                                  f"{self.estimator!r}; use estimator='mle'")
-            w = _check_sample_weight(sample_weight, values, dtype=np.float64,
-                                     ensure_non_negative=True)
-        constant = self._screen(values, names, family, w)
-        fitted = np.flatnonzero(~constant)
+        w = None if sample_weight is None else _check_sample_weight(
+            sample_weight, values, dtype=np.float64, ensure_non_negative=True)
+        self.result_: PowerTransformResult | RobustTransformResult | None = self._route(
+            values, names, "frame" if hasattr(self, "feature_names_in_") else "array2d", w)
+        fitted = self._fitted_positions(names)
+        constant = np.ones(p, dtype=bool)
+        constant[fitted] = False
         self.lambdas_ = np.ones(p)
         fams = ["yeojohnson"] * p
-        self.result_: PowerTransformResult | RobustTransformResult | None = None
-        if fitted.size:
-            cols = Columns(values[:, fitted], [names[j] for j in fitted], None,
-                           "frame" if hasattr(self, "feature_names_in_") else "array2d",
-                           np.isnan(values[:, fitted]).sum(axis=0).astype(np.int64))
-            if self.estimator == "mle":
-                self.result_ = fit_columns(cols, family, self.ymax, weights=w, stacklevel=4,
-                                           safe=self.lmbda == "safe",
-                                           safe_option="PowerTransformer(lmbda='safe')",
-                                           bounds=check_bounds(self.bounds, fitted.size))
-            else:
-                self.result_ = fit_robust_columns(cols, family, parse_spec(self.estimator))
+        if self.result_ is not None:
             self.lambdas_[fitted] = self.result_.lmbda_used
             for k, j in enumerate(fitted):
                 fams[j] = self.result_.families[k]
@@ -365,7 +334,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 Z = sc.transform(Z)
         return self._output(Xv, Z) if keep else None
 
-    def _fit_dask(self, X: Any, family: str, sample_weight: Any, keep: bool) -> Any:
+    def _fit_dask(self, X: Any, sample_weight: Any, keep: bool) -> Any:
         """Fit on a Dask array or DataFrame without materialising it: lambda from the
         partitions' merged moments (:mod:`boxcoxstat.federated.partitioned`, the engine of
         ``boxcoxstat.fit`` on Dask input; a constant Yeo-Johnson feature keeps lambda 1), the
@@ -374,14 +343,6 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         import dask
         import dask.array as da
 
-        what = "Dask input"
-        if sample_weight is not None:
-            raise BoxCoxError(f"sample_weight is not available for {what}; compute() the "
-                              "collection into memory to weight it")
-        if self.estimator != "mle" or self.lmbda is not None:
-            raise BoxCoxError(f"{what} is fitted by maximum likelihood only (estimator='mle', "
-                              f"lmbda=None), got estimator={self.estimator!r}, "
-                              f"lmbda={self.lmbda!r}")
         if isinstance(X, da.Array):
             if X.ndim != 2:
                 raise BoxCoxError(f"Expected a 2-D Dask array (n_samples, n_features), got "
@@ -400,11 +361,9 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             raise BoxCoxError(f"PowerTransformer takes a 2-D Dask array or a Dask DataFrame, "
                               f"got {type(X).__name__}")
         self.n_features_in_ = p = len(names)
-        setup, cols, kind, clients, passes = dask_plan(X)
-        skipped: list[int] = []  # constant features: lambda 1 (scikit-learn's rule)
-        self.result_ = fit_partitioned(setup, cols, kind, clients, family=family,
-                                       ymax=self.ymax, setup_passes=passes, skipped=skipped)
-        fitted = np.setdiff1d(np.arange(p), skipped)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.result_ = self._route(X, names, "frame", w)  # constant features: lambda 1
+        fitted = self._fitted_positions(names)
         self.lambdas_ = np.ones(p)
         fams = ["yeojohnson"] * p
         if self.result_ is not None:
@@ -459,52 +418,6 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in X.columns})
         return X.map_partitions(part, meta=meta)
-
-    def _screen(self, x: NDArray[np.float64], names: list[str], family: str,
-                w: NDArray[np.float64] | None) -> NDArray[np.bool_]:
-        """Refuse what cannot be fitted (the package's messages) and mark constant features,
-        which keep lambda = 1 under Yeo-Johnson as in scikit-learn."""
-        present = ~np.isnan(x) if w is None else ~np.isnan(x) & (w[:, None] > 0)
-        count = present.sum(axis=0)
-        lo = np.where(present, x, np.inf).min(axis=0)
-        hi = np.where(present, x, -np.inf).max(axis=0)
-        constant = (count > 0) & (lo == hi)
-        # the gate's rules, evaluated for all features at once; a feature that may fail one
-        # goes through the gate itself (its messages)
-        top = np.maximum(np.abs(lo), np.abs(hi))
-        # relative to the values for both families: a sample's profile reaches the inverse
-        # of a Yeo-Johnson feature's range (the gate's tiny_scale)
-        with np.errstate(invalid="ignore"):  # inf - inf for a feature with no values
-            spread = np.divide(hi - lo, top, out=np.zeros_like(hi), where=top > 0)
-        suspect = (count == 0) | (spread < 10 * DEGENERATE_SPREAD) | (hi - lo < 1e-290)
-        if family == "boxcox":
-            suspect |= constant | (lo <= 0)
-        for j in np.flatnonzero(suspect):
-            self._check_feature(x[:, j], present[:, j], names[j], family, bool(constant[j]),
-                                int(count[j]))
-        return constant
-
-    @staticmethod
-    def _check_feature(col: NDArray[np.float64], present: NDArray[np.bool_], name: str,
-                       family: str, constant: bool, count: int) -> None:
-        """The package's error for a feature that cannot be fitted (none if it can)."""
-        if count == 0:
-            raise BoxCoxError(f"Column must not be all nan: feature {name!r} has no "
-                              "values (all missing, or all with weight 0)")
-        report = ColumnReport.of(np.where(present, col, np.nan))
-        fam_j = "boxcox" if family == "boxcox" else "yeojohnson"
-        if family == "boxcox" and constant:
-            with _negative_values_named(report, fam_j):
-                check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY, spread=False)
-            what = "one sample" if count == 1 else f"{count} equal values"
-            raise BoxCoxError(f"feature {name!r} has {what} ({report.lo!r}); Box-Cox needs at "
-                              "least 2 distinct values (method='yeo-johnson' leaves a "
-                              "constant feature unchanged)")
-        if family == "auto" and not constant and report.lo > 0:
-            fam_j = "boxcox"
-        with _negative_values_named(report, fam_j):
-            check_column(report, name, family=fam_j, min_n=1, remedy=_REMEDY,
-                         spread=not constant, tiny_scale=True)
 
     # ------------------------------------------------------------------ transforming
     def _columns(self) -> Any:
@@ -577,10 +490,8 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         """The power transform (and standardiser) of a float matrix (a copy)."""
         for j in np.flatnonzero(np.array(self.families_) == "boxcox"):
             if np.any(x[:, j] <= 0):
-                report = ColumnReport.of(x[:, j])
-                with _negative_values_named(report, "boxcox"):
-                    check_column(report, self.get_feature_names_out()[j], family="boxcox",
-                                 min_n=0, spread=False, remedy=_REMEDY)
+                check_feature(ColumnReport.of(x[:, j]), self.get_feature_names_out()[j],
+                              "boxcox", spread=False, min_n=0)
         Z = self._forward(x, warn=warn)  # warn: the user's call, above set_output's wrapper
         if self.standardize:
             Z = self._scaler.transform(Z)

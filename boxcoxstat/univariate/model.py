@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import LAMBDA_MAX, BoxCoxError, ColumnReport, Columns
+from .._validation.routes import Request
 from ..core import inference as inf
 from ..core.bounds import lambda_bounds
 from ..core.design import qr_design
@@ -28,7 +29,7 @@ from ..exceptions import ResolutionWarning
 from .results import PowerTransformResult
 
 __all__ = ["fit_columns", "auto_family", "fixed_columns", "fit_shifted_columns",
-           "gamma_summary", "check_shift"]
+           "gamma_summary", "check_shift", "fit_request", "fixed_request", "shifted_request"]
 
 
 def _fit_family(x: NDArray[np.float64], family: str,
@@ -189,7 +190,8 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     limits = np.tile([-np.inf, np.inf], (p, 1))
     if ymax is not None:
         for j in range(p):
-            limits[j] = lambda_bounds(cols.column(j), float(ymax), fams[j])
+            col = x[:, j]
+            limits[j] = lambda_bounds(col[~np.isnan(col)], float(ymax), fams[j])
             lam_used[j] = float(np.clip(lam_mle[j], limits[j, 0], limits[j, 1]))
             if lam_used[j] != lam_mle[j] and abs(lam_used[j]) > LAMBDA_MAX:
                 raise BoxCoxError(
@@ -335,8 +337,9 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
         res = fit_columns(cols, "boxcox", None, stacklevel=stacklevel + 1,
                           shift=float(gamma), safe=safe)
         return res
-    columns = [ShiftedColumn(cols.column(j), qr_design(np.ones((cols.column(j).size, 1))),
-                             gamma_min=gamma_min, gamma_fixed=gamma) for j in range(p)]
+    present = [x[:, j][~np.isnan(x[:, j])] for j in range(p)]
+    columns = [ShiftedColumn(v, qr_design(np.ones((v.size, 1))), gamma_min=gamma_min,
+                             gamma_fixed=gamma) for v in present]
     profile = ShiftedProfile(tuple(columns))
     profile.check_maximum(cols.names)
     sol = solve(profile)
@@ -380,3 +383,26 @@ def fixed_columns(cols: Columns, family: str, lmbda: Any,
         data_range=data_range(x),
     )
     return template._at(lmbda, stacklevel=stacklevel)
+
+
+# ----------------------------------------------------------------------- the table's entries
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimated power of validated columns (the estimator table's row for maximum
+    likelihood in memory, ``boxcoxstat.api.TABLE``): :func:`fit_columns` with the request's
+    ``ymax``, safe power, case or frequency weights and bounds."""
+    return fit_columns(req.data, req.family, req.ymax, stacklevel=req.stacklevel + 1,
+                       weights=req.frequency, safe="safe" in req.settings,
+                       safe_option=req.safe_option, case_weights=req.weights,
+                       bounds=req.bounds)
+
+
+def fixed_request(req: Request) -> PowerTransformResult:
+    """A given power (``lmbda=``) on validated columns: :func:`fixed_columns`."""
+    return fixed_columns(req.data, req.family, req.lmbda, stacklevel=req.stacklevel + 2)
+
+
+def shifted_request(req: Request) -> PowerTransformResult:
+    """bcnPower, or Box-Cox with a known shift (``gamma=``): :func:`fit_shifted_columns`."""
+    return fit_shifted_columns(req.data, req.family, gamma=req.gamma,
+                               gamma_min=req.gamma_min, stacklevel=req.stacklevel + 1,
+                               safe="safe" in req.settings)

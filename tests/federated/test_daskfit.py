@@ -261,8 +261,9 @@ def test_partition_checks_add_no_pass():
 
 @pytest.mark.parametrize(
     ("kw", "match"),
-    [({"optimizer": "grid"}, r"keyword optimizer= is not available for Dask input; Dask "
-                             r"input takes family=, ymax= and missing="),
+    [({"optimizer": "grid"}, r"keyword optimizer= is not available for Dask input; "
+                             r"method='mle' with family='boxcox' for Dask input takes: "
+                             r"estimated, optionally with ymax="),
      ({"h": 0.9, "c": 1.5}, r"keywords c=, h= are not available for Dask input"),
      ({"method": "mtl", "h": 0.9}, r"method='mtl' is not available for Dask input, which is "
                                    r"fitted by maximum likelihood \(method='mle'\) only")],

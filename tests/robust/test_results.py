@@ -131,7 +131,7 @@ def test_bad_robust_arguments():
         bcs.fit(x, method="rewml", lmbda_range=(2, 6))
     with pytest.raises(bcs.BoxCoxError, match=r"method='carroll' does not take .*\['h'\]"):
         bcs.fit(x, method="carroll", h=0.9)
-    with pytest.raises(bcs.BoxCoxError, match="unknown method"):  # options go as keywords
+    with pytest.raises(bcs.BoxCoxError, match="is not valid; use one of 'mle'"):  # keywords
         bcs.fit(x, method=("mtl", {"h": 0.9}))
     with pytest.raises(bcs.BoxCoxError, match="ymax"):
         bcs.fit(x, method="rewml", ymax=1e10)

@@ -122,8 +122,13 @@ def test_bad_weights_are_named(weights, message):
 def test_weights_refused_where_they_do_not_apply():
     y = np.array(REF["weighted"]["lognormal_60"]["y"])
     w = np.ones(y.size)
-    for kw in ({"method": "rewml"}, {"family": "bcnpower"}, {"lmbda": 0}):
-        with pytest.raises(bcs.BoxCoxError, match="weights= and bounds="):
+    for kw, message in (
+            ({"method": "rewml"}, "weights= needs method='mle'"),
+            ({"family": "bcnpower"}, "weights= needs method='mle' with family 'boxcox', "
+                                     "'yeojohnson' or 'auto'"),
+            ({"lmbda": 0}, r"lmbda= \(a fixed power\) and weights= do not go together.*"
+                           r"bcs.fit\(x, weights=w\).at\(power\)")):
+        with pytest.raises(bcs.BoxCoxError, match=message):  # the estimator table's words
             bcs.fit(y, weights=w, **kw)
     with pytest.raises(bcs.BoxCoxError, match="not in the data"):
         bcs.fit(pd.DataFrame({"a": y}), weights="w")

@@ -197,8 +197,7 @@ def test_every_row_names_a_function_and_no_combination_has_two_rows():
             module, name = row.fitter.split(":")
             assert callable(getattr(importlib.import_module(f"boxcoxstat.{module}"), name))
     pending = {(r.container, tuple(sorted(r.needs))) for r in TABLE.routes if r.fitter is None}
-    assert pending == {("dask", ("bounded",)), ("spark", ("weighted",)),
-                       ("spark", ("bounded",))}  # rest of issue 30: one line each
+    assert pending == set()  # the rest of issue 30 (Dask/Spark bounds, Spark weights) landed
     for door, container, est, fam, wanted in _combinations():
         rows = [r for r in TABLE.routes
                 if r.offers(door, container) and r.serves(est, fam, wanted)]
@@ -260,8 +259,10 @@ def test_dask_bounds_are_refused_for_power_transformer_too():
     x = da.from_array(np.random.default_rng(1).lognormal(size=(60, 2)), chunks=(20, 2))
     with pytest.raises(BoxCoxError, match="bounds= is not available for Dask input"):
         bcs.PowerTransformer(bounds=(0, 1)).fit(x)
-    with pytest.raises(BoxCoxError, match="bounds= is not available for Dask input yet"):
-        bcs.fit(x, bounds=(0, 1))
+    # bcs.fit takes them (issue 30): the in-memory bounded fit, to 1e-10
+    got = bcs.fit(x, bounds=(0, 1)).lmbda
+    want = bcs.fit(x.compute(), bounds=(0, 1)).lmbda
+    assert got == pytest.approx(want, abs=1e-10)
 
 
 def test_the_doors_refuse_nothing_by_hand():

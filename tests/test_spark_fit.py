@@ -84,6 +84,55 @@ def test_spark_fit_equals_in_memory(spark, family):
     assert list(r.lmbda.index) == list(frame.columns)
 
 
+def test_spark_bounds_equal_in_memory(spark):
+    """bounds=(lo, hi) (issue 30): the partitioned engine's bounded maximum (here the lower
+    bound: the unconstrained lambda is near 0) and its bounded inference, as in memory."""
+    frame = pd.DataFrame({"pos": np.random.default_rng(8).lognormal(1.0, 0.6, 3000)})
+    r = bcs.fit(_sdf(spark, frame, 4), bounds=(0.5, 2.0))
+    m = bcs.fit(frame, bounds=(0.5, 2.0))
+    assert r.lmbda.iloc[0] == m.lmbda.iloc[0] == 0.5
+    assert _rel(r.lmbda_free, m.lmbda_free) < 1e-10
+    assert _rel(r.conf_int(), m.conf_int()) < 1e-10
+    assert _rel(r.llf, m.llf) < 1e-10
+    assert np.isnan(r.bse.iloc[0]) and np.isnan(m.bse.iloc[0])  # no se on a bound
+    assert _rel(r.test(1.0).statistic_values, m.test(1.0).statistic_values) < 1e-10
+    with pytest.raises(BoxCoxError, match="outside the bounds"):
+        r.test(0.0)
+    assert "bound active" in str(r.summary())
+
+
+def test_spark_weights_equal_in_memory(spark):
+    """weights="w" (issue 30): lm(x ~ 1, weights=w)'s likelihood from the partitions'
+    weighted moments, as the in-memory weighted fit (zero weights and missing values
+    included); with bounds= too."""
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame({"x": rng.lognormal(0.5, 0.7, 2000), "w": rng.uniform(0.2, 3, 2000)})
+    frame.loc[::50, "w"] = 0.0
+    frame.loc[7:9, "x"] = np.nan
+    r = bcs.fit(_sdf(spark, frame, 3), weights="w")
+    m = bcs.fit(frame, weights="w")
+    _same(r, m)
+    assert r.weighted and list(r.lmbda.index) == ["x"]
+    assert list(r.nobs) == list(m.nobs)
+    assert "Case weights" in str(r.summary())
+    rb = bcs.fit(_sdf(spark, frame, 3), weights="w", bounds=(0.4, 2.0))
+    mb = bcs.fit(frame, weights="w", bounds=(0.4, 2.0))
+    assert rb.lmbda.iloc[0] == mb.lmbda.iloc[0] == 0.4
+    assert _rel(rb.conf_int(), mb.conf_int()) < 1e-10
+    assert _rel(rb.llf, mb.llf) < 1e-10
+
+
+@pytest.mark.parametrize(("weights", "frame", "match"), [
+    (np.ones(4), pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}), r"names a column"),
+    ("v", pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}), r"'v' is not in the data"),
+    ("w", pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "w": [1.0, -1.0, 1.0, 1.0]}), r">= 0"),
+    ("w", pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "w": [0.0] * 4}), r"all weights are zero"),
+])
+def test_spark_bad_weights(spark, weights, frame, match):
+    with pytest.raises(BoxCoxError, match=match):
+        bcs.fit(spark.createDataFrame(frame), weights=weights)
+
+
 @pytest.mark.slow  # two columns, about 20 Spark jobs
 def test_spark_missing_values_and_ymax(spark):
     """NaN and null are missing (dropped and counted); ymax clips lambda as in memory

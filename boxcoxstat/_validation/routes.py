@@ -231,7 +231,7 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
     p = len(data.names) if isinstance(data, Columns) else 1
-    if bounds is not None and read:
+    if bounds is not None and read and container == "memory":  # Dask/Spark: by the fitter
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))

@@ -335,9 +335,7 @@ class ShiftedColumn:
             return gam * self.nll(lmbda, gam)[2]
 
         t_lo, t_hi = self.log_bounds()
-        grid = self.grid(lmbda)
-        vals = np.array([self.nll(lmbda, float(np.exp(t)))[0] for t in grid])
-        ta = float(grid[int(np.nanargmin(vals))])
+        ta, floor = self._gamma_start(lmbda)
         fa = g(ta)
         t = ta
         if fa != 0:
@@ -358,13 +356,21 @@ class ShiftedColumn:
                 ta, fa, step = tb, fb, 2.0 * step
         # at or below the grid's floor (gamma_min, or where a positive column's NLL is flat):
         # the lower bound, as car reports it
-        gam = self.gamma_min if t <= max(t_lo, grid[0]) else float(np.exp(min(t, t_hi)))
+        gam = self.gamma_min if t <= max(t_lo, floor) else float(np.exp(min(t, t_hi)))
         v, dl, _ = self.nll(lmbda, gam)
         if t >= t_hi:  # the limit gamma -> inf: the untransformed data, whatever lambda is
             nll0 = self.limit()[2]
             if nll0 < v:
                 return np.inf, nll0, 0.0
         return gam, v, dl
+
+    def _gamma_start(self, lmbda: float) -> tuple[float, float]:
+        """Where :meth:`gamma_hat` starts its search in ``log gamma`` at ``lmbda`` (the best
+        point of the grid) and the grid's floor (a hook: a costlier likelihood may start from
+        a neighbouring lambda's minimiser instead)."""
+        grid = self.grid(lmbda)
+        vals = np.array([self.nll(lmbda, float(np.exp(t)))[0] for t in grid])
+        return float(grid[int(np.nanargmin(vals))]), float(grid[0])
 
     @staticmethod
     def _root(g, ta: float, tb: float, fa: float, fb: float) -> float:

@@ -281,6 +281,7 @@ def fit_dask(
     optimizer: str = "score",
     grid: int = 1000,
     split_every: int | None = None,
+    bounds: Any = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``;
     with case weights it calls :func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
@@ -289,7 +290,9 @@ def fit_dask(
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
     so the result equals the in-memory fit to about 1e-12 relative. ``family="auto"`` picks
     the family per column by ``boxcoxstat.fit``'s rule (both families fitted on a positive
-    column); ``ymax`` clips lambda to the Lambert W bounds of the column's global range.
+    column); ``ymax`` clips lambda to the Lambert W bounds of the column's global range;
+    ``bounds=(lo, hi)`` restricts it to ``[lo, hi]`` (the bounded maximum and inference of
+    ``boxcoxstat.fit(x, bounds=)``: one more evaluation at an active bound, no other pass).
     ``federated["passes"]`` counts every graph that reads the full data: one set-up per
     column, the subsample's extraction (columns of more than 100,000 values) and ``rounds``.
 
@@ -303,7 +306,8 @@ def fit_dask(
     """
     setup, names, kind, clients, passes = dask_plan(data, split_every)
     res = fit_partitioned(setup, names, kind, clients, family=family, missing=missing,
-                          ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes)
+                          ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes,
+                          bounds=bounds)
     assert res is not None  # nothing is skipped unless asked for
     return res
 
@@ -321,11 +325,13 @@ def dask_plan(data: Any, split_every: int | None = None) -> tuple[Any, list[str]
 
 
 def fit_request(req: Request) -> PowerTransformResult | None:
-    """The estimator table's row for Dask input (``boxcoxstat.api.TABLE``): :func:`fit_dask`;
-    under scikit-learn's rule (``req.constant == "keep"``, ``PowerTransformer``) constant
-    Yeo-Johnson columns are left out (``None`` when none is left)."""
+    """The estimator table's rows for Dask input (``boxcoxstat.api.TABLE``): :func:`fit_dask`
+    (with ``bounds=`` where given); under scikit-learn's rule (``req.constant == "keep"``,
+    ``PowerTransformer``) constant Yeo-Johnson columns are left out (``None`` when none is
+    left)."""
     if req.constant != "keep":
-        return fit_dask(req.data, family=req.family, missing=req.missing, ymax=req.ymax)
+        return fit_dask(req.data, family=req.family, missing=req.missing, ymax=req.ymax,
+                        bounds=req.bounds)
     setup, names, kind, clients, passes = dask_plan(req.data)
     return fit_partitioned(setup, names, kind, clients, family=req.family, ymax=req.ymax,
                            setup_passes=passes, skipped=[])

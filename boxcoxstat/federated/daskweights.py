@@ -33,7 +33,8 @@ from ..core.profile import CallbackProfile
 from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
 
-__all__ = ["split_weights", "WeightedColumn", "fit_dask_weighted", "fit_request"]
+__all__ = ["split_weights", "WeightedColumn", "DaskRunner", "fit_weighted",
+           "fit_dask_weighted", "merge_sums", "fit_request"]
 
 
 def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
@@ -145,24 +146,44 @@ def _sum_final(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return _sum(parts)[0]
 
 
-class WeightedColumn:
-    """One column of a Dask fit with case weights: the totals, ``D`` per family, and the
-    weighted profile as a callback (one graph per evaluation)."""
+def merge_sums(parts: list[dict]) -> dict:
+    """Partition totals (``n``, ``W``, ``sum log w``, ``D``) merged: their sums."""
+    return {k: sum(p[k] for p in parts) for k in parts[0]}
 
-    def __init__(self, col: Any, w: Any, name: str, rep: dict, split_every: Any,
-                 tally: dict, raw: Any):
-        from .daskfit import _compute, _keep
 
-        self.col, self.name, self.split_every, self.tally, self.raw = (
-            col, name, split_every, tally, raw)
+class DaskRunner:
+    """One pass of a weighted Dask column: a chunk function over the column's and the
+    weights' partitions, merged by a tree reduction (one graph)."""
+
+    def __init__(self, col: Any, w: Any, name: str, split_every: Any, raw: Any):
+        self.col, self.name, self.split_every, self.raw = col, name, split_every, raw
         self.w = _aligned(w, col)
-        self.rep = rep
-        boxed = self._blocks(_totals_chunk)
+
+    def __call__(self, func: Any, moments: bool, **kw: Any) -> dict:
         import dask.array as da
 
-        tot = _compute(da.reduction(boxed, _keep, _sum_final, combine=_sum,
-                                    concatenate=False, dtype=object, split_every=split_every,
-                                    meta=np.empty((0,), dtype=object)), raw, name)
+        from .daskfit import _compute, _keep, _moments_aggregate, _moments_combine
+
+        count = self.col.numblocks[0]
+        boxed = self.col.map_blocks(partial(func, **kw) if kw else func, self.w,
+                                    chunks=((1,) * count,), dtype=object,
+                                    meta=np.empty((0,), dtype=object))
+        agg, comb = (_moments_aggregate, _moments_combine) if moments else (_sum_final, _sum)
+        return _compute(da.reduction(boxed, _keep, agg, combine=comb, concatenate=False,
+                                     dtype=object, split_every=self.split_every,
+                                     meta=np.empty((0,), dtype=object)), self.raw, self.name)
+
+
+class WeightedColumn:
+    """One column of a partitioned fit with case weights: the totals, ``D`` per family, and
+    the weighted profile as a callback (one pass per evaluation). ``run(func, moments,
+    **kw)`` is the backend's pass: ``func(x, w, **kw)`` (a boxed dict) on every partition,
+    merged by sums or, with ``moments``, as side moments (:class:`DaskRunner`, or Spark's
+    ``mapInArrow`` job in :mod:`~boxcoxstat.federated.sparkfit`)."""
+
+    def __init__(self, run: Any, name: str, rep: dict, tally: dict):
+        self.run, self.name, self.rep, self.tally = run, name, rep, tally
+        tot = run(_totals_chunk, False)
         if tot["n"] == 0:
             raise BoxCoxError(f"column {name!r}: all weights are zero (or every weighted row "
                               "is missing)")
@@ -172,27 +193,13 @@ class WeightedColumn:
         self.n, self.W, self.logw = int(tot["n"]), float(tot["W"]), float(tot["logw"])
         self._d: dict[str, float] = {}
 
-    def _blocks(self, func: Any, **kw: Any) -> Any:
-        count = self.col.numblocks[0]
-        return self.col.map_blocks(partial(func, **kw) if kw else func, self.w,
-                                   chunks=((1,) * count,), dtype=object,
-                                   meta=np.empty((0,), dtype=object))
-
     def d(self, family: str) -> float:
-        """``D = sum (1 - n w_i / W) L_i`` for ``family`` (one graph, cached)."""
+        """``D = sum (1 - n w_i / W) L_i`` for ``family`` (one pass, cached)."""
         if family not in self._d:
-            import dask.array as da
-
-            from .daskfit import _compute, _keep
-
             lo, hi = self.rep["report"].lo, self.rep["report"].hi
             center = 0.5 * (np.log(lo) + np.log(hi)) if family == "boxcox" else 0.0
-            boxed = self._blocks(_d_chunk, ratio=self.n / self.W, family=family,
-                                 center=float(center))
-            out = _compute(da.reduction(boxed, _keep, _sum_final, combine=_sum,
-                                        concatenate=False, dtype=object,
-                                        split_every=self.split_every,
-                                        meta=np.empty((0,), dtype=object)), self.raw, self.name)
+            out = self.run(_d_chunk, False, ratio=self.n / self.W, family=family,
+                           center=float(center))
             self._d[family] = float(out["D"])
         return self._d[family]
 
@@ -201,25 +208,15 @@ class WeightedColumn:
         return 0.5 * self.logw - 0.5 * self.n * np.log(self.W / self.n)
 
     def profile(self, family: str, frame: GlobalFrame) -> CallbackProfile:
-        """The weighted profile of ``family`` in ``frame``: a graph per evaluation."""
-        import dask.array as da
-
-        from .daskfit import _compute, _keep, _moments_aggregate, _moments_combine
-
+        """The weighted profile of ``family`` in ``frame``: a pass per evaluation."""
         d, ratio = self.d(family), self.n / self.W
 
         def evaluate(lam: NDArray, cols: NDArray | None = None, score: bool = True,
                      score_unit: NDArray | None = None):
             lam = np.atleast_1d(np.asarray(lam, dtype=np.float64))
             req = frame.request(lam.tolist(), score)
-            boxed = self._blocks(_moments_chunk, frame=frame, lmbda=req.lmbda,
-                                 shift_pos=req.shift_pos, shift_neg=req.shift_neg,
-                                 score=score)
-            out = _compute(da.reduction(boxed, _keep, _moments_aggregate,
-                                        combine=_moments_combine, concatenate=False,
-                                        dtype=object, split_every=self.split_every,
-                                        meta=np.empty((0,), dtype=object)), self.raw,
-                           self.name)
+            out = self.run(_moments_chunk, True, frame=frame, lmbda=req.lmbda,
+                           shift_pos=req.shift_pos, shift_neg=req.shift_neg, score=score)
             self.tally["rounds"] += 1
             self.tally["passes"] = self.tally.get("passes", 0) + 1
             self.tally["evaluations"] += lam.size
@@ -233,20 +230,53 @@ class WeightedColumn:
                                unit=np.array([frame.unit]), reach=np.array([frame.reach()]))
 
 
+def fit_weighted(columns: list[tuple[dict, Any]], names: list[str], kind: str, clients: int,
+                 tally: dict, *, family: str, missing: str, ymax: float | None,
+                 optimizer: str, grid: int, limits: NDArray[np.float64] | None
+                 ) -> PowerTransformResult:
+    """The weighted fit of partitioned columns, one per ``(report, run)`` pair (the merged
+    set-up report and the backend's pass, see :class:`WeightedColumn`): the gate's checks,
+    the totals pass, ``D``'s pass per family, one pass per evaluation of the weighted
+    profile; the core's solver and (bounded) inference do the rest."""
+    from dataclasses import replace
+
+    from .._validation.columns import check_column
+    from .model import build_result, fit_column
+
+    fits, n_missing = [], []
+    for j, ((rep, run), name) in enumerate(zip(columns, names, strict=True)):
+        check_column(rep["report"], name, family=family, missing=missing, tiny_scale=True)
+        wc = WeightedColumn(run, name, rep, tally)
+
+        def weighted(f: str, rep: dict = rep, wc: WeightedColumn = wc) -> CallbackProfile:
+            return wc.profile(f, GlobalFrame.from_ranges(f, rep["pos"], rep["neg"]))
+
+        lo, hi = rep["report"].lo, rep["report"].hi
+        fit = fit_column(weighted, family, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
+                         ymax=ymax, bounds=None if limits is None else limits[j : j + 1])
+        fits.append(replace(fit, llf=fit.llf + wc.llf_shift()))
+        tally["fit_rounds"] += fit.rounds
+        n_missing.append(rep["report"].n_missing)
+    info = {"clients": int(clients), "unit": "partitions", "dropped": {},
+            "optimizer": optimizer, **tally}
+    return replace(build_result(names, kind, family, fits, n_missing, info, ymax, limits),
+                   weighted=True)
+
+
 def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
                       missing: str = "drop", ymax: float | None = None,
                       optimizer: str = "score", grid: int = 1000,
-                      split_every: int | None = None) -> PowerTransformResult:
+                      split_every: int | None = None, bounds: Any = None
+                      ) -> PowerTransformResult:
     """``boxcoxstat.fit`` of Dask input with case ``weights``: each column's set-up pass (the
-    gate's checks, as without weights), the totals pass, ``D``'s pass per family, and one
-    graph per evaluation of the weighted profile; the core's solver and inference do the
-    rest (no subsample start: every evaluation reads the data and the weights)."""
-    from dataclasses import replace
-
-    from .._validation.columns import check_column, check_option, normalize_family
+    gate's checks, as without weights), then :func:`fit_weighted` (no subsample start:
+    every evaluation reads the data and the weights); ``bounds=(lo, hi)`` as in
+    :func:`~boxcoxstat.federated.partitioned.fit_partitioned`."""
+    from .._validation.columns import check_option, normalize_family
+    from ..core.bounds import check_bounds
     from ..core.solve import OPTIMIZERS
     from .daskfit import _columns, _setup
-    from .model import build_result, check_ymax, fit_column
+    from .model import check_ymax
 
     fam = normalize_family(family)
     ymax = check_ymax(ymax)
@@ -254,33 +284,22 @@ def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
     check_option("optimizer", optimizer, OPTIMIZERS)
     data, wcol = split_weights(data, weights)
     cols, names, kind = _columns(data)
+    limits = check_bounds(bounds, len(names))
     tally = {"passes": 0, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
              "subsample_rounds": 0}
-    fits, n_missing = [], []
+    columns = []
     for col, name in zip(cols, names, strict=True):
         rep, checked = _setup(col, name, split_every)
         tally["passes"] += 1
-        check_column(rep["report"], name, family=fam, missing=missing, tiny_scale=True)
-        wc = WeightedColumn(getattr(checked, "col", checked), wcol, name, rep, split_every,
-                            tally, col)
-
-        def weighted(f: str, rep: dict = rep, wc: WeightedColumn = wc) -> CallbackProfile:
-            return wc.profile(f, GlobalFrame.from_ranges(f, rep["pos"], rep["neg"]))
-
-        lo, hi = rep["report"].lo, rep["report"].hi
-        fit = fit_column(weighted, fam, (lo, hi), wc.n, optimizer=optimizer, grid=grid,
-                         ymax=ymax)
-        fits.append(replace(fit, llf=fit.llf + wc.llf_shift()))
-        tally["fit_rounds"] += fit.rounds
-        n_missing.append(rep["report"].n_missing)
-    info = {"clients": int(cols[0].npartitions), "unit": "partitions", "dropped": {},
-            "optimizer": optimizer, **tally}
-    return replace(build_result(names, kind, fam, fits, n_missing, info, ymax),
-                   weighted=True)
+        runner = DaskRunner(getattr(checked, "col", checked), wcol, name, split_every, col)
+        columns.append((rep, runner))
+    return fit_weighted(columns, names, kind, int(cols[0].npartitions), tally, family=fam,
+                        missing=missing, ymax=ymax, optimizer=optimizer, grid=grid,
+                        limits=limits)
 
 
 def fit_request(req: Request) -> PowerTransformResult:
-    """The estimator table's row for Dask input with case weights (``boxcoxstat.api.TABLE``):
-    :func:`fit_dask_weighted`."""
+    """The estimator table's rows for Dask input with case weights (``boxcoxstat.api.TABLE``,
+    with or without ``bounds=``): :func:`fit_dask_weighted`."""
     return fit_dask_weighted(req.data, req.weights, family=req.family, missing=req.missing,
-                             ymax=req.ymax)
+                             ymax=req.ymax, bounds=req.bounds)

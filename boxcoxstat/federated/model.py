@@ -13,11 +13,11 @@ from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError, check_option, normalize_family
 from ..core.bounds import lambda_bounds
-from ..core.inference import standard_inference
+from ..core.inference import bounded_inference, standard_inference
 from ..core.likelihood import llf_constant
 from ..core.profile import CallbackProfile
 from ..core.resolution import range_messages
-from ..core.solve import OPTIMIZERS, Solution, solve
+from ..core.solve import OPTIMIZERS, Solution, bounded_solution, solve
 from ..exceptions import ResolutionWarning, user_stacklevel
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
@@ -32,12 +32,16 @@ __all__ = ["fit", "nll_curve", "build_result", "fit_column", "ColumnFit", "check
 MAX_RESTARTS = 1000
 
 
-def infer(profile: CallbackProfile, sol: Solution) -> dict[str, NDArray[np.float64]]:
+def infer(profile: CallbackProfile, sol: Solution,
+          limits: NDArray[np.float64] | None = None) -> dict[str, NDArray[np.float64]]:
     """What the summary shows (SE, 95% interval, tests at 0 and 1) in a few more rounds; NaN
-    when lambda did not converge."""
+    when lambda did not converge. With ``limits`` ((1, 2): ``bounds=``), the core's bounded
+    inference around the maximum on them."""
     if not sol.converged.all():
         return {k: np.full(profile.ncols, np.nan) for k in ("bse", "lower", "upper", "lr0",
                                                             "lr1")}
+    if limits is not None:
+        return bounded_inference(profile, sol.lmbda, sol.nll, limits)
     return standard_inference(profile, sol.lmbda, sol.nll, slope=sol.slope)
 
 
@@ -56,6 +60,7 @@ class ColumnFit:
     rounds: int  # evaluations spent finding lambda (every family tried, the ymax clip)
     value_range: tuple[float, float] = (np.nan, np.nan)  # the column's pooled extremes
     outer: bool = False  # value_range is only an outer bound on them (the paper's protocol)
+    lmbda_free: float = np.nan  # the unconstrained maximum, where bounds= were given
 
 
 def fit_column(
@@ -68,6 +73,7 @@ def fit_column(
     grid: int = 1000,
     ymax: float | None = None,
     infer_prepare: Callable[[str], CallbackProfile] | None = None,
+    bounds: NDArray[np.float64] | None = None,
 ) -> ColumnFit:
     """Fit one column whose profile is evaluated remotely (federated rounds, Dask graphs).
 
@@ -77,18 +83,27 @@ def fit_column(
     does). ``ymax`` clips lambda to the Lambert W bounds of the column's global range
     (:func:`~boxcoxstat.core.bounds.lambda_bounds`) and evaluates the NLL there in one more
     round. ``infer_prepare`` readies the profile used for the inference rounds (default
-    ``prepare``).
+    ``prepare``). ``bounds`` ((1, 2), ``core.bounds.check_bounds``) restricts lambda to
+    ``[lo, hi]`` as ``bcs.fit(bounds=)`` does: the core's bounded solution of every family
+    tried (one more evaluation where a bound is active) and its bounded inference.
     """
     lo, hi = value_range
     fams = [family]
     if family == "auto":
         fams = ["yeojohnson"] + (["boxcox"] if lo > 0 else [])
     fits: dict[str, tuple[Solution, CallbackProfile]] = {}
+    free: dict[str, float] = {}
     rounds = 0
     for f in fams:
         profile = prepare(f)
-        fits[f] = (solve(profile, optimizer=optimizer, grid=grid), profile)
-        rounds += int(fits[f][0].nfev.max())
+        sol = solve(profile, optimizer=optimizer, grid=grid)
+        rounds += int(sol.nfev.max())
+        free[f] = float(sol.lmbda[0])
+        if bounds is not None:
+            bounded = bounded_solution(profile, sol, bounds)
+            rounds += int(bool(bounded.lmbda[0] != sol.lmbda[0]))
+            sol = bounded
+        fits[f] = (sol, profile)
     reason = ""
     chosen = fams[0]
     if family == "auto":
@@ -107,8 +122,8 @@ def fit_column(
             val, _ = profile.evaluate(np.array([clipped]), np.array([0]), score=False)
             lam, llf_used = clipped, float(-val[0] + llf_constant(nobs))
             rounds += 1
-    return ColumnFit(sol, infer(profile, sol), chosen, reason, lam, llf_used, limits, nobs,
-                     rounds, (float(lo), float(hi)))
+    return ColumnFit(sol, infer(profile, sol, bounds), chosen, reason, lam, llf_used, limits,
+                     nobs, rounds, (float(lo), float(hi)), lmbda_free=free[chosen])
 
 
 def build_result(
@@ -119,8 +134,10 @@ def build_result(
     n_missing: Sequence[int],
     info: dict[str, Any],
     ymax: float | None = None,
+    bounds: NDArray[np.float64] | None = None,
 ) -> PowerTransformResult:
-    """A :class:`~boxcoxstat.PowerTransformResult` for a fit that never pooled its data."""
+    """A :class:`~boxcoxstat.PowerTransformResult` for a fit that never pooled its data
+    (``bounds``: the (p, 2) bounds the fits maximised on)."""
     lam = np.concatenate([f.sol.lmbda for f in fits])
     nll = np.concatenate([f.sol.nll for f in fits])
     conv = np.concatenate([f.sol.converged for f in fits])
@@ -160,6 +177,8 @@ def build_result(
         data=None,
         stored=stored,
         federated=info,
+        bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
+        lmbda_free=None if bounds is None else np.array([f.lmbda_free for f in fits]),
         weighted=bool(info.get("weighted", False)),
     )
 

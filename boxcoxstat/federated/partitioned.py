@@ -15,9 +15,10 @@ Every full pass over the data is counted in the result's ``federated["passes"]``
 set-up pass, the pass that extracts the systematic subsample of a large column (the solver's
 start) and one per evaluation of the full profile (``rounds``).
 
-Weights and bounds are not taken yet; they fit this design without a new pass: a weight
-column would travel with the values to :func:`partition_moments` (weighted side moments
-merge the same way) and a bound on lambda is the driver's (``fit_column``'s ``limits``).
+Bounds on lambda (``bounds=``) are the driver's: the core's bounded solution and bounded
+inference on the same profile (``fit_column``'s ``bounds``), no new pass. Case weights are
+:mod:`~boxcoxstat.federated.daskweights`'s: a weight column travels with the values and the
+weighted side moments merge the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import ColumnReport, check_column, check_option, normalize_family
+from ..core.bounds import check_bounds
 from ..core.likelihood import SideMoments
 from ..core.profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
 from ..core.solve import OPTIMIZERS
@@ -164,6 +166,7 @@ def fit_partitioned(
     grid: int = 1000,
     setup_passes: int = 1,
     skipped: list[int] | None = None,
+    bounds: Any = None,
 ) -> PowerTransformResult | None:
     """Fit lambda per column of partitioned data (what ``boxcoxstat.fit`` runs on Dask and
     Spark input).
@@ -179,8 +182,13 @@ def fit_partitioned(
     fitted but their positions appended to it (scikit-learn's ``PowerTransformer`` leaves
     them unchanged); the result then has the other columns, or is ``None`` when none is
     left.
+
+    ``bounds=(lo, hi)`` (or one pair per column) restricts each lambda to ``[lo, hi]``:
+    the maximum on the bounds, its interval measured from it and LR tests against it, as
+    ``boxcoxstat.fit(x, bounds=)`` in memory.
     """
     fam = normalize_family(family)
+    limits = check_bounds(bounds, len(names))
     ymax = check_ymax(ymax)
     check_option("missing", missing, ("drop", "raise"))
     check_option("optimizer", optimizer, OPTIMIZERS)
@@ -192,6 +200,7 @@ def fit_partitioned(
     fits: list[ColumnFit] = []
     n_missing = []
     kept_names = []
+    kept_limits = []
     for j, ((rep, col), name) in enumerate(zip(columns, names, strict=True)):
         r = rep["report"]
         if (skipped is not None and fam != "boxcox" and r.n_finite and not r.n_inf
@@ -199,6 +208,8 @@ def fit_partitioned(
             skipped.append(j)
             continue
         kept_names.append(name)
+        if limits is not None:
+            kept_limits.append(limits[j])
         check_column(rep["report"], name, family=fam, missing=missing,
                      tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
         n = rep["n_pos"] + rep["n_neg"]
@@ -223,7 +234,8 @@ def fit_partitioned(
                                    reach=np.array([frame.reach()]))
 
         lo, hi = rep["report"].lo, rep["report"].hi
-        fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax)
+        fit = fit_column(prepare, fam, (lo, hi), n, optimizer=optimizer, grid=grid, ymax=ymax,
+                         bounds=None if limits is None else limits[j : j + 1])
         tally["fit_rounds"] += fit.rounds
         fits.append(fit)
         n_missing.append(rep["report"].n_missing)
@@ -231,4 +243,5 @@ def fit_partitioned(
         return None
     info = {"clients": int(clients), "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return build_result(kept_names, kind, fam, fits, n_missing, info, ymax)
+    return build_result(kept_names, kind, fam, fits, n_missing, info, ymax,
+                        np.array(kept_limits) if limits is not None else None)

@@ -31,6 +31,7 @@ from .._validation.columns import BoxCoxError
 from .._validation.routes import Request
 from ..base.spark_transform import _pyspark
 from ..univariate.results import PowerTransformResult
+from .daskweights import fit_weighted, merge_sums
 from .partitioned import (
     every,
     fit_partitioned,
@@ -73,6 +74,13 @@ def _moments_part(batches: Iterator[Any], *, frame: GlobalFrame, lmbda: tuple[fl
     yield _row(partition_moments(_values(batches), frame, lmbda, shift_pos, shift_neg, score))
 
 
+def _weighted_part(batches: Iterator[Any], *, func: Any, kw: dict) -> Iterator[Any]:
+    """One row per partition: ``func(values, weights, **kw)`` (a weighted pass of
+    :mod:`~boxcoxstat.federated.daskweights`) of its two columns."""
+    blist = list(batches)
+    yield _row(func(_values(iter(blist), 0), _values(iter(blist), 1), **kw)[0])
+
+
 def _every_part(batches: Iterator[Any], *, stride: int) -> Iterator[Any]:
     import pyarrow as pa
 
@@ -88,7 +96,12 @@ def _collect(sdf: Any, name: str) -> list[Any]:
     except BoxCoxError:
         raise
     except Exception as exc:  # Py4JJavaError, PythonException, ...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        text = str(exc)
+        ours = text.rfind("BoxCoxError: ")
+        if ours >= 0:  # raised on an executor (a bad weight): the package's message itself
+            msg = text[ours + len("BoxCoxError: "):].strip().splitlines()[0]
+            raise BoxCoxError(f"{name}: {msg:.500}") from None
+        first = text.strip().splitlines()[0] if text.strip() else ""
         raise BoxCoxError(f"Spark failed while reading {name}: {type(exc).__name__}: "
                           f"{first:.500}; check the DataFrame's source (it must be "
                           "readable more than once with the same rows)") from None
@@ -121,6 +134,44 @@ class SparkColumn:
         return SparkColumn(sub, self.name, self.cached)
 
 
+class SparkRunner:
+    """One pass of a weighted column (values and weights side by side): a ``mapInArrow``
+    job whose partitions return one summary row each, merged on the driver
+    (:class:`~boxcoxstat.federated.daskweights.WeightedColumn`'s ``run``)."""
+
+    def __init__(self, sdf: Any, name: str) -> None:
+        self.sdf, self.name = sdf, name
+
+    def __call__(self, func: Any, moments: bool, **kw: Any) -> dict:
+        parts = _collect(self.sdf.mapInArrow(partial(_weighted_part, func=func, kw=kw),
+                                             "part binary"), f"column {self.name!r}")
+        if not parts:
+            raise BoxCoxError("the Spark DataFrame has no partitions")
+        return merge_moment_parts(parts) if moments else merge_sums(parts)
+
+
+def _weights_column(df: Any, weights: Any) -> tuple[Any, Any]:
+    """The DataFrame without its weights column and that column as a double expression."""
+    from pyspark.sql.types import BooleanType, NumericType
+
+    if not isinstance(weights, str):
+        raise BoxCoxError("for Spark input, weights= names a column of the DataFrame (a Spark "
+                          "DataFrame has no row order to align an array with); add the "
+                          "weights as a column")
+    if weights not in df.columns:
+        raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns are "
+                          f"{list(df.columns)}")
+    field = df.schema[weights]
+    if not isinstance(field.dataType, NumericType) or isinstance(field.dataType, BooleanType):
+        raise BoxCoxError(f"weights column {weights!r} is not numeric (Spark type "
+                          f"{field.dataType.simpleString()})")
+    rest = [c for c in df.columns if c != weights]
+    if not rest:
+        raise BoxCoxError(f"weights column {weights!r} is the data's only column; nothing is "
+                          "left to fit")
+    return df.select(*rest), df[weights].cast("double").alias("w")
+
+
 def _numeric_columns(df: Any) -> tuple[list[str], list[Any]]:
     from pyspark.sql.types import BooleanType, NumericType
 
@@ -148,6 +199,8 @@ def fit_spark(
     ymax: float | None = None,
     optimizer: str = "score",
     grid: int = 1000,
+    bounds: Any = None,
+    weights: str | None = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Spark DataFrame (called by ``boxcoxstat.fit``).
 
@@ -156,6 +209,13 @@ def fit_spark(
     subsample of a column of more than 100,000 values); only one summary row per partition
     reaches the driver. The result equals the in-memory fit of the same values to about
     1e-12 relative; ``federated["passes"]`` counts every job that reads the data.
+    ``bounds=(lo, hi)`` restricts lambda to ``[lo, hi]`` (the bounded maximum and inference
+    of ``boxcoxstat.fit(x, bounds=)``: one more evaluation at an active bound).
+    ``weights="w"`` names a column of case weights (not fitted): the likelihood of
+    ``lm(x ~ 1, weights=w)`` from the partitions' weighted moments, as Dask's
+    (:mod:`~boxcoxstat.federated.daskweights`): after the set-up pass, one pass for the
+    weights' totals, one for the Jacobian's correction per family and one per evaluation
+    (no subsample start).
 
     Examples
     --------
@@ -169,8 +229,14 @@ def fit_spark(
     True
     """
     _pyspark()
+    wexpr, whole = None, df
+    if weights is not None:
+        df, wexpr = _weights_column(df, weights)
     names, exprs = _numeric_columns(df)
     sel = df.select(*exprs)
+    if wexpr is not None:
+        return _fit_spark_weighted(whole, names, exprs, wexpr, family=family, missing=missing,
+                                   ymax=ymax, optimizer=optimizer, grid=grid, bounds=bounds)
     cached: list[Any] = []
     clients = [0]
 
@@ -186,7 +252,8 @@ def fit_spark(
 
     try:
         res = fit_partitioned(setup, names, "frame", 0, family=family, missing=missing,
-                              ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=1)
+                              ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=1,
+                              bounds=bounds)
     finally:
         for sub in cached:
             sub.unpersist()
@@ -196,6 +263,39 @@ def fit_spark(
     return res
 
 
+def _fit_spark_weighted(df: Any, names: list[str], exprs: list[Any], wexpr: Any, *,
+                        family: str, missing: str, ymax: float | None, optimizer: str,
+                        grid: int, bounds: Any) -> PowerTransformResult:
+    """The weighted fit of ``df``'s columns ``exprs`` with weights ``wexpr``: the set-up
+    pass over the data columns, then
+    :func:`~boxcoxstat.federated.daskweights.fit_weighted` with one :class:`SparkRunner`
+    per column."""
+    from .._validation.columns import check_option, normalize_family
+    from ..core.bounds import check_bounds
+    from ..core.solve import OPTIMIZERS
+    from .model import check_ymax
+
+    fam = normalize_family(family)
+    ymax = check_ymax(ymax)
+    check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
+    limits = check_bounds(bounds, len(names))
+    sel = df.select(*exprs, wexpr)
+    parts = _collect(df.select(*exprs).mapInArrow(partial(_setup_part, ncols=len(names)),
+                                                  "part binary"), "the DataFrame")
+    if not parts:
+        raise BoxCoxError("the Spark DataFrame has no partitions")
+    tally = {"passes": 1, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
+             "subsample_rounds": 0}
+    columns = [(merge_reports([p[j] for p in parts]),
+                SparkRunner(sel.select(f"c{j}", "w"), name)) for j, name in enumerate(names)]
+    return fit_weighted(columns, names, "frame", len(parts), tally, family=fam,
+                        missing=missing, ymax=ymax, optimizer=optimizer, grid=grid,
+                        limits=limits)
+
+
 def fit_request(req: Request) -> PowerTransformResult:
-    """The estimator table's row for Spark input (``boxcoxstat.api.TABLE``): :func:`fit_spark`."""
-    return fit_spark(req.data, family=req.family, missing=req.missing, ymax=req.ymax)
+    """The estimator table's rows for Spark input (``boxcoxstat.api.TABLE``): :func:`fit_spark`
+    (with ``bounds=`` and a weights column where given)."""
+    return fit_spark(req.data, family=req.family, missing=req.missing, ymax=req.ymax,
+                     bounds=req.bounds, weights=req.weights)

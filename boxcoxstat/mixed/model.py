@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -28,16 +28,19 @@ from .._validation.columns import (
     normalize_family,
 )
 from .._validation.containers import as_pandas_frame
+from ..core.bounds import check_bounds
 from ..core.design import qr_design
 from ..core.resolution import data_range
 from ..core.response import ResponseProfile
-from ..core.solve import solve
-from ..families import transform
+from ..core.shifted import GAMMA_MIN
+from ..core.solve import bounded_solution, solve
+from ..families import bcnpower, transform
 from ..regression.formula import caller_environment, model_frame
 from ..regression.model import _fixed_power
+from ..univariate.model import gamma_summary
 from ..univariate.results import PowerTransformResult
 from .formula import RandomTerm, split_random
-from .profile import MixedProfile, Structure
+from .profile import MixedProfile, MixedShiftedColumn, MixedShiftedProfile, Structure
 from .results import LmerResult, RandomDesign
 
 __all__ = ["lmer"]
@@ -47,10 +50,11 @@ def lmer(
     formula: str,
     data: pd.DataFrame,
     *,
-    family: Literal["boxcox", "yeojohnson"] | None = None,
+    family: Literal["boxcox", "yeojohnson", "bcnpower"] | None = None,
     REML: bool = True,  # noqa: N803 - lme4's name
     missing: Literal["drop", "raise"] = "drop",
     lmbda: float | None = None,
+    bounds: Any = None,
 ) -> LmerResult:
     """Fit a linear mixed model with a Box-Cox (or Yeo-Johnson) transformed response.
 
@@ -71,9 +75,14 @@ def lmer(
         ``bc(y)`` / ``yj(y)`` on the left to name the family).
     data : DataFrame
         pandas, or another library's DataFrame (read by column name).
-    family : {"boxcox", "yeojohnson"}, optional
+    family : {"boxcox", "yeojohnson", "bcnpower"}, optional
         The response's family (default Box-Cox, or the one ``bc(y)`` / ``yj(y)`` names).
-        car's ``bcnPower`` for mixed models is not available.
+        ``"bcnpower"`` is car's ``powerTransform(lmer(...), family = "bcnPower")``
+        (Hawkins & Weisberg 2017): Box-Cox of ``(y + sqrt(y^2 + gamma^2))/2``, any real
+        response, the shift ``gamma >= 0.1`` profiled out of lambda's likelihood by the
+        engine of ``bcs.lm(family="bcnpower")`` (``m.power.gamma_values``); a likelihood
+        without a maximum (rising towards Manly's exponential transformation) is refused.
+        Not with ``lmbda=``.
     REML : bool, default=True
         Fit by restricted maximum likelihood (as ``lmer``), or by maximum likelihood. With
         REML the objective is car's: the REML criterion of the Jacobian-adjusted response.
@@ -82,6 +91,15 @@ def lmer(
         out and counted (``n_dropped``), or refused.
     lmbda : float, optional
         Fit at this response power instead of estimating it.
+    bounds : (lo, hi), optional
+        Restrict the estimated power to ``[lo, hi]`` (``-inf`` / ``inf`` leave a side open;
+        as forecast's ``lower`` / ``upper``): the maximum of car's objective on the interval.
+        When the unconstrained maximum lies outside, lambda is the bound and the summary says
+        so; ``m.power``'s interval is the powers within the bounds whose profile
+        log-likelihood is within ``chi2(1, 0.95)/2`` of the bounded maximum (not the
+        unconstrained interval cut at the bounds), its LR tests compare with the bounded
+        maximum (a power outside the bounds is refused), and a power on a bound has no
+        standard error. Not with ``lmbda=``.
 
     Returns
     -------
@@ -152,25 +170,43 @@ def lmer(
     n_dropped = len(data) - frame.y.shape[0]
     rdata = sub.iloc[frame.rows]
     fam = _family(frame.response_family, family, formula)
+    shifted = fam == "bcnpower"
     check_column(ColumnReport.of(frame.y, lambda i: frame.index[i]), frame.response,
-                 family=fam, missing="raise", min_n=3, tiny_scale=True)
-    if fam != "boxcox":
+                 family="yeojohnson" if shifted else fam, missing="raise", min_n=3,
+                 tiny_scale=not shifted)
+    if fam == "yeojohnson":
         check_response_scale(frame.y, f"response {frame.response!r}", "the mixed model's")
     fixed = _fixed_power(lmbda, frame.response_lmbda)
+    if fixed is not None and shifted:
+        raise BoxCoxError("a fixed response power is not available with family='bcnpower' "
+                          "(as for bcs.lm); fit the power and the shift, or transform the "
+                          "response with the power and shift you chose")
+    limits = check_bounds(bounds)
+    if limits is not None and fixed is not None:
+        raise BoxCoxError("bounds= restricts an estimated power; the response power is fixed "
+                          "(lmbda= or bc(y, lmbda=...)), so there is nothing to bound")
     design = qr_design(frame.x)
     n = frame.y.shape[0]
     if n - design.rank < 1:
         raise BoxCoxError(f"the model has {design.rank} fixed coefficients for {n} "
                           "observations; no residual degrees of freedom are left")
     rdesign = RandomDesign.build(terms, rdata, n)
-    resp = ResponseProfile.build(frame.y, design, fam)
-    if resp.unit != 1.0:
-        raise BoxCoxError(f"the response {frame.response!r} is on a scale below about 1e-20; "
-                          "rescale it (multiply by a power of ten) before fitting a mixed model")
     kept = [j for j in range(frame.x.shape[1]) if j not in set(design.aliased)]
     x_kept = frame.x[:, kept]
     structure = Structure.build(list(rdesign.dims), list(rdesign.nlevels))
-    profile = MixedProfile(resp, rdesign.matrix(), structure, x_kept, bool(REML))
+    profile: MixedProfile | MixedShiftedProfile
+    if shifted:
+        column = MixedShiftedColumn(frame.y, design, rdesign.matrix(), structure, x_kept,
+                                    bool(REML))
+        profile = MixedShiftedProfile((column,))
+        profile.check_maximum([frame.response], "response")
+    else:
+        resp = ResponseProfile.build(frame.y, design, fam)
+        if resp.unit != 1.0:
+            raise BoxCoxError(f"the response {frame.response!r} is on a scale below about "
+                              "1e-20; rescale it (multiply by a power of ten) before fitting "
+                              "a mixed model")
+        profile = MixedProfile(resp, rdesign.matrix(), structure, x_kept, bool(REML))
     one = np.ones(1)
     power = PowerTransformResult(
         names=(frame.response,), layout="series", families=(fam,), lmbda_used=one.copy(),
@@ -179,26 +215,49 @@ def lmer(
         n_missing=np.array([n_dropped], dtype=np.int64),
         converged_values=np.ones(1, dtype=bool), ymax=None,
         lambda_limits=np.array([[-np.inf, np.inf]]), model=formula, profile_=profile,
-        data_range=data_range(frame.y[:, None]),
+        data_range=None if shifted else data_range(frame.y[:, None]),
     )
     if fixed is not None:
         power = power._at(fixed, stacklevel=3, values=frame.y[:, None], what="response",
                           remedy="fit another power (e.g. lmbda=0, the log)")
     else:
-        sol = solve(profile)
+        sol = free = solve(profile)
+        bounded: dict[str, Any] = {}
+        if limits is not None:  # the profile is not known to be convex: both ends compared
+            sol = bounded_solution(profile, free, limits)
+            bounded = {"bounds": limits, "lmbda_free": free.lmbda.copy()}
         lam = sol.lmbda.copy()
+        if isinstance(profile, MixedShiftedProfile):
+            gam, gse, status = gamma_summary(list(profile.columns), sol.lmbda,
+                                             profile.gamma_at(sol.lmbda))
+            bounded.update(gamma_values=gam, gamma_bse=gse, gamma_status=status,
+                           gamma_min=GAMMA_MIN)
         power = replace(power, lmbda_used=lam, lmbda_mle=lam.copy(), nll_mle=sol.nll.copy(),
                         llf_values=profile.llf_offset() - sol.nll,
-                        converged_values=sol.converged)
+                        converged_values=sol.converged, **bounded)
         if not sol.converged[0]:
             warnings.warn(f"the response power did not converge for {formula!r}",
                           RuntimeWarning, stacklevel=2)
         power._inference  # noqa: B018 - the interval and tests now, so failures are known
     lam_used = float(power.lmbda_used[0])
-    nll, _, tfit = profile.at(lam_used)
-    if fixed is not None:
-        power = replace(power, llf_values=profile.llf_offset() - nll)
-    failures = tuple(sorted(set(profile.failures)))
+    if isinstance(profile, MixedShiftedProfile):
+        col = profile.columns[0]
+        assert isinstance(col, MixedShiftedColumn) and power.gamma_values is not None
+        gamma_used = float(power.gamma_values[0])
+        if not np.isfinite(gamma_used):
+            raise BoxCoxError(f"the bcnPower likelihood of {formula!r} rises towards the "
+                              "untransformed response (gamma -> infinity) at the estimated "
+                              "power; fit the response untransformed or use "
+                              "family='yeojohnson'")
+        tfit = col.frame(gamma_used).prof.at(lam_used)[2]
+        failures = tuple(sorted(set(col.failures())))
+        psi = bcnpower(frame.y, lam_used, gamma_used)
+    else:
+        nll, _, tfit = profile.at(lam_used)
+        if fixed is not None:
+            power = replace(power, llf_values=profile.llf_offset() - nll)
+        failures = tuple(sorted(set(profile.failures)))
+        psi = transform(frame.y, lam_used, fam)
     if failures:
         shown = ", ".join(f"{v:.6g}" for v in failures[:5])
         warnings.warn(
@@ -206,8 +265,8 @@ def lmer(
             f"{shown}{' ...' if len(failures) > 5 else ''}; the likelihood there (and what "
             "uses it: the estimate, interval or tests) is not reliable; see m.nonconverged",
             RuntimeWarning, stacklevel=2)
-    psi = transform(frame.y, lam_used, fam)
-    fit = rdesign.fit(psi, x_kept, structure, tfit.theta, profile.df)
+    df = float(n - design.rank) if REML else float(n)
+    fit = rdesign.fit(psi, x_kept, structure, tfit.theta, df)
     names = [frame.column_names[j] for j in kept]
     return LmerResult.assemble(
         formula=formula, fixed_formula=fixed_formula, family=fam, response=frame.response,
@@ -260,8 +319,4 @@ def _family(in_formula: str | None, family: str | None, formula: str) -> str:
         if in_formula is not None and chosen != in_formula:
             raise BoxCoxError(f"family={family!r} contradicts the response "
                               f"{formula.split('~')[0].strip()!r}")
-    if chosen == "bcnpower":
-        raise BoxCoxError("family='bcnpower' (car's estimateTransform.bcnPowerlmer) is not "
-                          "available for mixed models yet; use 'boxcox' on a positive "
-                          "response or 'yeojohnson'")
     return chosen

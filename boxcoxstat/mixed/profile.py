@@ -43,14 +43,22 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
+from .._validation.columns import BoxCoxError
+from ..core.design import Design
+from ..core.likelihood import choose_shift
 from ..core.profile import evaluate_pairs
 from ..core.response import ResponseProfile
+from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
+from ..core.shifted import _Frame as _ShiftFrame
+from ..families import bcnpower_log_base
 
-__all__ = ["Structure", "MixedProfile", "ThetaFit"]
+__all__ = ["Structure", "MixedProfile", "ThetaFit", "MixedShiftedColumn",
+           "MixedShiftedProfile"]
 
 GTOL = 1e-10  # L-BFGS-B's projected-gradient tolerance on the deviance in theta
 CONVERGED_GRAD = 1e-4  # a projected gradient above this (after scaling) is a failed fit
 BOUNDARY_PROBES = (1e-3, 1e-2, 0.1, 0.3, 1.0, 3.0)  # theta values (sd / residual sd) tried off 0
+NEAR_LAMBDA = 0.02  # bcnPower: gamma's search starts from a lambda this close (relative)
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,20 @@ def _logdet_chol(s: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
     return s, 2.0 * float(np.sum(np.log(np.diag(c))))
 
 
+@dataclass(frozen=True)
+class _State:
+    """The mixed model's NLL at one lambda and its parts (:meth:`MixedProfile.state`)."""
+
+    nll: float
+    score: float
+    fit: ThetaFit
+    r: NDArray[np.float64]  # scaled residuals of the transform on the fixed effects
+    lmat: NDArray[np.float64]  # Lambda_theta
+    w: NDArray[np.float64]  # the penalised solution
+    r2: float  # the penalised residual sum of squares (scaled)
+    m: float  # log of the scale
+
+
 class MixedProfile:
     """The profile likelihood of the response power of a linear mixed model (see the module
     docstring). ``evaluate`` refits ``theta`` at every lambda, starting from the fit at the
@@ -162,6 +184,7 @@ class MixedProfile:
         self.logdet_xtx = float(np.linalg.slogdet(x_kept.T @ x_kept)[1]) if reml else 0.0
         self.fits: dict[float, ThetaFit] = {}
         self.failures: list[float] = []
+        self.seed: NDArray[np.float64] | None = None  # a start when no fit is cached yet
 
     # ------------------------------------------------------------------ theta
     def _deviance(self, theta: NDArray[np.float64], b: NDArray[np.float64], rr: float,
@@ -278,7 +301,7 @@ class MixedProfile:
 
     def _start_near(self, lam: float) -> NDArray[np.float64] | None:
         if not self.fits:
-            return None
+            return self.seed
         key = min(self.fits, key=lambda k: abs(k - lam))
         return self.fits[key].theta
 
@@ -302,6 +325,13 @@ class MixedProfile:
 
     def at(self, lam: float) -> tuple[float, float, ThetaFit]:
         """NLL, score and the theta fit at ``lam``."""
+        st = self.state(lam)
+        return st.nll, st.score, st.fit
+
+    def state(self, lam: float) -> _State:
+        """Everything the NLL at ``lam`` is made of (the theta fit, the penalised solution and
+        the scaled residuals), so a derivative in another parameter of the response can reuse
+        it (:meth:`penalised_dot`)."""
         r, rd, _, m = self.response.derivative_vectors(np.array([lam]), 1)
         r, rd = r[:, 0], rd[:, 0]
         b, bd = self.z.T @ r, self.z.T @ rd
@@ -329,7 +359,13 @@ class MixedProfile:
                                                            - np.log(self.df))
                + 0.5 * (logdet + self.logdet_xtx))
         score = -frac * jac + self.df * rde / r2
-        return float(nll), float(score), fit
+        return _State(float(nll), float(score), fit, r, lmat, w, r2, float(m[0]))
+
+    def penalised_dot(self, st: _State, rv: NDArray[np.float64]) -> float:
+        """``<e, rv>`` for the penalised residuals ``e`` at ``st`` and residuals ``rv`` (on
+        the fixed-effects design, in ``st``'s scale): half the derivative of ``r^2`` along
+        ``rv`` at fixed theta (the penalised solution is optimal, so it does not move)."""
+        return float(st.r @ rv) - float((st.lmat.T @ (self.z.T @ rv)) @ st.w)
 
     def evaluate(self, lmbda: ArrayLike, cols: ArrayLike = 0, *,
                  score: bool = True) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -338,3 +374,130 @@ class MixedProfile:
             return nll, sc
 
         return evaluate_pairs(lmbda, cols, one, score)
+
+
+# ---------------------------------------------------------------------- bcnPower
+class MixedShiftedColumn(ShiftedColumn):
+    """The bcnPower likelihood of a mixed model's response as a function of (lambda, gamma):
+    :class:`~boxcoxstat.core.shifted.ShiftedColumn` (its gamma grid, inner minimisation,
+    global optimum and ``gamma -> inf`` limit) with the linear model's profile of the base
+    ``b`` replaced by the mixed model's (:class:`MixedProfile`).
+
+    car's objective (``car:::estimateTransform.bcnPowerlmer``) is the REML or ML
+    log-likelihood of ``bcnPower(y, lambda, gamma, jacobian.adjusted = TRUE)``: the base's
+    Box-Cox objective plus the log-Jacobian of ``u -> b``, ``sum(log s - log b)``, which REML
+    weights by ``(n - p)/n`` as it weights the Box-Cox Jacobian. Its derivative in gamma at
+    the fitted theta (envelope theorem) is ``df <e, r_gamma> / r^2`` plus the Jacobians'
+    parts, with ``r_gamma`` the residuals of ``d psi / d gamma = b^lambda d log b / d gamma``
+    in the profile's scale (Hawkins & Weisberg 2017).
+    """
+
+    def __init__(self, u: ArrayLike, design: Design, z: NDArray[np.float64],
+                 structure: Structure, x_kept: NDArray[np.float64], reml: bool, *,
+                 gamma_min: float = GAMMA_MIN):
+        super().__init__(u, design, gamma_min=gamma_min)
+        self.z = z
+        self.structure = structure
+        self.x_kept = x_kept
+        self.reml = bool(reml)
+        df = self.n - int(design.rank) if self.reml else self.n
+        self.frac = float(df) / self.n
+        self._gamma_seen: dict[float, float] = {}  # lambda -> log gamma_hat
+
+    def mixed(self, y: NDArray[np.float64]) -> MixedProfile:
+        """The mixed model's profile of a positive response ``y`` (a base, or the limit's)."""
+        resp = ResponseProfile.build(y, self.design, "boxcox")
+        if resp.unit != 1.0:
+            raise BoxCoxError("the bcnPower base is on a scale below about 1e-20; rescale the "
+                              "response (multiply by a power of ten)")
+        return MixedProfile(resp, self.z, self.structure, self.x_kept, self.reml)
+
+    def frame(self, gamma: float) -> Any:
+        got = self._frames.get(gamma)
+        if got is not None:
+            return got
+        log_b, log_s = bcnpower_log_base(self.u, gamma)
+        log_g = float(np.log(gamma))
+        dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
+        curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
+        prof = self.mixed(np.exp(log_b))
+        fitted = [g for g, f in self._frames.items() if f.prof.fits]  # type: ignore[attr-defined]
+        if fitted:  # theta from the nearest gamma's latest fit: a short refit
+            near = self._frames[min(fitted, key=lambda g: abs(np.log(g / gamma)))].prof
+            prof.seed = list(near.fits.values())[-1].theta  # type: ignore[attr-defined]
+        out = _ShiftFrame(prof, dlog_b, float(np.sum(log_s - log_b)),  # type: ignore[arg-type]
+                          float(np.sum(dlog_b)), curv)
+        if len(self._frames) > 4096:
+            self._frames.clear()
+            self._by_gamma.clear()
+        self._frames[gamma] = out
+        return out
+
+    def nll(self, lmbda: float, gamma: float) -> tuple[float, float, float]:
+        """``NLL(lambda, gamma)`` (theta maximised), its derivative in lambda and in gamma."""
+        f = self.frame(gamma)
+        prof: MixedProfile = f.prof
+        st = prof.state(float(lmbda))
+        info = prof.response.sides[0]
+        side = info.sample.sides[0]
+        lam = np.array([float(lmbda)])
+        shift = float(choose_shift(side, lam)[0])
+        d = side.v[:, 0] - shift
+        a = float(lmbda) * (float(side.log_ref[0]) + shift)
+        raw = np.zeros(self.n)
+        with np.errstate(under="ignore"):
+            raw[info.rows] = np.exp(a - st.m + float(lmbda) * d) * f.dlog_b[info.rows]
+        rg = self.design.resid(raw)
+        dg = (prof.df * prof.penalised_dot(st, rg) / st.r2
+              + self.frac * (f.sum_dlog_s - float(lmbda) * f.sum_dlog_b))
+        return st.nll + self.frac * f.extra, st.score, float(dg)
+
+    def identity(self) -> tuple[Any, float]:
+        """The limit ``gamma -> inf``: the mixed profile of ``x = e^{u'}`` and the constant
+        to add, ``(df/n)(n log c - sum u')`` (the Jacobian of ``u -> x``, REML-weighted)."""
+        if self._identity is None:
+            m = float(np.median(self.u))
+            c = float(np.max(np.abs(self.u - m)))
+            up = (self.u - m) / c
+            self._identity = (self.mixed(np.exp(up)),  # type: ignore[assignment]
+                              self.frac * float(self.n * np.log(c) - np.sum(up)))
+        return self._identity  # type: ignore[return-value]
+
+    def gamma_hat(self, lmbda: float) -> tuple[float, float, float]:
+        """:meth:`ShiftedColumn.gamma_hat`, remembering each lambda's minimiser."""
+        out = super().gamma_hat(lmbda)
+        if np.isfinite(out[0]):
+            self._gamma_seen[float(lmbda)] = float(np.log(out[0]))
+        return out
+
+    def _gamma_start(self, lmbda: float) -> tuple[float, float]:
+        """Start from the minimiser at a lambda seen within ``NEAR_LAMBDA`` (every NLL here
+        refits the random effects, and the solver's polish and the curvature's steps come
+        close together); the grid's best point (~30 refits) elsewhere, so a lambda far from
+        the others (an LR test's, an interval's first steps) finds the global minimiser."""
+        if self._gamma_seen:
+            near = min(self._gamma_seen, key=lambda v: abs(v - lmbda))
+            if abs(near - lmbda) <= NEAR_LAMBDA * max(1.0, abs(lmbda)):
+                t = float(np.clip(self._gamma_seen[near], *self.log_bounds()))
+                return t, float(self.grid(lmbda)[0])
+        return super()._gamma_start(lmbda)
+
+    def failures(self) -> list[float]:
+        """The lambdas at which some theta fit (at any gamma) did not converge."""
+        out = [v for f in self._frames.values() for v in f.prof.failures]  # type: ignore
+        if self._identity is not None:
+            out += list(self._identity[0].failures)  # type: ignore[attr-defined]
+        return out
+
+
+@dataclass(frozen=True)
+class MixedShiftedProfile(ShiftedProfile):
+    """bcnPower for a mixed model's response, gamma profiled out: a Profile for the one solver
+    (:class:`~boxcoxstat.core.shifted.ShiftedProfile` with the mixed model's constant)."""
+
+    def llf_offset(self) -> NDArray[np.float64]:
+        """``-df/2 (1 + log 2 pi)`` (``df`` = n, or n - p for REML)."""
+        col = self.columns[0]
+        assert isinstance(col, MixedShiftedColumn)
+        df = col.frac * col.n
+        return np.array([-0.5 * df * (1.0 + np.log(2.0 * np.pi))])

@@ -12,6 +12,7 @@ parameters. The power's own inference is ``m.power``, a
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -27,6 +28,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.results import ResultBase, check_alpha, interval_frame
 from ..base.summary import Summary, format_number, format_power
+from ..families import bcnpower_unbase
 from ..regression.backtransform import median
 from ..regression.formula_io import DesignCodec
 from ..univariate.results import PowerTransformResult
@@ -153,7 +155,7 @@ class LmerResult(ResultBase):
 
     formula: str = saved(jsonio.Str())
     fixed_formula: str = saved(jsonio.Str())
-    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson")))
+    family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "bcnpower")))
     response: str = saved(jsonio.Str())
     reml: bool = saved(jsonio.Bool())
     power: PowerTransformResult = saved(jsonio.Nested(cls=PowerTransformResult))
@@ -332,7 +334,9 @@ class LmerResult(ResultBase):
         """Parameters counted by ``aic`` and ``bic``: the fixed effects, the random-effect
         parameters, the residual variance (lme4's ``logLik`` df) and the power when it was
         estimated."""
-        return self.rank + int(self.theta.shape[0]) + 1 + (0 if self.power.fixed else 1)
+        status = self.power.gamma_status or ()
+        return (self.rank + int(self.theta.shape[0]) + 1 + (0 if self.power.fixed else 1)
+                + sum(st != "fixed" for st in status))
 
     @property
     def aic(self) -> float:
@@ -358,6 +362,10 @@ class LmerResult(ResultBase):
         if self.data_ is None or self.refit_ is None:
             self._not_available("at", "the result holds no data (it was loaded from JSON); "
                                 "refit with bcs.lmer(..., lmbda=)")
+        if self.family == "bcnpower":
+            self._not_available("at", "a fixed response power is not available with "
+                                "family='bcnpower' (as for bcs.lm); transform the response "
+                                "with the power and shift you chose and fit it by lmer")
         if isinstance(lmbda, str):
             check_option("lmbda", lmbda, ("rounded", "safe"))
             lmbda = float(self.power.rounded if lmbda == "rounded" else self.power.safe)
@@ -403,7 +411,11 @@ class LmerResult(ResultBase):
         eta = xnew[list(self.params.index)].to_numpy(dtype=np.float64) @ self.params.to_numpy()
         if random:
             eta = eta + self._random_part(frame)
-        out = median(eta, self.lmbda, self.family, truncate=True)
+        if self.family == "bcnpower":  # the base's Box-Cox inverse, then the shift undone
+            gamma = float(self.power.gamma_values[0])  # type: ignore[index]
+            out = bcnpower_unbase(median(eta, self.lmbda, "boxcox", truncate=True), gamma)
+        else:
+            out = median(eta, self.lmbda, self.family, truncate=True)
         return pd.Series(out, index=frame.index, name=self.response)
 
     def _random_part(self, frame: pd.DataFrame) -> NDArray[np.float64]:
@@ -454,18 +466,21 @@ class LmerResult(ResultBase):
             power = pd.DataFrame({"lmbda": [self.lmbda]}, index=[self.response])
             tables = [("Response power (fixed)", power)]
         else:
-            ci = self.power.conf_int(alpha)
+            with warnings.catch_warnings():  # bcnPower's gamma at its bound: said in a note
+                warnings.filterwarnings("ignore", message=".* of gamma is not available")
+                ci = self.power.conf_int(alpha)
+                bse = self.power.bse
             power = pd.DataFrame({
-                "lmbda": [self.lmbda], "bse": [float(self.power.bse.iloc[0])],
+                "lmbda": [self.lmbda], "bse": [float(bse.iloc[0])],
                 "lower": [float(ci["lower"].iloc[0])], "upper": [float(ci["upper"].iloc[0])],
                 "rounded": [format_power(self.power.rounded)],
             }, index=[self.response])
             tests = pd.DataFrame(
-                [[t.statistic, t.df, t.pvalue] for t in (self.power.test(0),
-                                                          self.power.test(1))],
+                [self._test_row(v) for v in (0.0, 1.0)],
                 index=["lambda = 0", "lambda = 1"], columns=["LR", "df", "pvalue"])
             tables = [(f"Response power ({self.family})", power),
                       ("Likelihood-ratio tests of the power", tests)]
+            notes += self._bound_notes() + self._gamma_notes()
         coef = self.coefficients.copy()
         ci = self.conf_int(alpha)
         coef[f"[{alpha / 2:g}"] = ci["lower"]
@@ -478,6 +493,50 @@ class LmerResult(ResultBase):
             notes.append("The random-effect parameters did not converge at lambda = "
                          + ", ".join(f"{v:.6g}" for v in self.nonconverged))
         return Summary("Linear mixed model with a power-transformed response", tables, notes)
+
+    def _test_row(self, lmbda0: float) -> list[float]:
+        """The summary's LR test of ``lambda = lmbda0``: NaN where ``bounds`` exclude it."""
+        b = self.power.bounds
+        if b is not None and not b[0, 0] <= lmbda0 <= b[0, 1]:
+            return [np.nan, 1, np.nan]
+        t = self.power.test(lmbda0)
+        return [t.statistic, t.df, t.pvalue]
+
+    def _gamma_notes(self) -> list[str]:
+        """bcnPower: the shift gamma, its standard error and status."""
+        p = self.power
+        if p.gamma_values is None:
+            return []
+        g = float(p.gamma_values[0])
+        status = (p.gamma_status or ("estimated",))[0]
+        gse = float(p.gamma_bse[0]) if p.gamma_bse is not None else np.nan
+        se = f" (std err {format_number(gse)})" if np.isfinite(gse) else ""
+        return [f"bcnPower shift (Hawkins & Weisberg 2017): gamma = {format_number(g)}{se}, "
+                f"{status}; lambda's inference has gamma maximised out."]
+
+    def _bound_notes(self) -> list[str]:
+        """Where ``bounds=`` were given: whether lambda is on a bound (and the unconstrained
+        maximum), and the tests the bounds exclude."""
+        p = self.power
+        if p.bounds is None:
+            return []
+        lo, hi = (float(v) for v in p.bounds[0])
+        lam = float(p.lmbda_mle[0])
+        free = np.nan if p.lmbda_free is None else float(p.lmbda_free[0])
+        side = "lower" if lam <= lo else "upper" if lam >= hi else None
+        if side is None:
+            notes = [f"lambda maximised on [{lo:g}, {hi:g}] (bounds inactive); the interval "
+                     "stays within them."]
+        else:
+            notes = [f"Bound active: lambda is the {side} bound of [{lo:g}, {hi:g}]; the "
+                     f"unconstrained maximum is {free:.10g}. The interval is the powers within "
+                     "the bounds whose profile likelihood is within the cut-off of the bounded "
+                     "maximum; no std err at a bound."]
+        out = [v for v in (0.0, 1.0) if not lo <= v <= hi]
+        if out:
+            notes.append("No LR test of lambda = " + " or ".join(f"{v:g}" for v in out)
+                         + ": outside the bounds.")
+        return notes
 
     def __repr__(self) -> str:
         how = "fixed" if self.power.fixed else "lmbda"

@@ -86,15 +86,34 @@ print(f"LR statistic for lambda = 0: {2 * (ml.llf - ml_log.llf):.4f} "
       f"(m.power.test(0): {ml.power.test(0).statistic:.4f})")
 
 # %% [markdown]
+# ## A power within bounds
+#
+# `bounds=(lo, hi)` keeps the power in a range you can interpret (forecast's `lower` and
+# `upper`, recipes' `limits`): lambda is the maximum of car's objective on `[lo, hi]`. When
+# the unconstrained maximum lies outside, lambda is the bound and the summary says so; the
+# interval is the powers within the bounds whose profile likelihood is within the cut-off of
+# the bounded maximum, and the LR tests compare with it (a power outside the bounds is
+# refused). car has no bounds for mixed models; `tests/reference/lmer_bounds_reference.R`
+# maximises its objective on the bounds in R, and `bcs.lmer` agrees to 1e-7 or better.
+
+# %%
+bounded = bcs.lmer("reaction ~ day + (1 + day | subject)", study, bounds=(0.5, 2))
+print(f"lambda = {bounded.lmbda:g} (unconstrained {bounded.power.lmbda_free[0]:.4f}); "
+      f"interval {bounded.power.conf_int().iloc[0].round(3).tolist()}")
+print(bounded.summary().notes[-2])
+
+# %% [markdown]
 # ## What the engine fits, and what it refuses
 #
 # Random intercepts `(1 | g)`, correlated intercepts and slopes `(1 + x | g)`, uncorrelated
 # ones `(x || g)`, nested factors `(1 | a/b)`, interactions `(1 | a:b)` and crossed factors
 # `(1 | a) + (1 | b)`: lme4's model, evaluated exactly (Bates et al. 2015). A grouping factor
 # with one level, or with as many levels as observations, a grouping expression that is not
-# data columns, and car's `bcnPower` family are refused with an error that names them. A
-# random-effect fit that does not converge at some lambda is reported by a warning and in
-# `m.nonconverged`, never smoothed over.
+# data columns are refused with an error that names them. A random-effect fit that does not
+# converge at some lambda is reported by a warning and in `m.nonconverged`, never smoothed
+# over. car's `bcnPower` family (`family="bcnpower"`, a response with zeros or negative values)
+# profiles its shift out as `bcs.lm` does; it refits the random effects for every (lambda,
+# gamma) it tries, so it takes seconds to a minute, and is not run on this page.
 
 # %%
 try:

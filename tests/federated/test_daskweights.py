@@ -64,7 +64,20 @@ def test_bad_dask_weights(weights, message):
         bcs.fit(da.from_array(y, chunks=20), weights=weights)
 
 
-def test_dask_bounds_refused():
-    y = np.array(REF["lognormal_60"]["y"])
-    with pytest.raises(bcs.BoxCoxError, match="bounds= is not available for Dask"):
-        bcs.fit(da.from_array(y, chunks=20), bounds=(0, 1))
+def test_dask_weighted_bounds_equal_in_memory():
+    """Weights and bounds together: the weighted profile's bounded maximum and inference."""
+    ref = REF["trees_volume_by_height"]
+    y, w = np.array(ref["y"]), np.array(ref["w"])
+    free = bcs.fit(y, weights=w).lmbda
+    lo, hi = free + 0.3, free + 2.0  # the maximum below the bounds: lambda is lo
+    r = bcs.fit(da.from_array(y, chunks=13), weights=w, bounds=(lo, hi))
+    m = bcs.fit(y, weights=w, bounds=(lo, hi))
+    assert r.lmbda == m.lmbda == lo
+    assert r.lmbda_free[0] == pytest.approx(m.lmbda_free[0], abs=1e-10)
+    assert float(r.llf) == pytest.approx(float(m.llf), abs=1e-9)  # sums in another order
+    # interval ends: root searches (relative 1e-12) on the two paths' NLLs
+    assert r.conf_int().to_numpy() == pytest.approx(m.conf_int().to_numpy(), abs=1e-10)
+    for lam0 in (0.0, 1.0):  # the stored tests (others need the data)
+        if lo <= lam0 <= hi:
+            assert r.test(lam0).statistic == pytest.approx(m.test(lam0).statistic, abs=1e-8)
+    assert "bound active" in str(r.summary())

@@ -448,6 +448,18 @@ class ShiftedProfile:
 
         return evaluate_pairs(lmbda, cols, one, score)
 
+    def test_values(self, lmbda: ArrayLike, cols: ArrayLike) -> NDArray[np.float64]:
+        """The NLL an LR test compares with: the infimum over gamma at ``lmbda``, the limit
+        ``gamma -> inf`` included (the untransformed data's NLL, whatever lambda is). The
+        profile itself (:meth:`evaluate`) takes the limit only where its search in gamma
+        runs to the top, so that it keeps rising away from the estimate and intervals
+        close; a test's supremum must not miss a limit that beats the local maximum."""
+        val, _ = self.evaluate(lmbda, cols, score=False)
+        cc = np.asarray(cols, dtype=np.intp).ravel()
+        lim = np.array([np.inf if self.columns[j].gamma_fixed is not None
+                        else self.columns[j].limit()[2] for j in cc])
+        return np.minimum(val, lim.reshape(np.shape(val)))
+
     def optima(self) -> list[Optimum]:
         """Each column's global maximum over (lambda, gamma) (:meth:`ShiftedColumn.optimum`)."""
         return [c.optimum() for c in self.columns]

@@ -13,7 +13,8 @@ from .core import likelihood
 from .exceptions import BoxCoxError, ResolutionWarning, TransformOverflowError
 from .joint.model import fit_joint
 from .joint.results import JointTransformResult
-from .pca.results import RobustPCAResult, robust_pca
+from .pca.model import robust_pca
+from .pca.results import RobustPCAResult
 from .robust.results import RobustTransformResult
 from .robust.sensitivity import SensitivityCurve, sensitivity_curve
 from .robust.simulation import SimulationResult, simulate

@@ -1,6 +1,6 @@
 """Elementary functions the transforms and likelihoods are built from, accurate everywhere.
 
-Layer 0 (pure NumPy/SciPy). ``exprel(a) = expm1(a)/a`` is SciPy's; its log and its first
+Pure NumPy/SciPy. ``exprel(a) = expm1(a)/a`` is SciPy's; its log and its first
 two derivatives are here, each exact at ``a = 0`` and free of cancellation for small ``|a|``.
 :func:`a2_dexprel` is the likelihood's fused form: ``a^2 exprel'(a)`` from ``a`` and an
 ``expm1(a)`` the caller has already computed, so one ``expm1`` serves the transform and its

@@ -1,6 +1,6 @@
 """The ``boxcoxstat`` command line: a demo, fitting columns of a CSV file, listing datasets.
 
-Layer 7: the only module that prints or exits. Every failure becomes one line on stderr,
+The only module that prints or exits. Every failure becomes one line on stderr,
 ``boxcoxstat: error: ...``, and exit code 2 (1 for an internal error); set the environment
 variable ``BOXCOXSTAT_DEBUG=1`` to see the traceback instead. A reader that closes standard
 output early (``| head``) ends the command quietly with exit code 141.

@@ -1,6 +1,6 @@
 """Load the real datasets used by boxcoxstat's examples, vignettes and tests.
 
-Layer 0: imports only NumPy, pandas, the standard library and the package's error class. The
+Imports only NumPy, pandas, the standard library and the gate (for the package's error). The
 bundled CSV files live in the repository's ``data/`` folder, which the wheel installs as
 ``boxcoxstat/data``; ``data/README.md`` gives their sources and licences. A dataset whose
 licence does not allow redistribution (Kaggle's House Prices ``train.csv``) is listed but not

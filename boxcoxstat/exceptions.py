@@ -1,7 +1,7 @@
 """The package's exceptions and warnings.
 
-Layer 0: imports nothing from the package; ``_input`` and ``_validation`` raise these, and
-``_validation`` (the gate every entry point passes through) re-exports them.
+Imports nothing from the package; the gate (``_validation``, which every entry point passes
+through) raises these and re-exports them.
 """
 
 from __future__ import annotations

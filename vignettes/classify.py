@@ -55,7 +55,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import boxcoxstat as bcs  # noqa: E402
 from boxcoxstat.classify import BoxCoxTunedClassifier, criterion_curves, linf_distance  # noqa: E402
-from boxcoxstat.classify.model import scale_unit_range  # noqa: E402
+from boxcoxstat.classify.criteria import scale_unit_range  # noqa: E402
 from boxcoxstat.classify.plotting import plot_criterion_curves  # noqa: E402
 
 threadpool_limits(1)  # many tiny fits: BLAS/OpenMP threads only add overhead (10-40x here)

@@ -85,7 +85,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import boxcoxstat as bcs  # noqa: E402
 from boxcoxstat.classify import criterion_curves, linf_distance, tune  # noqa: E402
-from boxcoxstat.classify.model import scale_unit_range  # noqa: E402
+from boxcoxstat.classify.criteria import scale_unit_range  # noqa: E402
 from boxcoxstat.classify.plotting import plot_criterion_curves  # noqa: E402
 
 threadpool_limits(1)

@@ -1,6 +1,6 @@
 """Turn user input into clean float columns, with the package's errors and missing-value policy.
 
-Layer 0: imports only ``_errors`` (the exceptions, re-exported here) and ``_input`` (reading
+The gate; imports only ``exceptions`` (re-exported here) and :mod:`.containers` (reading
 any container into a float matrix). Every public entry point passes its data through
 :func:`as_columns`, so the checks (and their messages) exist once.
 """

@@ -1,6 +1,6 @@
 """``compare``: models of one response side by side, on the untransformed response's likelihood.
 
-Layer 5 (``base``: it knows no model family, only the protocol below). A model transformed by
+It knows no model family, only the protocol below. A model transformed by
 a power ``lambda`` has the likelihood of its transformed response times the Jacobian of the
 transform, so ``llf`` of ``log(y) ~ x`` is R's ``logLik(lm(log(y) ~ x)) - sum(log(y))`` and
 that of the untransformed model is ``logLik(lm(y ~ x))``: on this one scale models at

@@ -1,6 +1,6 @@
 """Diagnostics computed for display: normal QQ coordinates and reference lines.
 
-Layer 4. Plotting draws what these functions return; it computes nothing itself.
+Plotting draws what these functions return; it computes nothing itself.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """JSON for results: every field declared once, on the result's dataclass.
 
-Layer 4 (presentation foundation). A result class marks the dataclass fields that go into its
+A result class marks the dataclass fields that go into its
 JSON document with ``metadata={"json": <codec>}`` (:func:`saved`); everything else (data,
 profiles) stays out and is ``None`` in a loaded result. :func:`dump` writes
 ``{"format": "boxcoxstat.<Class>", "version": <int>, <field>: <value>, ...}`` as strict JSON

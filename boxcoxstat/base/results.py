@@ -1,6 +1,6 @@
 """What every result shares: one base class, one test-statistic class, one vocabulary.
 
-Layer 4 (presentation foundation). Results are frozen dataclasses labelled when built. The
+Results are frozen dataclasses labelled when built. The
 base gives each of them the same surface:
 
 * ``summary()`` returns a :class:`~boxcoxstat.base.summary.Summary` (text, HTML, LaTeX), and

@@ -1,6 +1,6 @@
 """Rendering of reports: a ``Summary`` holds titled tables and notes and prints them.
 
-Layer 5. No statistics here: the result object computes every number and hands over DataFrames;
+No statistics here: the result object computes every number and hands over DataFrames;
 this module only formats them as text, HTML or LaTeX (a ``table`` float with caption, label
 and notes, every special character escaped). The DataFrames stay accessible as
 ``Summary.tables``.

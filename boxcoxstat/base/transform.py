@@ -1,6 +1,6 @@
 """The part of a result that transforms columns with fitted powers (ML and robust alike).
 
-Layer 4. :class:`ColumnTransforms` holds the column names, the input's layout, the family and
+:class:`ColumnTransforms` holds the column names, the input's layout, the family and
 the power of every column, and applies them to new data through the validation gate
 (``_validation.new_columns``). :class:`~boxcoxstat.PowerTransformResult` (maximum likelihood)
 and :class:`~boxcoxstat.RobustTransformResult` (RewML, Carroll, MTL) are siblings built on it;
@@ -390,7 +390,7 @@ class ColumnTransforms(ResultBase):
             values then share an output), naming the column and what to do.
         """
         if is_spark(data):  # lazy Spark column expressions
-            from ..federated.sparkfit import spark_transform
+            from .spark_transform import spark_transform
 
             return spark_transform(self, data)
         x = new_columns(data, self.names, self._gate_families())
@@ -411,7 +411,7 @@ class ColumnTransforms(ResultBase):
             :meth:`transform` refuses them.
         """
         if is_spark(data):  # lazy Spark column expressions
-            from ..federated.sparkfit import spark_transform
+            from .spark_transform import spark_transform
 
             return spark_transform(self, data, inverse=True)
         y = new_columns(data, self.names, None)

@@ -1,6 +1,6 @@
 """Criteria for choosing Box-Cox lambdas for classification, as functions of the lambda vector.
 
-Layer 6 (``classify`` subpackage). Every criterion is "higher is better" and is evaluated on
+Every criterion is "higher is better" and is evaluated on
 data already min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016, section 2; Blum, Menon &
 Elgendi, Algorithm 2), so every Box-Cox power in the usual range is finite.
 
@@ -39,6 +39,7 @@ from ..families import transform
 __all__ = [
     "CRITERIA",
     "RESCALES",
+    "scale_unit_range",
     "Criterion",
     "ml_criterion",
     "pcml_criterion",
@@ -55,6 +56,29 @@ CRITERIA = ("ml", "pcml", "fisher", "margin", "cv", "train")
 #: Baldo 2016, section 2).
 RESCALES = ("standard", "minmax")
 CriterionFunc = Callable[[NDArray[np.float64], NDArray[Any], NDArray[np.float64]], float]
+
+
+def scale_unit_range(
+    X: ArrayLike, low: ArrayLike, high: ArrayLike, *, clip: bool = True
+) -> NDArray[np.float64]:
+    """Map ``[low, high]`` of each column onto ``[1, 2]``; clip values outside into it.
+
+    Constant columns (``high == low``) map to 1. With ``clip=True`` values beyond the
+    training range are set to the nearest end (1 or 2), which keeps every Box-Cox power
+    finite and positive; with ``clip=False`` they are left alone (values <= 0 then fail).
+
+    Examples
+    --------
+    >>> from boxcoxstat.classify.criteria import scale_unit_range
+    >>> scale_unit_range([[0.0], [5.0], [10.0], [12.0]], [0.0], [10.0]).ravel().tolist()
+    [1.0, 1.5, 2.0, 2.0]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    lo = np.asarray(low, dtype=np.float64)
+    span = np.asarray(high, dtype=np.float64) - lo
+    out = 1.0 + (X - lo) / np.where(span > 0, span, 1.0)
+    out = np.where(span > 0, out, 1.0)
+    return np.clip(out, 1.0, 2.0) if clip else out
 
 
 def _lambda_vector(lmbda: ArrayLike, p: int) -> NDArray[np.float64]:

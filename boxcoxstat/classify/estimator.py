@@ -1,7 +1,7 @@
 """``BoxCoxTunedTransformer`` and ``BoxCoxTunedClassifier``: Box-Cox lambdas tuned for a
 classifier, as a transformer and with the classifier behind it.
 
-Layer 6 (``classify``). The pipeline of Blum, Menon & Elgendi (Algorithms 2-3) and Bicego &
+The pipeline of Blum, Menon & Elgendi (Algorithms 2-3) and Bicego &
 Baldo (2016) as scikit-learn estimators: min-max scaling into ``[1, 2]``, the Box-Cox
 transform with lambdas chosen by :func:`boxcoxstat.classify.tune` on the training data only,
 standard scaling (:class:`BoxCoxTunedTransformer`), then the classifier

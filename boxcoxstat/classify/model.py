@@ -1,6 +1,6 @@
 """``tune``: choose Box-Cox lambdas for classification (spherical, diagonal or full).
 
-Layer 6 (``classify``). The data are min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016;
+The data are min-max scaled into ``[1, 2]`` (Bicego & Baldo 2016;
 Blum, Menon & Elgendi, Algorithm 2), a criterion is chosen (:mod:`.criteria`) and a search
 (:mod:`.search`) maximises it over the lambda vector in one of three modes:
 
@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation.columns import BoxCoxError, check_option
 from .._validation.containers import to_matrix
-from .criteria import RESCALES, Criterion, get_criterion, ml_lambdas
+from .criteria import RESCALES, Criterion, get_criterion, ml_lambdas, scale_unit_range
 from .results import TuningResult
 from .search import (
     MODES,
@@ -41,7 +41,7 @@ from .search import (
     scalar_search,
 )
 
-__all__ = ["tune", "scale_unit_range", "criterion_curves", "linf_distance"]
+__all__ = ["tune", "criterion_curves", "linf_distance"]
 
 
 def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str], str]:
@@ -66,29 +66,6 @@ def _as_xy(X: Any, y: Any) -> tuple[NDArray[np.float64], NDArray[Any], list[str]
         raise BoxCoxError("y has only one class; tuning lambda for classification needs at "
                           "least two classes")
     return Xa, ya, names, layout
-
-
-def scale_unit_range(
-    X: ArrayLike, low: ArrayLike, high: ArrayLike, *, clip: bool = True
-) -> NDArray[np.float64]:
-    """Map ``[low, high]`` of each column onto ``[1, 2]``; clip values outside into it.
-
-    Constant columns (``high == low``) map to 1. With ``clip=True`` values beyond the
-    training range are set to the nearest end (1 or 2), which keeps every Box-Cox power
-    finite and positive; with ``clip=False`` they are left alone (values <= 0 then fail).
-
-    Examples
-    --------
-    >>> from boxcoxstat.classify.model import scale_unit_range
-    >>> scale_unit_range([[0.0], [5.0], [10.0], [12.0]], [0.0], [10.0]).ravel().tolist()
-    [1.0, 1.5, 2.0, 2.0]
-    """
-    X = np.asarray(X, dtype=np.float64)
-    lo = np.asarray(low, dtype=np.float64)
-    span = np.asarray(high, dtype=np.float64) - lo
-    out = 1.0 + (X - lo) / np.where(span > 0, span, 1.0)
-    out = np.where(span > 0, out, 1.0)
-    return np.clip(out, 1.0, 2.0) if clip else out
 
 
 def _search_vector(

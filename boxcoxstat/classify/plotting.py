@@ -1,6 +1,6 @@
 """Figures for classifier tuning: trace, 2-D heatmap, criterion-vs-lambda curves.
 
-Layer 6 (``classify``). Functions take ``ax=None``, import pyplot lazily, return the Axes and
+Functions take ``ax=None``, import pyplot lazily, return the Axes and
 never call ``plt.show()``; no statistics are computed here.
 """
 

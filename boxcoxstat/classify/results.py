@@ -1,6 +1,6 @@
 """``TuningResult``: the lambdas chosen by :func:`boxcoxstat.classify.tune` and how.
 
-Layer 6 (``classify``). A sibling of :class:`~boxcoxstat.PowerTransformResult` and
+A sibling of :class:`~boxcoxstat.PowerTransformResult` and
 :class:`~boxcoxstat.RobustTransformResult` on the shared per-column transform surface
 (:class:`~boxcoxstat.base.transform.ColumnTransforms`, itself a
 :class:`~boxcoxstat.base.results.ResultBase`): the same ``lmbda``, ``params``, ``transform``,
@@ -26,7 +26,7 @@ from ..base import jsonio
 from ..base.jsonio import saved
 from ..base.summary import Summary
 from ..base.transform import ColumnTransforms
-from .criteria import RESCALES
+from .criteria import RESCALES, scale_unit_range
 from .search import MODES, RULES, SEARCHES, SearchOutcome
 
 __all__ = ["TuningResult"]
@@ -145,8 +145,6 @@ class TuningResult(ColumnTransforms):
     def _prepare(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
         """Column ``j`` scaled into ``[1, 2]`` by the training range (clipped to it unless
         ``clip`` is False)."""
-        from .model import scale_unit_range
-
         u = scale_unit_range(x, self.data_min[j], self.data_max[j], clip=self.clip)
         if not self.clip and np.any(u <= 0):
             low = self.data_min[j] - (self.data_max[j] - self.data_min[j])

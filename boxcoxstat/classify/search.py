@@ -1,6 +1,6 @@
 """Searches over the Box-Cox lambda vector: exhaustive grid, iterative coordinate search, 1-D.
 
-Layer 6 (``classify``). A search maximises ``evaluate(lmbda) -> float`` over lambda vectors of
+A search maximises ``evaluate(lmbda) -> float`` over lambda vectors of
 length ``p`` and returns a :class:`SearchOutcome` holding the best vector, its score, a trace
 (best score after every epoch) and every evaluation made.
 

@@ -2,7 +2,7 @@
 the user's ``bounds=(lo, hi)`` (checked by the gate, ``_validation.columns.check_bounds``;
 the solver and the inference take them, ``solve.solve`` and ``inference.bounded_inference``).
 
-Layer 2. The Box-Cox transform is increasing in lambda (Xu & Cormode 2025, Theorem 3.1), so
+The Box-Cox transform is increasing in lambda (Xu & Cormode 2025, Theorem 3.1), so
 ``|psi(lambda, x)| <= ymax`` for all data holds exactly on an interval of lambda whose ends solve
 ``psi(lambda, b) = +-ymax`` at the extreme bases. The solution is given by the Lambert W
 function (Xu & Cormode 2025, eqs. 13-16 and Appendix C):

@@ -1,6 +1,6 @@
 """One power at a time of a joint fit: the joint NLL profiled over the other powers.
 
-Layer 3, beside ``joint.py``. :class:`ColumnProfiles` presents ``t -> min over the other
+Beside ``joint.py``. :class:`ColumnProfiles` presents ``t -> min over the other
 powers of NLL(lambda_j = t, others)`` of a :class:`~boxcoxstat.core.joint.JointObjective` as a
 :class:`~boxcoxstat.core.profile.Profile` with one column per power, so the one inference module
 (``inference.profile_interval``) gives the joint fit's profile-likelihood intervals (and those

@@ -1,6 +1,6 @@
 """The curvature of any profile at its estimate: the observed information behind standard errors.
 
-Layer 3. Central differences of the analytic score, Richardson-extrapolated
+Central differences of the analytic score, Richardson-extrapolated
 (:func:`curvature`), and the same evaluation extended with other lambdas
 (:func:`curvature_and_values`: the interval's first Newton points and the tests' NLL values in
 one round of a federated or Dask profile). Used by the inference module and the joint solver.

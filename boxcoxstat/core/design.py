@@ -1,8 +1,8 @@
 """The design of a linear model: an orthonormal basis with R's rule for aliased columns.
 
-Layer 2 (pure NumPy). ``qr_design`` factorises a (weighted) design once, as R's ``lm`` does,
-and is shared by the response power of a linear model (``regression.py``) and the joint power
-of several columns around a design (``joint.py``).
+Pure NumPy. ``qr_design`` factorises a (weighted) design once, as R's ``lm`` does, and is
+shared by the response power of a linear model (``response.py``) and the joint power of
+several columns around a design (``joint.py``).
 """
 
 from __future__ import annotations

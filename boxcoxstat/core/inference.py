@@ -1,6 +1,6 @@
 """Inference on lambda: profile-likelihood and Wald intervals, LR tests, convenient powers.
 
-Layer 4. Everything works on any :class:`~boxcoxstat.core.profile.Profile` (a sample, a linear
+Everything works on any :class:`~boxcoxstat.core.profile.Profile` (a sample, a linear
 model's response, the federated server, a Dask graph) and is batched over columns; interval
 endpoints are roots of ``2 (NLL(lambda) - NLL(hat)) = chi2_1(1-alpha)`` found by geometric
 bracketing and Chandrupatla's method (``solve.py``), so a far endpoint costs a few more

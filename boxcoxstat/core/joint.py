@@ -1,6 +1,6 @@
 """Joint (multivariate) lambda: the multivariate normal profile likelihood of several columns.
 
-Layer 3. Columns ``y_1 .. y_p`` are transformed with their own powers ``lambda_j`` and the
+Columns ``y_1 .. y_p`` are transformed with their own powers ``lambda_j`` and the
 transformed matrix is assumed multivariate normal around a linear model ``X B`` (``X`` the
 design, an intercept at least). Profiling out ``B`` and the covariance gives the negative
 log-likelihood (constants dropped)

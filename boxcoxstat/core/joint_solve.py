@@ -1,6 +1,6 @@
 """The joint solver: Newton's method with the closed-form Hessian, from the columns' own fits.
 
-Layer 3. :func:`fit_joint_lambda` minimises a joint NLL (:class:`~boxcoxstat.core.joint.
+:func:`fit_joint_lambda` minimises a joint NLL (:class:`~boxcoxstat.core.joint.
 JointObjective`: :class:`~boxcoxstat.core.joint.JointProfile`, its form in units
 ``JointInUnits``, bcnPower's ``shifted.JointShiftedProfile``, Box-Tidwell's profile) and
 returns a :class:`JointFit`; :func:`hessian` is the numerical Hessian of problems without a

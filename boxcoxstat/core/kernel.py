@@ -1,6 +1,6 @@
 """The per-value kernel of the likelihood: one side's row blocks into moments.
 
-Layer 2, under ``likelihood.py``. With ``a = kappa d`` (``d = v - shift`` a log-ratio of
+Under ``likelihood.py``. With ``a = kappa d`` (``d = v - shift`` a log-ratio of
 ``sample.py``) and ``m = expm1(a)``, :func:`_block_values` forms the transform ``phi =
 expm1(kappa d) / kappa`` and its derivative in kappa, ``chi``, in one of three regimes
 (``kappa`` zero to rounding, ``|a| < 1/8`` by a series, else through ``kappa phi`` and

@@ -1,6 +1,6 @@
 """The profile negative log-likelihood of lambda and its score, computed so nothing overflows.
 
-Layer 2. For a sample x_1..x_n (weights w_i) the profile NLL with the normal constants dropped is
+For a sample x_1..x_n (weights w_i) the profile NLL with the normal constants dropped is
 
 .. math::
 

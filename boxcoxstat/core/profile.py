@@ -1,6 +1,6 @@
 """The Profile interface: how every model presents its likelihood of lambda to the core.
 
-Layer 3. A *profile* is the negative log-likelihood of one power per column with every other
+A *profile* is the negative log-likelihood of one power per column with every other
 parameter (mean, coefficients, variance) maximised out, together with its derivative in lambda
 (the *score*). The solver (``solve.py``) and the inference module (``inference.py``) work on
 any profile and never know which model they serve (car's ``estimateTransform``: every input

@@ -1,6 +1,6 @@
 """Whether a power keeps the data's resolution in float64, and the safe power.
 
-Layer 2 (pure NumPy on top of ``_special`` and ``families``). The exact maximum-likelihood
+Pure NumPy on top of ``families``. The exact maximum-likelihood
 power can map distinct values to one float: on tightly clustered data (values agreeing to
 many digits) the likelihood is maximised at ``|lambda|`` of hundreds to billions, where
 ``x**lambda`` is negligible against 1 (or beyond float64) and ``psi(lambda, x)`` collapses to

@@ -1,6 +1,6 @@
 """The response power of a normal linear model: the profile likelihood from a QR of the design.
 
-Layer 3 (pure NumPy/SciPy): a :class:`~boxcoxstat.core.profile.Profile`, so the one solver and
+Pure NumPy/SciPy: a :class:`~boxcoxstat.core.profile.Profile`, so the one solver and
 the one inference module serve it. For a response y, a design X and case weights
 w, the profile log-likelihood of the Box-Cox (or Yeo-Johnson) power of the response is
 

@@ -1,6 +1,6 @@
 """Roots of increasing functions, many at once: bracketing by doubling and Chandrupatla's method.
 
-Layer 2. :func:`bracket_increasing` and :func:`find_root` work on every column together (one
+:func:`bracket_increasing` and :func:`find_root` work on every column together (one
 call of ``f`` per step for all columns not yet done); the solver (``solve.py``), the interval
 ends (``inference.py``), bcnPower's shift, Guerrero's criterion and prediction intervals use
 them.

@@ -1,6 +1,6 @@
 """Data prepared for the likelihood: each column's values as log-ratios to a reference.
 
-Layer 2. A power transform only ever sees positive bases: ``b = x`` for Box-Cox, ``1 + x`` for
+A power transform only ever sees positive bases: ``b = x`` for Box-Cox, ``1 + x`` for
 the x >= 0 side and ``1 - x`` for the x < 0 side of Yeo-Johnson data. Each base is stored once as
 ``v = log(b / b_ref)`` relative to the side's median, computed with ``log1p`` of the exact
 difference so tightly clustered data keep every digit (Xu & Cormode 2025 lose them by taking

@@ -1,6 +1,6 @@
 """The shifted Box-Cox family bcnPower: a Profile with the shift gamma profiled out.
 
-Layer 3. Hawkins & Weisberg (2017) transform any real ``u`` by the Box-Cox power of the
+Hawkins & Weisberg (2017) transform any real ``u`` by the Box-Cox power of the
 positive base ``b = (u + sqrt(u^2 + gamma^2))/2`` (``families.bcnpower``), with the shift
 ``gamma > 0`` estimated jointly with ``lambda``; car's ``powerTransform(family = "bcnPower")``
 computes it, with ``gamma >= gamma_min`` (0.1 by default). For a response regressed on a design

@@ -1,6 +1,6 @@
 """The profile likelihood of one short column, at many lambdas in one expression.
 
-Layer 2, beside ``likelihood.py``, whose :func:`~boxcoxstat.core.likelihood.nll_score` hands
+Beside ``likelihood.py``, whose :func:`~boxcoxstat.core.likelihood.nll_score` hands
 it one unweighted column of at most ``SHORT_ROWS`` values a side (:func:`short_ok`). For such
 a column the general path's cost is its Python calls, not its arithmetic; here every lambda
 of a call is one (lambdas x values) expression (:func:`short_nll_score`).

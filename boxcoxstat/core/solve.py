@@ -1,6 +1,6 @@
 """The one solver: the maximum-likelihood lambda of every column of any profile.
 
-Layer 3. The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so its score is
+The profile NLL is strictly convex in lambda (Kouider & Chen 1995), so its score is
 increasing with one sign change. :func:`solve` brackets that sign change by doubling from
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and

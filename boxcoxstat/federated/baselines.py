@@ -1,6 +1,6 @@
 """Baselines that fail, kept to show why the stable protocol is needed. Never defaults.
 
-Layer 6 (``federated``). Each function reproduces a method Xu & Cormode (2025) compare
+Each function reproduces a method Xu & Cormode (2025) compare
 against, as they describe it, in float64 without any of the package's safeguards:
 
 * :func:`naive_nll` -- federated NLL whose clients send one-pass sums ``(c, n, sum y, sum

@@ -1,6 +1,6 @@
 """What the server checks in every client message: types, shapes, finiteness and consistency.
 
-Layer 6 (``federated``). Each check returns ``None`` or the reason the message is refused
+Each check returns ``None`` or the reason the message is refused
 (the server names the client). Beyond types and finiteness, every number a client sends must
 be possible for *some* data agreeing with what it declared at set-up (its count and the
 minimum and maximum of each side):

@@ -1,7 +1,4 @@
-"""A site holding data that never leaves it: answers the server's messages with summaries.
-
-Layer 6 (``federated``).
-"""
+"""A site holding data that never leaves it: answers the server's messages with summaries."""
 
 from __future__ import annotations
 

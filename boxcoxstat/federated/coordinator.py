@@ -1,6 +1,6 @@
 """The server of the paper's protocol, independent of the transport (threads or Flower).
 
-Layer 6 (``federated``). :class:`Coordinator` runs ``protocol="minimal"`` (the default of
+:class:`Coordinator` runs ``protocol="minimal"`` (the default of
 :func:`boxcoxstat.federated.fit`) over any :class:`Transport`: the in-process one
 (:class:`LocalTransport`, the clients are Python objects called from worker threads) or
 Flower's (:mod:`boxcoxstat.federated.flower`, the clients are SuperNodes). Per column it asks

@@ -1,6 +1,6 @@
 """``boxcoxstat.fit`` on Dask arrays and DataFrames: partitions are the clients.
 
-Layer 6 (``federated``). The data are never gathered: a first graph reduces every partition
+The data are never gathered: a first graph reduces every partition
 to its counts and per-side min/max (the protocol's set-up report); the frame chosen from them
 travels inside the next graphs; each optimiser step is one graph in which every partition
 computes its side moments at the requested lambda(s) and Dask's tree reduction

@@ -1,6 +1,6 @@
 """Case weights for ``boxcoxstat.fit`` on Dask input: ``lm(x ~ 1, weights=w)``'s likelihood.
 
-Layer 6 (``federated``, beside ``daskfit``). The partitions' moments merge with weights as
+Beside ``daskfit``. The partitions' moments merge with weights as
 frequency weights (the profile ``NLL_f = (1 - lambda) J_w + W/2 log Var_w``, ``W = sum w``,
 ``J_w = sum w L``, ``L = sign(x) log b``); the likelihood of ``lm(x ~ 1, weights=w)`` (car's
 ``powerTransform`` of it, and ``bcs.fit(x, weights=w)`` in memory) has the variance weighted

@@ -1,6 +1,6 @@
 """Flower's deployment engine on the loopback interface: ``boxcoxstat federated-demo``.
 
-Layer 6 (``federated``). :func:`run_demo` writes a Flower App (its ``pyproject.toml`` names
+:func:`run_demo` writes a Flower App (its ``pyproject.toml`` names
 the ServerApp and ClientApp of :mod:`boxcoxstat.federated.flower`), a certificate authority
 and a TLS certificate for 127.0.0.1, and one EC key pair per SuperNode; it starts a SuperLink
 with TLS and node authentication (``--enable-supernode-auth``), registers every SuperNode's

@@ -1,7 +1,7 @@
 """The paper's protocol on Flower: a ``ServerApp`` and a ``ClientApp`` (optional extra
 ``boxcoxstat[flower]``).
 
-Layer 6 (``federated``). The ServerApp runs the same :class:`~.coordinator.Coordinator` as
+The ServerApp runs the same :class:`~.coordinator.Coordinator` as
 the in-process :func:`boxcoxstat.federated.fit` -- the same rounds, messages and checks of bad,
 silent and lying clients -- over a :class:`FlowerTransport`: every protocol message travels
 as its JSON text in a Flower ``Message`` (a ``ConfigRecord`` under ``"msg"``, message type

@@ -1,6 +1,6 @@
 """The influence screen: how far each client moves lambda, in standard errors.
 
-Layer 6 (``federated``). The server's checks (:mod:`~boxcoxstat.federated.checks`) refuse
+The server's checks (:mod:`~boxcoxstat.federated.checks`) refuse
 numbers no data could give, but a client that lies *consistently* -- say, claims ten times
 its rows and sends the moments of ten copies of its values -- passes them all, and can move
 lambda by many standard errors. What the server can measure is each client's *influence*:

@@ -1,6 +1,6 @@
 """The protocol's messages: small frozen records that serialise to JSON, with their checks.
 
-Layer 6 (``federated``). Four kinds of message travel between the server and the clients:
+Four kinds of message travel between the server and the clients:
 
 ========================  =========  ===================================================
 message                   direction  what it reveals

@@ -1,7 +1,4 @@
-"""``federated.fit``: the global maximum-likelihood lambda from per-site summaries.
-
-Layer 6 (``federated``).
-"""
+"""``federated.fit``: the global maximum-likelihood lambda from per-site summaries."""
 
 from __future__ import annotations
 

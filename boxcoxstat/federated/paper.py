@@ -1,6 +1,6 @@
 """The paper's protocol, the default: Xu & Cormode (2025), Algorithms 2-3, lambda alone down.
 
-Layer 6 (``federated``). Per column, a client first reports its counts (no minimum, no
+Per column, a client first reports its counts (no minimum, no
 maximum); then in every round the server sends the lambda alone and a Box-Cox client answers
 ``(c, n, mean, s)`` (Algorithm 2), a Yeo-Johnson client ``(c, n_pos, n_neg, mean, s)``
 (Algorithm 3) -- :class:`~.messages.PaperReply`. ``c`` and the counts do not depend on

@@ -1,7 +1,7 @@
 """The engine every partitioned backend shares (Dask, Spark): per-partition summaries, their
 merge, and the driver that fits lambda from them.
 
-Layer 6 (``federated``). A backend only says how to run a function on every partition of a
+A backend only says how to run a function on every partition of a
 column and bring the small results back (a :class:`Column`); everything numerical is here,
 once: what a partition computes in the set-up pass (:func:`partition_report`: the validation
 gate's column report, per-side counts and ranges) and in each evaluation

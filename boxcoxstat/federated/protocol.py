@@ -1,6 +1,6 @@
 """The computation both ends of the protocol share: frames, local moments, global NLL.
 
-Layer 6 (``federated``). The clients (or Dask partitions) and the server must agree on one
+The clients (or Dask partitions) and the server must agree on one
 frame per side so their moments can be merged exactly (Chan, Golub & LeVeque 1982):
 
 * the *reference* ``b_ref`` of each side: the geometric midpoint of the global smallest and

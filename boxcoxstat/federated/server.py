@@ -1,6 +1,6 @@
 """The coordinator: calls the clients, checks their messages, merges them, counts the cost.
 
-Layer 6 (``federated``). One *round* is one broadcast of a :class:`~.messages.Request` (one
+One *round* is one broadcast of a :class:`~.messages.Request` (one
 lambda, or a batch of lambdas in grid mode and for inference) followed by every client's
 reply. The set-up exchange of a column (counts and ranges up, the frame down) is counted as
 round 0. Every call to a client runs in a worker thread and is waited for at most

@@ -1,6 +1,6 @@
 """car's diagnostic plots: symbox, the spread-level plot and a QQ plot with an envelope.
 
-Layer 6. Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
+Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
 calls ``plt.show()``; the numbers come from ``model`` and ``base.diagnostics``.
 """
 
@@ -13,7 +13,8 @@ import numpy as np
 from .._validation.columns import check_option
 from ..base.diagnostics import display_unit, qq_envelope
 from ..base.results import check_alpha
-from .spread_level import _check_size, _column, symbox_frame
+from ._column import _check_size, _column
+from .symbox import symbox_frame
 
 __all__ = ["symbox", "qqplot", "draw_qq", "plot_spread_level"]
 
@@ -34,7 +35,7 @@ def symbox(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
 
     Missing values (NaN) are refused, or left out with ``missing="drop"`` (car's boxplots
     leave out NA); ``start`` and ``powers`` as in
-    :func:`~boxcoxstat.graphics.spread_level.symbox_frame`.
+    :func:`~boxcoxstat.graphics.symbox.symbox_frame`.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """``SpreadLevelResult``: car's spread-level statistics and suggested power.
 
-Layer 5. Immutable, on the shared base (summary, JSON); the plot is ``plotting``'s.
+Immutable, on the shared base (summary, JSON); the plot is ``plotting``'s.
 """
 
 from __future__ import annotations

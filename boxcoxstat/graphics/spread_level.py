@@ -1,8 +1,7 @@
-"""The numbers behind car's diagnostic plots: the symbox ladder and the spread-level power.
+"""The numbers behind car's spread-level plot: the power that stabilises spread.
 
-Layer 6. ``symbox_frame`` transforms one column over a ladder of powers (the statistics a
-symbox shows); ``spread_level`` computes car's ``spreadLevelPlot`` statistics and its
-suggested power. Drawing is ``plotting``'s.
+``spread_level`` computes car's ``spreadLevelPlot`` statistics and its suggested
+power. Drawing is ``plotting``'s; the symbox ladder is ``symbox``'s.
 """
 
 from __future__ import annotations
@@ -11,76 +10,13 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
 
-from .. import families
-from .._validation.columns import BoxCoxError, ColumnReport, check_column, check_option
-from .._validation.containers import to_matrix
+from .._validation.columns import BoxCoxError
 from ..base.diagnostics import fivenum
+from ._column import _check_size, _column
 from .results import SpreadLevelResult
 
-__all__ = ["symbox_frame", "spread_level"]
-
-
-def _column(x: Any, what: str, missing: str = "raise"
-            ) -> tuple[NDArray[np.float64], str, Any, NDArray[np.bool_]]:
-    """One column's values, name and row labels, missing values left out under
-    ``missing="drop"`` (the labels are those of the kept rows: their positions when ``x`` has
-    none), and which rows were kept."""
-    check_option("missing", missing, ("drop", "raise"))
-    values, names, index, _ = to_matrix(x)
-    if values.shape[1] != 1:
-        raise BoxCoxError(f"{what} takes one column, got {values.shape[1]}")
-    v = values[:, 0]
-    check_column(ColumnReport.of(v, None if index is None else (lambda i: index[i])), names[0],
-                 family="yeojohnson", missing=missing)
-    kept = ~np.isnan(v)
-    if kept.all():
-        return v, names[0], index, kept
-    labels = np.flatnonzero(kept) if index is None else index[kept]
-    return v[kept], names[0], labels, kept
-
-
-def _check_size(v: np.ndarray, name: str) -> None:
-    """Refuse values beyond 1e300 in size, where sums and squares overflow float64."""
-    if np.max(np.abs(v)) > 1e300:
-        raise BoxCoxError(f"column {name!r} has values beyond 1e300 in size; rescale it (divide "
-                          "by a power of ten: the suggested power does not depend on the scale)")
-
-
-def symbox_frame(x: Any, powers: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0), *,
-                 start: float | None = None,
-                 missing: Literal["drop", "raise"] = "raise") -> pd.DataFrame:
-    """The column Box-Cox transformed at each power and standardised (car's ``symbox``).
-
-    ``start`` is added first; by default 0 for positive data, else car's ``|min| + 0.01
-    range``. Columns are named by power (``"log"`` for 0); each is centred and divided by its
-    standard deviation, so the boxplots compare shapes only. Missing values (NaN) are refused,
-    or left out with ``missing="drop"`` (as car's boxplots leave out NA).
-
-    Examples
-    --------
-    >>> from boxcoxstat.graphics.spread_level import symbox_frame
-    >>> symbox_frame([1.0, 2.0, 4.0, 8.0], powers=(0.0, 1.0))["log"].round(3).tolist()
-    [-1.162, -0.387, 0.387, 1.162]
-    """
-    v, name, _, _ = _column(x, "symbox", missing)
-    _check_size(v, name)
-    if start is None:
-        start = 0.0 if v.min() > 0 else float(abs(v.min()) + 0.01 * np.ptp(v))
-    shifted = v + float(start)
-    if shifted.min() <= 0:
-        raise BoxCoxError(f"x + start has values <= 0 (start = {start:g}); use a larger start")
-    out = {}
-    for p in powers:
-        with np.errstate(over="ignore"):
-            t = families.boxcox(shifted, float(p))
-        if not np.all(np.isfinite(t)):
-            raise BoxCoxError(f"column {name!r} at power {p:g} overflows float64; rescale it "
-                              "(divide by its median) or leave that power out")
-        t = t / np.max(np.abs(t))  # standardised values are scale free; squares stay finite
-        out["log" if p == 0 else f"{p:g}"] = (t - t.mean()) / t.std(ddof=1)
-    return pd.DataFrame(out)
+__all__ = ["spread_level"]
 
 
 def spread_level(x: Any, by: Any = None, *, robust: bool = False,

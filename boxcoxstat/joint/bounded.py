@@ -1,7 +1,7 @@
 """``fit_joint(..., bounds=)``: the joint powers maximised on a box, and the profile of one
 power at a time with the others maximised inside the box.
 
-Layer 6 (``joint``). The joint NLL (:mod:`boxcoxstat.core.joint`) is minimised on the box by
+The joint NLL (:mod:`boxcoxstat.core.joint`) is minimised on the box by
 L-BFGS-B with its analytic gradient from the clipped unconstrained solution, then polished
 by Newton steps on the powers strictly inside their bounds (the closed-form Hessian's block
 of those powers), so the free powers solve their score equations to rounding. The profile

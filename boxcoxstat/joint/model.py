@@ -1,6 +1,6 @@
 """What users call for a joint (multivariate) power: ``fit_joint``.
 
-Layer 6. Turns a DataFrame, a column list and a one-sided design formula into complete rows,
+Turns a DataFrame, a column list and a one-sided design formula into complete rows,
 a factorised design and a ``JointProfile``, fits it and wraps the result.
 """
 

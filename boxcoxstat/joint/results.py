@@ -1,6 +1,6 @@
 """Result of a joint (multivariate) lambda fit: immutable, labelled, with a car-style summary.
 
-Layer 5. ``JointTransformResult`` holds the powers that together make several columns as close
+``JointTransformResult`` holds the powers that together make several columns as close
 to multivariate normal (around a linear model) as possible, their covariance from the observed
 information, and the data needed for new intervals and tests. It is a result on the shared
 base (:class:`~boxcoxstat.base.transform.ColumnTransforms`: ``transform``,

@@ -1,6 +1,6 @@
 """Powers of predictors for linearity (Box & Tidwell 1962): the Gaussian profile likelihood.
 
-Layer 3. The model ``y = X2 b + sum_j beta_j psi(lambda_j, x_j) + e`` (``X2`` holds the
+The model ``y = X2 b + sum_j beta_j psi(lambda_j, x_j) + e`` (``X2`` holds the
 intercept and the predictors that are not transformed, ``psi`` the Box-Cox power) has, with
 the coefficients and the variance maximised out, the negative log-likelihood (constants
 dropped)

@@ -1,6 +1,6 @@
 """The inverse response plot's power (Cook & Weisberg 1994) as a Profile of two core profiles.
 
-Layer 3. car's ``invTranEstimate(y, yhat)`` chooses the power of the response ``y`` that makes
+car's ``invTranEstimate(y, yhat)`` chooses the power of the response ``y`` that makes
 the fitted values ``yhat`` of an untransformed regression a linear function of ``psi(lambda, y)``:
 it minimises ``RSS(lambda)``, the residual sum of squares of ``yhat`` regressed on ``[1,
 psi(lambda, y)]``. The Gaussian profile NLL of that regression is ``n/2 log(RSS(lambda)/n)``.

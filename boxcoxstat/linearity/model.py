@@ -1,7 +1,7 @@
 """``box_tidwell`` and ``inverse_response``: powers that make a regression linear.
 
-Layer 6. Formulas and fitted models become arrays (``regression.formula``), the validation gate
-checks them, and the core's objectives (``core.boxtidwell``, ``core.inverse``) are solved by the
+Formulas and fitted models become arrays (``regression.formula``), the validation gate
+checks them, and the objectives (``linearity.boxtidwell``, ``linearity.inverse``) are solved by the
 one solver (one power) or the joint solver (several).
 """
 

@@ -1,6 +1,6 @@
 """The inverse response plot (matplotlib).
 
-Layer 6. Takes ``ax=None``, imports pyplot lazily, returns the Axes, never calls
+Takes ``ax=None``, imports pyplot lazily, returns the Axes, never calls
 ``plt.show()``; the fitted lines come from the result (``InverseResponseResult.curves``).
 """
 

@@ -1,6 +1,6 @@
 """Results of the powers chosen for linearity: Box-Tidwell and the inverse response plot.
 
-Layer 5. Immutable, on the shared base; inference goes through the core's one inference module
+Immutable, on the shared base; inference goes through the core's one inference module
 on the objective's profile (one power at a time, the others maximised out); rendering is
 ``Summary``'s, the figure ``plotting``'s.
 """

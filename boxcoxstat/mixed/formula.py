@@ -1,6 +1,6 @@
 """Reading lme4's random-effect syntax: ``y ~ x + (1 | g) + (1 + x | h) + (x || k)``.
 
-Layer 5. The random-effect terms are cut out of the formula's right-hand side; what remains
+The random-effect terms are cut out of the formula's right-hand side; what remains
 is an ordinary (fixed-effects) formula that :func:`~boxcoxstat.regression.formula.model_frame`
 reads as ``bcs.lm`` does. Each random term becomes one or more :class:`RandomTerm` (an
 expression whose model matrix multiplies the effects, and a grouping factor), with lme4's

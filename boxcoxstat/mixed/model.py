@@ -1,6 +1,6 @@
 """``lmer``: a linear mixed model whose response power is estimated (car's definition).
 
-Layer 6. The formula's random-effect terms are read by ``mixed.formula``, its fixed part and
+The formula's random-effect terms are read by ``mixed.formula``, its fixed part and
 the data by the linear model's ``model_frame``; the fixed-effects design is factorised once
 (``design.qr_design``) and the response's residuals on it come from the linear model's
 profile (``core.response``). ``mixed.profile.MixedProfile`` adds the random effects and is

@@ -1,6 +1,6 @@
 """The response power of a linear mixed model: a Profile for the one solver.
 
-Layer 4. The model is lme4's (Bates et al. 2015): ``y = X beta + Z Lambda_theta u + e`` with
+The model is lme4's (Bates et al. 2015): ``y = X beta + Z Lambda_theta u + e`` with
 ``u ~ N(0, sigma^2 I)``, ``e ~ N(0, sigma^2 I)``; ``Lambda_theta`` is block diagonal, one
 lower-triangular ``T`` per random term repeated for each level of its grouping factor. For
 fixed ``theta`` the profiled deviances are

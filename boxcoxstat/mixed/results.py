@@ -1,6 +1,6 @@
 """The result of :func:`boxcoxstat.lmer`: a linear mixed model with a power-transformed response.
 
-Layer 5. Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()`` are the fixed effects at
+Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()`` are the fixed effects at
 the chosen power (on the transformed scale, as ``lmer`` on the transformed response reports
 them; p-values and intervals from the normal distribution, as statsmodels' ``MixedLM``),
 ``variance_components`` lme4's ``VarCorr``, ``random_effects`` the conditional modes (BLUPs).

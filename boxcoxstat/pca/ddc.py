@@ -1,6 +1,6 @@
 """Detecting deviating data cells (DDC, Rousseeuw & Van den Bossche 2018), as cellWise computes it.
 
-Layer 3. DDC is the first step of MacroPCA (:mod:`.macropca`). Each column is standardized
+DDC is the first step of MacroPCA (:mod:`.macropca`). Each column is standardized
 by a one-step M location and scale; cells beyond ``sqrt(chi2_1(0.99))`` are set aside; each
 column's robustly most correlated columns (Gnanadesikan-Kettenring correlation followed by a
 weighted Pearson step, kept when ``|r| >= 0.5``) predict its cells through robust slopes

@@ -1,7 +1,7 @@
 """MacroPCA: principal components robust to cellwise and rowwise outliers and missing values
 (Hubert, Rousseeuw & Van den Bossche 2019), as cellWise's ``MacroPCA`` computes it.
 
-Layer 4. The steps (cellWise 2.5.3's defaults: ``alpha = 0.5``, ``scale = TRUE``,
+The steps (cellWise 2.5.3's defaults: ``alpha = 0.5``, ``scale = TRUE``,
 ``maxdir = 250``, ``distprob = 0.99``, ``maxiter = 20``, ``tol = 0.005``):
 
 1. DDC (:mod:`.ddc`) flags deviating cells and rows; flagged and missing cells get DDC's

@@ -1,6 +1,6 @@
 """The minimum covariance determinant (MCD) estimator, reweighted, as robustbase computes it.
 
-Layer 3. Used by ROBPCA (:mod:`.pca`) when the data have few variables. The raw MCD is the
+Used by ROBPCA (:mod:`.robpca`) when the data have few variables. The raw MCD is the
 mean and covariance of the ``h`` rows whose covariance has the smallest determinant
 (Rousseeuw 1984); they are found by concentration steps (C-steps: keep the ``h`` rows closest
 to the current fit, refit) from many starts (Rousseeuw & Van Driessen 1999), deterministic

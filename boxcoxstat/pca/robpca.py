@@ -2,7 +2,7 @@
 ``PcaHubert`` computes it, for the analysis of transformed data in Raymaekers & Rousseeuw
 (2021), section 4.3 (Figures 12 and 13).
 
-Layer 4. The data are centred by their mean and rotated onto their classical principal axes
+The data are centred by their mean and rotated onto their classical principal axes
 (rrcov's ``.classPC``). With few variables (rank ``r <= min(n/5, kmax)``) ROBPCA is the PCA
 of the reweighted MCD (:mod:`.mcd`) of those scores; otherwise the ``h`` least outlying rows
 (Stahel-Donoho outlyingness over directions through pairs of points, univariate MCD

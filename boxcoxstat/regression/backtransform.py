@@ -1,6 +1,6 @@
 """Predictions on the original scale from a model fitted to a transformed response.
 
-Layer 4. If ``g`` is the power transform and the model says ``g(Y) = mu + e`` with
+If ``g`` is the power transform and the model says ``g(Y) = mu + e`` with
 ``e ~ N(0, sigma^2)``, then
 
 * the conditional median of Y is ``g^{-1}(mu)`` (a monotone map keeps quantiles);

@@ -1,6 +1,6 @@
 """Formulas: ``bc(x)`` / ``yj(x)`` predictor transforms and design matrices (all patsy here).
 
-Layer 4. ``bc`` and ``yj`` are patsy stateful transforms: when a design is built, the power
+``bc`` and ``yj`` are patsy stateful transforms: when a design is built, the power
 of the variable is estimated once by marginal maximum likelihood on the data the design is
 built from (``mle.py``), remembered, and applied unchanged to new data (``predict``). They
 work in :func:`boxcoxstat.lm` and in statsmodels' own formula API::

@@ -1,6 +1,6 @@
 """``lm``: a linear model whose response power is estimated by maximum likelihood.
 
-Layer 6. The formula and data become ``(y, X, w, names)`` (``formula.py``), the design is
+The formula and data become ``(y, X, w, names)`` (``formula.py``), the design is
 factorised once (``design.qr_design``) and the response power solved from the stable score
 (``regression.solve_lambda``); the result is an :class:`~boxcoxstat.regression.results.LmResult`.
 """

@@ -1,6 +1,6 @@
 """Matplotlib figures for :class:`~boxcoxstat.regression.results.LmResult`.
 
-Layer 6. Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
+Each function takes ``ax=None``, imports pyplot lazily, returns the Axes and never
 calls ``plt.show()``; the numbers come from the result and ``base.diagnostics`` (studentized
 residuals, the simulated envelope, the lowess curve). The profile figure is the one of
 ``bcs.fit`` results (``univariate.plotting.plot_profile``).

@@ -1,6 +1,6 @@
 """Predictions of a transformed-response linear model on the response scale, with intervals.
 
-Layer 5 (statistics, no rendering). Given the rows of a new design (NaN rows allowed) and the
+Statistics, no rendering. Given the rows of a new design (NaN rows allowed) and the
 regression at the power lambda (coefficients, their covariance, the residual scale and
 degrees of freedom), :func:`predict_frame` returns the fit and, on request, a confidence
 interval for the conditional median or a prediction interval for a new observation:

@@ -1,6 +1,6 @@
 """statsmodels refits that know their formula: ``m.ols`` and ``m.at(...).ols``.
 
-Layer 5. :func:`formula_ols` fits statsmodels' OLS (WLS with weights) of the transformed
+:func:`formula_ols` fits statsmodels' OLS (WLS with weights) of the transformed
 response on the model's design and attaches the formula's design, as ``smf.ols`` does, so
 ``predict(new_df)`` and ``get_prediction(new_df)`` build the new design from the formula:
 columns are found by name, the learned powers of ``bc()`` / ``yj()`` terms, levels and centring

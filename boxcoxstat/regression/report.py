@@ -1,6 +1,6 @@
 """The tables and notes of :meth:`LmResult.summary <boxcoxstat.LmResult.summary>`.
 
-Layer 5. Every number comes from the result (the power's inference from ``m.power``, the
+Every number comes from the result (the power's inference from ``m.power``, the
 predictor powers' from their terms, computed by the core when the design was built); this
 module arranges them and ``base.summary`` renders them.
 """

@@ -1,6 +1,6 @@
 """The result of :func:`boxcoxstat.lm`: a linear model with a power-transformed response.
 
-Layer 5. Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()``, ``rsquared``, ``llf``,
+Immutable. ``params``, ``bse``, ``pvalues``, ``conf_int()``, ``rsquared``, ``llf``,
 ``aic``, ``bic`` describe the regression at the chosen power, with statsmodels' names; ``llf``
 is the log-likelihood of the response itself (the transform's Jacobian included), so it
 compares across powers and with an untransformed model. The power's own inference (estimate,

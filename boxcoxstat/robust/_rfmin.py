@@ -1,6 +1,6 @@
 """R's ``optimize()`` (Brent's ``fmin``: golden section + parabolic interpolation), batched.
 
-Layer 3. Used by the robust estimators so that they land on the same local minimum as the
+Used by the robust estimators so that they land on the same local minimum as the
 authors' R code (Raymaekers & Rousseeuw 2021; cellWise 2.5.3).
 
 References

@@ -1,7 +1,7 @@
 """R's random numbers where cellWise parity needs them: ``set.seed(seed)`` with R's default
 Mersenne-Twister, ``unif_rand()``, and RcppArmadillo's ``sample(x, size, replace = FALSE)``.
 
-Layer 3. cellWise 2.5.3's ``estLocScale`` computes its Huber estimates of a column with more
+cellWise 2.5.3's ``estLocScale`` computes its Huber estimates of a column with more
 than ``nLocScale`` (25000) values from a subsample drawn after ``set.seed(0)`` by
 RcppArmadillo's ``SampleNoReplace``; reproducing its numbers needs the same draws. NumPy's
 ``MT19937`` is the same generator (Matsumoto & Nishimura 1998); only R's seeding (an initial

@@ -1,6 +1,6 @@
 """Robust estimation of the transformation parameter: RewML, Carroll and MTL.
 
-Layer 3. Implements the reweighted maximum likelihood estimator (RewML) of Raymaekers &
+Implements the reweighted maximum likelihood estimator (RewML) of Raymaekers &
 Rousseeuw (2021) as the authors' R implementation (cellWise 2.5.3 ``transfo()``) computes it,
 and the two robust competitors of the paper's section 2.5: Carroll's (1980) robustified
 likelihood and the maximum trimmed likelihood (MTL) of Van der Veeken (2010). The building

@@ -1,7 +1,7 @@
 """Building blocks of the robust estimators: Huber estimates, the robust normality criterion,
 rectified change points and prestandardization.
 
-Layer 3. As the authors' R implementation (cellWise 2.5.3 ``transfo()``) computes them
+As the authors' R implementation (cellWise 2.5.3 ``transfo()``) computes them
 (``../shared/RewML_SPEC.md``, sections 2 and 4), vectorised over the columns of a matrix of
 sorted columns.
 

@@ -1,6 +1,6 @@
 """The robust estimators' likelihood computations, on the core's stable likelihood.
 
-Layer 3. Every likelihood a robust estimator needs is the core's profile NLL
+Every likelihood a robust estimator needs is the core's profile NLL
 (:mod:`boxcoxstat.core.likelihood`) of some rows of the sorted data, so it never overflows and
 never forms ``E[y^2] - E[y]^2`` (DESIGN, numerical rules 1 and 3):
 

@@ -1,6 +1,6 @@
 """What users call for a robust fit: validated columns to a ``RobustTransformResult``.
 
-Layer 6. ``bcs.fit(..., method="rewml" | "carroll" | "mtl")`` lands here after validation,
+``bcs.fit(..., method="rewml" | "carroll" | "mtl")`` lands here after validation,
 with the estimator's options checked by :mod:`.registry`: each column is estimated by
 ``estimators.robust_lambda`` (Raymaekers & Rousseeuw 2021; cellWise 2.5.3 ``transfo()``) and
 the result is labelled. Columns without a robust scale (constant, or MAD 0) are left out and

@@ -1,6 +1,6 @@
 """The estimators of lambda, their options and defaults, declared once.
 
-Layer 4. ``bcs.fit(x, method=..., **options)``,
+``bcs.fit(x, method=..., **options)``,
 ``bcs.sensitivity_curve(estimators=..., **options)`` and ``bcs.simulate(estimators=[...])`` all
 validate and run estimators here, so a name and an option mean the same everywhere: ``"mtl"``
 with ``h=0.9`` is one estimator in all three.

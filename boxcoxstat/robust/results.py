@@ -1,6 +1,6 @@
 """Result of a robust power-transformation fit (RewML, Carroll, MTL).
 
-Layer 5. ``RobustTransformResult`` is a sibling of
+``RobustTransformResult`` is a sibling of
 :class:`~boxcoxstat.univariate.results.PowerTransformResult` on the shared
 :class:`~boxcoxstat.base.transform.ColumnTransforms`: the robust diagnostics (final weights,
 flagged rows, the robust location and scale of the transformed data, standardized transformed

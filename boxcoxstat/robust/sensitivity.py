@@ -1,6 +1,6 @@
 """Stylized sensitivity curves of lambda estimators (Raymaekers & Rousseeuw 2021, s. 2.6).
 
-Layer 4. ``SC_n(z) = n (T(X_z) - T(X_0))`` where ``X_0`` holds the ``n - 1`` quantiles
+``SC_n(z) = n (T(X_z) - T(X_0))`` where ``X_0`` holds the ``n - 1`` quantiles
 ``F^-1(i/n)`` of the model distribution (the inverse transform of the standard normal at the
 true lambda) and ``X_z`` adds one point ``z`` (Andrews et al. 1972, p. 96). All ``z`` of the
 grid are fitted at once, as the columns of one matrix. Estimators are those of

@@ -1,7 +1,7 @@
 """The simulation design of Raymaekers & Rousseeuw (2021), section 3.2: bias and MSE of
 lambda estimators on clean and contaminated data.
 
-Layer 4. For each true lambda, contamination fraction ``epsilon`` and position ``k``: draw
+For each true lambda, contamination fraction ``epsilon`` and position ``k``: draw
 ``m`` standard normal samples of size ``n``, replace a fraction ``epsilon`` of each by ``k``
 (``lambda <= 1``) or ``-k`` (``lambda > 1``), apply the inverse transform, and estimate lambda
 by every estimator. All ``m`` samples of a setting are fitted at once as the columns of one

@@ -1,6 +1,6 @@
 """``BoxCoxRegressor``: a regressor on a response transformed with the power chosen given X.
 
-Layer 7 (``sklearn``). scikit-learn's ``TransformedTargetRegressor(transformer=
+scikit-learn's ``TransformedTargetRegressor(transformer=
 PowerTransformer())`` chooses the response's power from the marginal distribution of y, so a
 skewed predictor, not the errors, decides it. The Box-Cox model is about the errors:
 ``g_lambda(y) = X beta + e`` with normal ``e``, and the power that makes them normal maximises

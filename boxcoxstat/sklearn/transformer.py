@@ -1,6 +1,6 @@
 """``PowerTransformer``: scikit-learn's transformer, on the package's exact core.
 
-Layer 7 (``sklearn``). A drop-in for ``sklearn.preprocessing.PowerTransformer``: the same
+A drop-in for ``sklearn.preprocessing.PowerTransformer``: the same
 constructor (``method="yeo-johnson" | "box-cox"``, ``standardize=True``, ``copy=True``), the
 same fitted attributes (``lambdas_``, ``n_features_in_``, ``feature_names_in_``, the
 standardiser ``_scaler``) and the same behaviour on missing values, constant columns,

@@ -1,6 +1,6 @@
 """Guerrero's (1993) criterion for a time series' Box-Cox power, as forecast defines it.
 
-Layer 3. The series is cut into consecutive subseries of ``period`` observations (at least 2;
+The series is cut into consecutive subseries of ``period`` observations (at least 2;
 leading observations that do not fill a subseries are dropped, so the last observation ends
 the last subseries: forecast's ``guer.cv``). With ``m_k`` and ``s_k`` the mean and standard
 deviation (divisor ``len - 1``) of subseries k, the power that stabilises the variance makes

@@ -1,7 +1,7 @@
 """``guerrero`` and ``inv_boxcox``: forecast's ``BoxCox.lambda`` and ``InvBoxCox`` in Python.
 
-Layer 6. A series (pandas Series with a regular index, or array-like) becomes a positive,
-complete vector and a period; Guerrero's criterion (``core.guerrero``) or the seasonal-trend
+A series (pandas Series with a regular index, or array-like) becomes a positive,
+complete vector and a period; Guerrero's criterion (``timeseries.guerrero``) or the seasonal-trend
 regression's profile likelihood (``core.response``, solved by the one solver) gives lambda.
 """
 

@@ -1,6 +1,6 @@
 """``GuerreroResult``: the Box-Cox power of a time series chosen as forecast chooses it.
 
-Layer 5. ``GuerreroFrameResult`` holds the same for many series (a DataFrame's columns).
+``GuerreroFrameResult`` holds the same for many series (a DataFrame's columns).
 A column transform on the shared base (``lmbda``, ``params``, ``transform``,
 ``inverse_transform``, JSON) with the criterion and how the series was cut. Guerrero's method
 is not a likelihood, so intervals and tests are refused with the reason.

@@ -1,6 +1,6 @@
 """``bcs.fit`` by maximum likelihood: validated columns to a ``PowerTransformResult``.
 
-Layer 6 (``univariate``). Every column goes through the core's one solver on the sample's
+Every column goes through the core's one solver on the sample's
 profile (:class:`~boxcoxstat.core.profile.SampleProfile`); ``family="auto"`` compares the two
 families' likelihoods per column; ``ymax`` bounds lambda by the Lambert W inverse.
 """

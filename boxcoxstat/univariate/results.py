@@ -1,6 +1,6 @@
 """``PowerTransformResult``: maximum-likelihood powers of one or more columns and their inference.
 
-Layer 5. Immutable and labelled when built. Inference at the default level is computed on first
+Immutable and labelled when built. Inference at the default level is computed on first
 use (through the core's one inference module, on the columns' profile) and cached; a result
 fitted without pooling its data (federated, Dask) or loaded from JSON carries it stored.
 Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.

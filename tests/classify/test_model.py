@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
 from boxcoxstat.classify import criterion_curves, linf_distance, tune
-from boxcoxstat.classify.model import scale_unit_range
+from boxcoxstat.classify.criteria import scale_unit_range
 from tests.classify.synth import italy_corsica
 
 

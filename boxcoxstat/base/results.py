@@ -38,6 +38,23 @@ VOCABULARY = ("lmbda", "params", "bse", "pvalues", "conf_int", "cov_params", "te
               "nobs", "aic", "bic", "summary", "to_json", "from_json")
 
 # Why a vocabulary name does not apply, where a result class says nothing more specific.
+UNCERTAINTY = ("bse", "pvalues", "cov_params", "conf_int", "test")  # a fit's uncertainty
+LIKELIHOOD = ("llf", "aic", "bic")  # its likelihood and the criteria from it
+
+
+def refusals(why: str, *names: str) -> dict[str, str]:
+    """``{name: why}``: the vocabulary names a result class cannot answer, for one reason (a
+    class's ``_vocabulary_why``).
+
+    Examples
+    --------
+    >>> from boxcoxstat.base.results import refusals
+    >>> refusals("no likelihood", "llf", "aic")
+    {'llf': 'no likelihood', 'aic': 'no likelihood'}
+    """
+    return dict.fromkeys(names, why)
+
+
 _GENERIC_WHY = {
     "lmbda": "the result estimates no power",
     "params": "the result estimates no parameters",

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from .._validation.columns import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
+from ..base.results import LIKELIHOOD, UNCERTAINTY, refusals
 from ..base.summary import Summary
 from ..base.transform import ColumnTransforms
 from .criteria import RESCALES, scale_unit_range
@@ -89,16 +90,8 @@ class TuningResult(ColumnTransforms):
     True
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "bse": _NOT_A_LIKELIHOOD_FIT,
-        "pvalues": _NOT_A_LIKELIHOOD_FIT,
-        "cov_params": _NOT_A_LIKELIHOOD_FIT,
-        "conf_int": _NOT_A_LIKELIHOOD_FIT,
-        "test": _NOT_A_LIKELIHOOD_FIT,
-        "llf": _NOT_A_LIKELIHOOD_FIT,
-        "aic": _NOT_A_LIKELIHOOD_FIT,
-        "bic": _NOT_A_LIKELIHOOD_FIT,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(
+        _NOT_A_LIKELIHOOD_FIT, *UNCERTAINTY, *LIKELIHOOD)
 
     criterion: str = saved(jsonio.Str())
     mode: str = saved(jsonio.Str(choices=MODES))

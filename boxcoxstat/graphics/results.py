@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import ResultBase
+from ..base.results import LIKELIHOOD, UNCERTAINTY, ResultBase, refusals
 from ..base.summary import Summary, format_number
 
 __all__ = ["SpreadLevelResult"]
@@ -41,18 +41,8 @@ class SpreadLevelResult(ResultBase):
     (0.0, True)
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "lmbda": _NOT_A_LIKELIHOOD_FIT,
-        "bse": _NOT_A_LIKELIHOOD_FIT,
-        "pvalues": _NOT_A_LIKELIHOOD_FIT,
-        "cov_params": _NOT_A_LIKELIHOOD_FIT,
-        "conf_int": _NOT_A_LIKELIHOOD_FIT,
-        "test": _NOT_A_LIKELIHOOD_FIT,
-        "llf": _NOT_A_LIKELIHOOD_FIT,
-        "nobs": _NOT_A_LIKELIHOOD_FIT,
-        "aic": _NOT_A_LIKELIHOOD_FIT,
-        "bic": _NOT_A_LIKELIHOOD_FIT,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(
+        _NOT_A_LIKELIHOOD_FIT, "lmbda", "nobs", *UNCERTAINTY, *LIKELIHOOD)
 
     intercept: float = saved(jsonio.Float())
     slope: float = saved(jsonio.Float())

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from .._validation.columns import new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import ResultBase
+from ..base.results import LIKELIHOOD, UNCERTAINTY, ResultBase, refusals
 from ..base.summary import Summary, format_number
 
 __all__ = ["RobustPCAResult"]
@@ -70,18 +70,8 @@ class RobustPCAResult(ResultBase):
     ([0, 1, 2, 3, 4], True)
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "lmbda": _NOT_A_LIKELIHOOD_FIT,
-        "params": _NOT_A_LIKELIHOOD_FIT,
-        "bse": _NOT_A_LIKELIHOOD_FIT,
-        "pvalues": _NOT_A_LIKELIHOOD_FIT,
-        "cov_params": _NOT_A_LIKELIHOOD_FIT,
-        "conf_int": _NOT_A_LIKELIHOOD_FIT,
-        "test": _NOT_A_LIKELIHOOD_FIT,
-        "llf": _NOT_A_LIKELIHOOD_FIT,
-        "aic": _NOT_A_LIKELIHOOD_FIT,
-        "bic": _NOT_A_LIKELIHOOD_FIT,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(
+        _NOT_A_LIKELIHOOD_FIT, "lmbda", "params", *UNCERTAINTY, *LIKELIHOOD)
 
     names: tuple[str, ...] = saved(jsonio.Strs())
     center_values: NDArray[np.float64] = saved(jsonio.Floats(length_of="names"))

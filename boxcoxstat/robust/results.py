@@ -22,6 +22,7 @@ from .. import families as fam
 from .._validation.columns import BoxCoxError, new_columns
 from ..base import jsonio
 from ..base.jsonio import saved
+from ..base.results import LIKELIHOOD, refusals
 from ..base.summary import Summary, format_number
 from ..base.transform import ColumnTransforms, Provenance
 from . import huber as rb
@@ -79,8 +80,7 @@ class RobustTransformResult(ColumnTransforms):
     (['a'], ['flat'])
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "llf": _NO_LIKELIHOOD, "aic": _NO_LIKELIHOOD, "bic": _NO_LIKELIHOOD}
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(_NO_LIKELIHOOD, *LIKELIHOOD)
 
     _family_reasons: tuple[str, ...] = saved(jsonio.Strs(length_of="names"))
     _requested_family: str = saved(jsonio.Str(choices=("boxcox", "yeojohnson", "auto")))

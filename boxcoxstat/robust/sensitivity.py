@@ -22,7 +22,7 @@ from .. import families as fam
 from .._validation.columns import BoxCoxError, normalize_family
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import ResultBase
+from ..base.results import LIKELIHOOD, UNCERTAINTY, ResultBase, refusals
 from ..base.summary import Summary, format_number
 from .registry import EstimatorLike, Spec, lambdas, parse_specs
 
@@ -76,18 +76,8 @@ class SensitivityCurve(ResultBase):
     (True, ['mle', 'rewml'])
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "params": _NOT_A_LIKELIHOOD_FIT,
-        "bse": _NOT_A_LIKELIHOOD_FIT,
-        "pvalues": _NOT_A_LIKELIHOOD_FIT,
-        "cov_params": _NOT_A_LIKELIHOOD_FIT,
-        "conf_int": _NOT_A_LIKELIHOOD_FIT,
-        "test": _NOT_A_LIKELIHOOD_FIT,
-        "llf": _NOT_A_LIKELIHOOD_FIT,
-        "nobs": _NOT_A_LIKELIHOOD_FIT,
-        "aic": _NOT_A_LIKELIHOOD_FIT,
-        "bic": _NOT_A_LIKELIHOOD_FIT,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(
+        _NOT_A_LIKELIHOOD_FIT, "params", "nobs", *UNCERTAINTY, *LIKELIHOOD)
 
     values: pd.DataFrame = saved(jsonio.Frame())
     family: str = saved(jsonio.Str(choices=_FAMILIES))

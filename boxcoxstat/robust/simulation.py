@@ -24,7 +24,7 @@ from .. import families as fam
 from .._validation.columns import BoxCoxError, normalize_family
 from ..base import jsonio
 from ..base.jsonio import saved
-from ..base.results import ResultBase
+from ..base.results import LIKELIHOOD, UNCERTAINTY, ResultBase, refusals
 from ..base.summary import Summary
 from .registry import EstimatorLike, Spec, lambdas, parse_specs
 from .sensitivity import check_specs, describe_specs
@@ -67,19 +67,8 @@ class SimulationResult(ResultBase):
     (True, ['mle', 'rewml'])
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "lmbda": _NOT_A_LIKELIHOOD_FIT,
-        "params": _NOT_A_LIKELIHOOD_FIT,
-        "bse": _NOT_A_LIKELIHOOD_FIT,
-        "pvalues": _NOT_A_LIKELIHOOD_FIT,
-        "cov_params": _NOT_A_LIKELIHOOD_FIT,
-        "conf_int": _NOT_A_LIKELIHOOD_FIT,
-        "test": _NOT_A_LIKELIHOOD_FIT,
-        "llf": _NOT_A_LIKELIHOOD_FIT,
-        "nobs": _NOT_A_LIKELIHOOD_FIT,
-        "aic": _NOT_A_LIKELIHOOD_FIT,
-        "bic": _NOT_A_LIKELIHOOD_FIT,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(
+        _NOT_A_LIKELIHOOD_FIT, "lmbda", "params", "nobs", *UNCERTAINTY, *LIKELIHOOD)
 
     table: pd.DataFrame = saved(jsonio.Frame())
     estimates: pd.DataFrame = saved(jsonio.Frame())

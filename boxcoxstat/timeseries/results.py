@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from ..base import jsonio
 from ..base.jsonio import saved
+from ..base.results import LIKELIHOOD, UNCERTAINTY, refusals
 from ..base.summary import Summary, format_number
 from ..base.transform import ColumnTransforms
 
@@ -43,16 +44,7 @@ class GuerreroResult(ColumnTransforms):
     (True, 0)
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "bse": _WHY,
-        "pvalues": _WHY,
-        "cov_params": _WHY,
-        "conf_int": _WHY,
-        "test": _WHY,
-        "llf": _WHY,
-        "aic": _WHY,
-        "bic": _WHY,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(_WHY, *UNCERTAINTY, *LIKELIHOOD)
 
     method: str = saved(jsonio.Str(choices=("guerrero", "loglik")))
     period: int = saved(jsonio.Int(minimum=1))
@@ -127,16 +119,7 @@ class GuerreroFrameResult(ColumnTransforms):
     ['lambda', 'criterion', 'n', 'n_used', 'n_dropped', 'at_bound']
     """
 
-    _vocabulary_why: ClassVar[dict[str, str]] = {
-        "bse": _WHY,
-        "pvalues": _WHY,
-        "cov_params": _WHY,
-        "conf_int": _WHY,
-        "test": _WHY,
-        "llf": _WHY,
-        "aic": _WHY,
-        "bic": _WHY,
-    }
+    _vocabulary_why: ClassVar[dict[str, str]] = refusals(_WHY, *UNCERTAINTY, *LIKELIHOOD)
 
     method: str = saved(jsonio.Str(choices=("guerrero", "loglik")))
     period: int = saved(jsonio.Int(minimum=1))

@@ -145,12 +145,16 @@ class ShiftedColumn:
         dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
         curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
         prof = ResponseProfile.build(np.exp(log_b), self.design, "boxcox", self.weights)
-        out = _Frame(prof, dlog_b, float(np.sum(log_s - log_b)), float(np.sum(dlog_b)), curv)
+        return self._keep(gamma, _Frame(prof, dlog_b, float(np.sum(log_s - log_b)),
+                                        float(np.sum(dlog_b)), curv))
+
+    def _keep(self, gamma: float, frame: _Frame) -> _Frame:
+        """Cache ``frame`` as gamma's (the cache is emptied past 4096 gammas) and return it."""
         if len(self._frames) > 4096:
             self._frames.clear()
             self._by_gamma.clear()
-        self._frames[gamma] = out
-        return out
+        self._frames[gamma] = frame
+        return frame
 
     def nll(self, lmbda: float, gamma: float) -> tuple[float, float, float]:
         """``NLL(lambda, gamma)``, its derivative in lambda and in gamma."""

@@ -425,13 +425,9 @@ class MixedShiftedColumn(ShiftedColumn):
         if fitted:  # theta from the nearest gamma's latest fit: a short refit
             near = self._frames[min(fitted, key=lambda g: abs(np.log(g / gamma)))].prof
             prof.seed = list(near.fits.values())[-1].theta  # type: ignore[attr-defined]
-        out = _ShiftFrame(prof, dlog_b, float(np.sum(log_s - log_b)),  # type: ignore[arg-type]
-                          float(np.sum(dlog_b)), curv)
-        if len(self._frames) > 4096:
-            self._frames.clear()
-            self._by_gamma.clear()
-        self._frames[gamma] = out
-        return out
+        return self._keep(gamma, _ShiftFrame(prof, dlog_b,  # type: ignore[arg-type]
+                                             float(np.sum(log_s - log_b)),
+                                             float(np.sum(dlog_b)), curv))
 
     def nll(self, lmbda: float, gamma: float) -> tuple[float, float, float]:
         """``NLL(lambda, gamma)`` (theta maximised), its derivative in lambda and in gamma."""

@@ -32,6 +32,7 @@ package for R. Journal of Statistical Software 27(3).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,9 +195,172 @@ def guerrero_lambda(sub: Subseries, lower: float, upper: float) -> tuple[float, 
 
 
 LOGLIK_REACH = 300.0  # |lambda| max|v| beyond this a series goes to the one-series path
+MODEL_TERMS = 10  # K: the Taylor model of phi at lambda = 0 keeps lambda^0 ... lambda^K
+MODEL_REACH = 1.0  # |lambda| max|v| up to which the model's root starts the score's solver
+MODEL_XTOL = 1e-14  # a model root is accepted when its proven truncation error is below this
+_BLOCK = 256  # series per block of the model's pass (its temporaries stay in cache)
+_PROJ_BLOCK = 160  # columns per product with the design's basis (one BLAS thread each)
 
 
-def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
+def _qt(q: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``q.T @ a`` in blocks of columns small enough for BLAS to run each in one thread (the
+    one threaded product costs ten times more on a busy machine)."""
+    out = np.empty((q.shape[1], a.shape[1]))
+    qt = np.ascontiguousarray(q.T)
+    for j in range(0, a.shape[1], _PROJ_BLOCK):
+        np.matmul(qt, a[:, j : j + _PROJ_BLOCK], out=out[:, j : j + _PROJ_BLOCK])
+    return out
+
+
+def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
+                  q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The residual sum of squares of each series' Taylor model of ``phi`` at lambda = 0, as
+    a polynomial in ``tau = lambda * span`` (one row of coefficients per series, lowest first).
+
+    With ``w = v/span`` (``|w| <= 1``), ``phi(lambda) = span sum_k tau^k u_k`` with ``u_k =
+    w^(k+1)/(k+1)!``; the model keeps ``k <= K`` (``MODEL_TERMS``), so ``RSS(phi) = span^2
+    sum_m H_m tau^m`` with ``H_m = sum_(j+k=m) <M u_j, M u_k>``. Each ``<M u_j, M u_k> =
+    <u_j, u_k> - <Q'u_j, Q'u_k>`` takes the power sum ``sum w^(j+k+2)`` and the projections
+    ``Q'w^(k+1)``: one pass of products over the data, no transcendental function, in
+    blocks of ``_BLOCK`` series.
+    """
+    n, s = v.shape
+    k1 = MODEL_TERMS + 1
+    inv = np.array([1.0 / math.factorial(k + 1) for k in range(k1)])
+    c = np.zeros(2 * k1 - 1)  # sum over j + k = m of 1/((j+1)! (k+1)!)
+    anti = np.zeros((k1 * k1, 2 * k1 - 1))  # flattened (j, k) -> j + k
+    for j in range(k1):
+        for k in range(k1):
+            c[j + k] += inv[j] * inv[k]
+            anti[j * k1 + k, j + k] = 1.0
+    H = np.empty((s, 2 * k1 - 1))
+    b0 = min(_BLOCK, s)
+    pw = np.empty((k1, b0, n))  # w, w^2, ..., w^(K+1) of the block's series (rows)
+    sums = np.empty((2 * k1 + 1, b0))  # sums[p] = sum w^p
+    proj = np.empty((k1, b0, q.shape[1]))
+    rinv = 1.0 / span
+    for j in range(0, s, _BLOCK):
+        b = min(_BLOCK, s - j)
+        cols = slice(j, j + b)
+        w = pw[0, :b]
+        np.multiply(v[:, cols].T, rinv[cols, None], out=w)
+        for k in range(1, k1):
+            np.multiply(pw[k - 1, :b], w, out=pw[k, :b])
+        np.sum(pw[:, :b], axis=2, out=sums[1 : k1 + 1, :b])
+        sums[k1 + 1 :, :b] = np.vecdot(pw[k1 - 1, :b], pw[:, :b])  # w^(K+1) w^(k+1)
+        for k in range(k1):
+            np.matmul(pw[k, :b], q, out=proj[k, :b])
+        pk = proj[:, :b].transpose(1, 0, 2) * inv[None, :, None]  # (series, k, basis)
+        gram = np.matmul(pk, pk.transpose(0, 2, 1)).reshape(b, -1)
+        np.multiply(sums[2:, :b].T, c, out=H[cols])
+        H[cols] -= gram @ anti
+    return H
+
+
+def _model_score(H: NDArray[np.float64], t: NDArray[np.float64], scale: float,
+                 sum_v: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+    """The model's RSS polynomial ``P = sum H_m t^m`` and its score and the score's
+    derivative in ``t``: ``scale P'/P - sum_v`` and ``scale (P'' P - P'^2)/P^2`` (``scale =
+    n/2``, the score in ``tau``)."""
+    p = H[:, -1].copy()
+    d1 = np.zeros_like(p)
+    d2 = np.zeros_like(p)
+    for m in range(H.shape[1] - 2, -1, -1):
+        d2 = d2 * t + 2.0 * d1
+        d1 = d1 * t + p
+        p = p * t + H[:, m]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return p, scale * d1 / p - sum_v, scale * (d2 * p - d1 * d1) / (p * p)
+
+
+def _model_bound(tau: NDArray[np.float64], p: NDArray[np.float64], n: int,
+                 sum_v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A bound on the error of the model's score at ``tau`` in units of ``span`` (the score
+    in ``tau``), from the Taylor remainders of ``phi`` and ``chi = d phi/d lambda``.
+
+    Per value, ``|w| <= 1``: ``phi``'s remainder is at most ``span |tau|^(K+1)/(K+2)! /
+    (1 - |tau|/(K+3))`` and ``chi``'s ``span^2 (K+1)|tau|^K/(K+2)! / (1 - |tau|/(K+1))``
+    (ratios of consecutive terms); ``|chi| <= span^2 e^|tau|/2`` (``exprel'(a) <= e^|a|/2``)
+    and ``M`` does not lengthen a vector. With ``N = <M phi, chi>`` and ``D = |M phi|^2``
+    the score is ``n N/D`` and its error at most ``n (dN + |N| dD/D)/(D - dD)``. Lengths
+    are in units of ``span sqrt(n)`` (``D = p/n``)."""
+    K = MODEL_TERMS
+    a = np.abs(tau)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e_phi = a ** (K + 1) / math.factorial(K + 2) / (1.0 - a / (K + 3))
+        e_chi = (K + 1) * a ** K / math.factorial(K + 2) / (1.0 - a / (K + 1))
+        d = p / n
+        r = np.sqrt(d)
+        dN = r * e_chi + e_phi * 0.5 * np.exp(a) + e_phi * e_chi
+        dD = 2.0 * r * e_phi + e_phi * e_phi
+        N = np.abs(sum_v) * d / n
+        out = n * (dN + N * dD / d) / (d - dD)
+    return np.where((a < MODEL_TERMS) & (d > dD) & np.isfinite(out), out, np.inf)
+
+
+def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
+                 sum_v: NDArray[np.float64], lower: float, upper: float
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
+    """Each series' lambda from its Taylor model (``_taylor_model``), whether it is proven
+    to ``MODEL_XTOL``, and the RSS polynomial's value there (NaN where not proven).
+
+    On ``[lower, upper] span`` cut to ``|tau| <= MODEL_REACH`` the model's score (in ``tau``)
+    is solved by Newton's method safeguarded by bisection. The root is accepted when the
+    model's proven score error (``_model_bound``) divided by the score's slope (halved for
+    safety) is below ``MODEL_XTOL``; an end of ``[lower, upper]`` when the score there
+    points outwards by more than its error. The rest return the root (or the end of the
+    cut interval) as a start."""
+    s = H.shape[0]
+    scale = 0.5 * n
+    a = np.maximum(lower * span, -MODEL_REACH)
+    b = np.minimum(upper * span, MODEL_REACH)
+    pa, ga, _ = _model_score(H, a, scale, sum_v)
+    pb, gb, _ = _model_score(H, b, scale, sum_v)
+    tau = np.full(s, np.nan)
+    proven = np.zeros(s, dtype=bool)
+    pval = np.full(s, np.nan)
+    for end, ptv, gv, sign, at_end in ((a, pa, ga, 1.0, a == lower * span),
+                                       (b, pb, gb, -1.0, b == upper * span)):
+        out = np.isnan(tau) & (sign * gv >= 0)
+        tau[out] = end[out]
+        sure = out & at_end & (sign * gv > _model_bound(end, ptv, n, sum_v))
+        proven |= sure
+        pval[sure] = ptv[sure]
+    act = np.flatnonzero(np.isnan(tau) & (ga < 0) & (gb > 0))
+    lo, hi = a[act], b[act]
+    t = np.clip(np.zeros(act.size), lo, hi)
+    sp = span[act]
+    for _ in range(100):
+        if act.size == 0:
+            break
+        p, g, dg = _model_score(H[act], t, scale, sum_v[act])
+        neg, pos = g < 0, g > 0
+        lo, hi = np.where(neg, t, lo), np.where(pos, t, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nxt = t - g / dg
+        bad = ~((nxt > lo) & (nxt < hi)) | ~(dg > 0)
+        nxt = np.where(bad, 0.5 * (lo + hi), nxt)
+        step = np.abs(nxt - t)
+        fin = (g == 0) | (step <= 1e-16 * sp + 4e-16 * np.abs(t)) | (hi - lo <= 4e-16 * np.abs(t))
+        t = np.where(g == 0, t, nxt)
+        if fin.any():
+            done = act[fin]
+            tf = t[fin]
+            tau[done] = tf
+            pf, gf, dgf = _model_score(H[done], tf, scale, sum_v[done])
+            bound = _model_bound(tf, pf, n, sum_v[done])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                err = 2.0 * bound / dgf / span[done]  # tau's error in units of lambda
+            sure = (dgf > 0) & (err <= MODEL_XTOL) & (pf > 0)
+            proven[done[sure]] = True
+            pval[done[sure]] = pf[sure]
+            keep = ~fin
+            act, t, lo, hi, sp = act[keep], t[keep], lo[keep], hi[keep], sp[keep]
+    return tau / span, proven, pval
+
+
+def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
+                   info: dict | None = None
                    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """forecast's ``method = "loglik"`` for many series of one length at once.
 
@@ -206,15 +370,26 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
     is ``n/2 log RSS(phi) - lambda sum(v)`` up to constants (Box & Cox 1964: the intercept
     absorbs the shift and the factor ``x_ref^lambda`` leaves the log as a term linear in
     lambda), and its score ``n <M phi, chi>/RSS(phi) - sum(v)`` (``M`` the residual
-    projector, ``chi = d phi/d lambda`` from ``kernel.phi_chi``) is solved on ``[lower,
-    upper]`` for all series at once by Chandrupatla's method; an end whose score points
-    outwards is the answer there, as clipping the unconstrained optimum gives.
+    projector, ``chi = d phi/d lambda``).
+
+    Each series' score is first solved on its Taylor model at lambda = 0 (``phi``'s series
+    ``sum lambda^k v^(k+1)/(k+1)!`` to ``MODEL_TERMS`` terms, whose RSS is a polynomial in
+    lambda built in one pass of products over the data, ``_taylor_model``); a root whose
+    proven truncation error is below ``MODEL_XTOL`` is the answer, as is an end of
+    ``[lower, upper]`` where the model's score points outwards beyond its error. That covers
+    the series whose ``|lambda| max|v|`` is below about 1/4 (the usual, near-logarithmic,
+    case) without evaluating ``expm1`` at all. The others start from the model's root: the
+    score (``kernel.phi_chi``) on a small bracket around it, widened to ``[lower, upper]``
+    where it does not change sign, closed by Chandrupatla's method; an end whose score
+    points outwards is the answer there, as clipping the unconstrained optimum gives.
 
     Returns the lambdas, the maximised log-likelihoods (full normal constants, as
     ``response.ResponseProfile``) and a mask of the series solved here; a series whose
     log-range times ``max(|lower|, |upper|)`` exceeds ``LOGLIK_REACH`` (overflow), or below
     1e-6 (too little resolution for the plain log-ratio), is left unsolved (NaN) for the
-    one-series path.
+    one-series path. ``info``, when given, receives ``"model"`` (series proven by the
+    model), ``"rounds"`` (calls of the full score, each over the series still open) and
+    ``"evaluations"`` (series-evaluations of the full score, over all rounds).
 
     Examples
     --------
@@ -239,19 +414,31 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
     lam = np.full(s, np.nan)
     llf = np.full(s, np.nan)
     cols = np.flatnonzero(ok)
+    stats = {"model": 0, "rounds": 0, "evaluations": 0}
+    if info is not None:
+        info.update(stats)
     if cols.size == 0:
         return lam, llf, ok
     v = v[:, cols] if cols.size < s else v
     span, sum_v = span[cols], v.sum(axis=0)
+    lower, upper = float(lower), float(upper)
+
+    H = _taylor_model(v, span, q)
+    start, proven, pval = _model_roots(H, span, n, sum_v, lower, upper)
+    out = np.where(proven, start, np.nan)
+    log_rss = np.where(proven, np.log(pval * span * span), np.nan)
+    stats["model"] = int(proven.sum())
 
     def resid(phi: NDArray[np.float64]) -> NDArray[np.float64]:
-        return phi - q @ (q.T @ phi)
+        return phi - q @ _qt(q, phi)
 
     def score(t: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
-        vv = v if idx.size == v.shape[1] else v[:, idx]
+        stats["rounds"] += 1
+        stats["evaluations"] += idx.size
+        vv = v[:, idx]
         phi, chi = phi_chi(vv, t, span[idx])
         # <M phi, chi> and |M phi|^2 from the projections' coefficients (13 rows, not n)
-        pq, cq = q.T @ phi, q.T @ chi
+        pq, cq = _qt(q, phi), _qt(q, chi)
         pp = np.einsum("ij,ij->j", phi, phi)
         rss = pp - np.einsum("ij,ij->j", pq, pq)
         cross = np.einsum("ij,ij->j", phi, chi) - np.einsum("ij,ij->j", pq, cq)
@@ -262,20 +449,55 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float
             cross[close] = np.einsum("ij,ij->j", r, chi[:, close])
         return n * cross / rss - sum_v[idx]
 
-    every = np.arange(cols.size)
-    g_lo = score(np.full(cols.size, float(lower)), every)
-    g_hi = score(np.full(cols.size, float(upper)), every)
-    out = np.where(g_lo >= 0, float(lower), np.where(g_hi <= 0, float(upper), np.nan))
-    at = np.flatnonzero(np.isnan(out))
-    if at.size:
-        res = find_root(lambda t, idx: score(t, at[idx]), np.full(at.size, float(lower)),
-                        np.full(at.size, float(upper)), g_lo[at], g_hi[at], xatol=1e-12,
-                        predict=True)
-        out[at] = res.x
-    phi, _ = phi_chi(v, out, span, score=False)
-    r = resid(phi)
-    log_rss = np.log(np.einsum("ij,ij->j", r, r)) + 2.0 * out * ref[cols]
+    rest = np.flatnonzero(~proven)
+    if rest.size:
+        out[rest] = _solve_rest(score, start[rest], rest, lower, upper)
+        phi, _ = phi_chi(v[:, rest], out[rest], span[rest], score=False)
+        r = resid(phi)
+        log_rss[rest] = np.log(np.einsum("ij,ij->j", r, r))
+    log_rss += 2.0 * out * ref[cols]
     lam[cols] = out
     llf[cols] = (-0.5 * n * (np.log(2.0 * np.pi) + 1.0 + log_rss - np.log(n))
                  + (out - 1.0) * logx[:, cols].sum(axis=0))
+    if info is not None:
+        info.update(stats)
     return lam, llf, ok
+
+
+NEAR = 1e-9  # half-width of the first bracket around a model's root (in lambda)
+
+
+def _solve_rest(score, start: NDArray[np.float64], idx: NDArray[np.intp], lower: float,
+                upper: float) -> NDArray[np.float64]:
+    """The score's roots for the series the model did not prove: a bracket of ``NEAR``
+    around the model's start (the start itself where it is an end of ``[lower, upper]``),
+    moved to the model's far side up to the end of ``[lower, upper]`` when the score does
+    not change sign in it; an end whose score points outwards is the answer; the rest are
+    closed by Chandrupatla's method (``roots.find_root``)."""
+    m = idx.size
+    lo = np.clip(start - NEAR, lower, upper)
+    hi = np.clip(start + NEAR, lower, upper)
+    g = score(np.r_[lo, hi], np.r_[idx, idx])
+    glo, ghi = g[:m], g[m:]
+    out = np.full(m, np.nan)
+    for _ in range(2):
+        at_lo = (glo >= 0) & (lo == lower)
+        at_hi = (ghi <= 0) & (hi == upper)
+        out[at_lo & np.isnan(out)] = lower
+        out[at_hi & np.isnan(out)] = upper
+        left = np.flatnonzero(np.isnan(out) & (glo > 0))  # the root is below lo
+        right = np.flatnonzero(np.isnan(out) & (ghi < 0) & ~(glo > 0))
+        if left.size + right.size == 0:
+            break
+        hi[left], ghi[left] = lo[left], glo[left]
+        lo[left] = lower
+        lo[right], glo[right] = hi[right], ghi[right]
+        hi[right] = upper
+        g = score(np.r_[lo[left], hi[right]], np.r_[idx[left], idx[right]])
+        glo[left], ghi[right] = g[: left.size], g[left.size :]
+    at = np.flatnonzero(np.isnan(out))
+    if at.size:
+        res = find_root(lambda t, j: score(t, idx[at[j]]), lo[at], hi[at], glo[at], ghi[at],
+                        xatol=1e-12, predict=True)
+        out[at] = res.x
+    return out

@@ -196,7 +196,7 @@ def guerrero_lambda(sub: Subseries, lower: float, upper: float) -> tuple[float, 
 
 LOGLIK_REACH = 300.0  # |lambda| max|v| beyond this a series goes to the one-series path
 MODEL_TERMS = 10  # K: the Taylor model of phi at lambda = 0 keeps lambda^0 ... lambda^K
-MODEL_REACH = 1.0  # |lambda| max|v| up to which the model's root starts the score's solver
+MODEL_REACH = 2.0  # |lambda| max|v| up to which the model's root starts the score's solver
 MODEL_XTOL = 1e-14  # a model root is accepted when its proven truncation error is below this
 _BLOCK = 256  # series per block of the model's pass (its temporaries stay in cache)
 _PROJ_BLOCK = 160  # columns per product with the design's basis (one BLAS thread each)
@@ -299,9 +299,11 @@ def _model_bound(tau: NDArray[np.float64], p: NDArray[np.float64], n: int,
 
 def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
                  sum_v: NDArray[np.float64], lower: float, upper: float
-                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64],
+                            NDArray[np.float64]]:
     """Each series' lambda from its Taylor model (``_taylor_model``), whether it is proven
-    to ``MODEL_XTOL``, and the RSS polynomial's value there (NaN where not proven).
+    to ``MODEL_XTOL``, the RSS polynomial's value there (NaN where not proven) and the
+    root's error bound (in lambda; inf where the model has none).
 
     On ``[lower, upper] span`` cut to ``|tau| <= MODEL_REACH`` the model's score (in ``tau``)
     is solved by Newton's method safeguarded by bisection. The root is accepted when the
@@ -318,6 +320,7 @@ def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
     tau = np.full(s, np.nan)
     proven = np.zeros(s, dtype=bool)
     pval = np.full(s, np.nan)
+    bound = np.full(s, np.inf)
     for end, ptv, gv, sign, at_end in ((a, pa, ga, 1.0, a == lower * span),
                                        (b, pb, gb, -1.0, b == upper * span)):
         out = np.isnan(tau) & (sign * gv >= 0)
@@ -346,12 +349,13 @@ def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
             with np.errstate(divide="ignore", invalid="ignore"):  # in units of lambda
                 err = 2.0 * _model_bound(t[fin], p[fin], n, sum_v[done]) / dg[fin] / span[done]
             sure = (err <= MODEL_XTOL) & (p[fin] > 0)
+            bound[done] = np.where((p[fin] > 0) & (err >= 0), err, np.inf)
             proven[done[sure]] = True
             pval[done[sure]] = p[fin][sure]
         keep = ~fin
         act, t, lo, hi = act[keep], nxt[keep], lo[keep], hi[keep]
     tau[act] = t  # (not reached: bisection alone closes 1e-15 in 60 steps) a start
-    return tau / span, proven, pval
+    return tau / span, proven, pval, bound
 
 
 def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
@@ -419,7 +423,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     lower, upper = float(lower), float(upper)
 
     H = _taylor_model(v, span, q)
-    start, proven, pval = _model_roots(H, span, n, sum_v, lower, upper)
+    start, proven, pval, bound = _model_roots(H, span, n, sum_v, lower, upper)
     out = np.where(proven, start, np.nan)
     log_rss = np.where(proven, np.log(pval * span * span), np.nan)
     stats["model"] = int(proven.sum())
@@ -446,7 +450,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
 
     rest = np.flatnonzero(~proven)
     if rest.size:
-        out[rest] = _solve_rest(score, start[rest], rest, lower, upper)
+        out[rest] = _solve_rest(score, start[rest], bound[rest], rest, lower, upper)
         phi, _ = phi_chi(v[:, rest], out[rest], span[rest], score=False)
         r = resid(phi)
         log_rss[rest] = np.log(np.einsum("ij,ij->j", r, r))
@@ -459,22 +463,34 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     return lam, llf, ok
 
 
-NEAR = 1e-9  # half-width of the first bracket around a model's root (in lambda)
+NEAR = 1e-9  # least half-width of the first bracket around a model's root (in lambda)
 
 
-def _solve_rest(score, start: NDArray[np.float64], idx: NDArray[np.intp], lower: float,
-                upper: float) -> NDArray[np.float64]:
-    """The score's roots for the series the model did not prove: a bracket of ``NEAR``
-    around the model's start (the start itself where it is an end of ``[lower, upper]``),
-    moved to the model's far side up to the end of ``[lower, upper]`` when the score does
-    not change sign in it; an end whose score points outwards is the answer; the rest are
-    closed by Chandrupatla's method (``roots.find_root``)."""
+def _solve_rest(score, start: NDArray[np.float64], err: NDArray[np.float64],
+                idx: NDArray[np.intp], lower: float, upper: float) -> NDArray[np.float64]:
+    """The score's roots for the series the model did not prove: the score at the model's
+    start and at both ends of a bracket around it of half-width four times its error bound
+    ``err`` (at least ``NEAR``, at most 0.1; ``NEAR`` where there is no bound), cut to
+    ``[lower, upper]`` (one round); the half with the sign change is kept, the other end
+    serving as the first interpolation's third point. Where the bracket holds no sign
+    change it moves to the far side, up to the end of ``[lower, upper]``; an end whose
+    score points outwards is the answer; the rest are closed by Chandrupatla's method
+    (``roots.find_root``)."""
     m = idx.size
-    lo = np.clip(start - NEAR, lower, upper)
-    hi = np.clip(start + NEAR, lower, upper)
-    g = score(np.r_[lo, hi], np.r_[idx, idx])
-    glo, ghi = g[:m], g[m:]
-    out = np.full(m, np.nan)
+    half = np.where(np.isfinite(err), np.clip(4.0 * err, NEAR, 0.1), NEAR)
+    mid = np.clip(start, lower, upper)
+    lo = np.clip(start - half, lower, upper)
+    hi = np.clip(start + half, lower, upper)
+    g = score(np.r_[lo, mid, hi], np.r_[idx, idx, idx])
+    glo, gmid, ghi = g[:m], g[m : 2 * m], g[2 * m :]
+    out = np.where(gmid == 0, mid, np.nan)
+    # the start splits the bracket: keep the half with the sign change, the other end as
+    # a third point for the first interpolation
+    c, fc = np.full(m, np.nan), np.full(m, np.nan)
+    left = (glo < 0) & (gmid > 0)
+    right = (gmid < 0) & (ghi > 0)
+    c[left], fc[left], hi[left], ghi[left] = hi[left], ghi[left], mid[left], gmid[left]
+    c[right], fc[right], lo[right], glo[right] = lo[right], glo[right], mid[right], gmid[right]
     for _ in range(2):
         at_lo = (glo >= 0) & (lo == lower)
         at_hi = (ghi <= 0) & (hi == upper)
@@ -493,6 +509,6 @@ def _solve_rest(score, start: NDArray[np.float64], idx: NDArray[np.intp], lower:
     at = np.flatnonzero(np.isnan(out))
     if at.size:
         res = find_root(lambda t, j: score(t, idx[at[j]]), lo[at], hi[at], glo[at], ghi[at],
-                        xatol=1e-12, predict=True)
+                        xatol=1e-14, predict=True, c=c[at], fc=fc[at])
         out[at] = res.x
     return out

@@ -356,7 +356,8 @@ def _guerrero_wide(frame: Any, period: Any, method: str, lower: float, upper: fl
         fine = {dt: pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
                 for dt in set(dtypes.tolist())}  # each distinct dtype once (10,000 columns: 20 ms)
         text = ([] if all(fine.values()) else
-                [str(c) for c, dt in zip(frame.columns.tolist(), dtypes.tolist()) if not fine[dt]])
+                [str(c) for c, dt in zip(frame.columns.tolist(), dtypes.tolist(), strict=True)
+                 if not fine[dt]])
         if text:
             raise BoxCoxError(
                 f"columns {text[:4]} of the frame are not numbers; many series are one numeric "

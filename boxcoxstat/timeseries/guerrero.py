@@ -260,7 +260,8 @@ def _model_score(H: NDArray[np.float64], t: NDArray[np.float64], scale: float,
                  sum_v: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
     """The model's RSS polynomial ``P = sum H_m t^m`` and its score and the score's
     derivative in ``t``: ``scale P'/P - sum_v`` and ``scale (P'' P - P'^2)/P^2`` (``scale =
-    n/2``, the score in ``tau``)."""
+    n/2``, ``sum_v`` the series' ``sum(v)/span``: the score in ``tau``, the score in lambda
+    divided by ``span``)."""
     p = H[:, -1].copy()
     d1 = np.zeros_like(p)
     d2 = np.zeros_like(p)
@@ -303,7 +304,8 @@ def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
                             NDArray[np.float64]]:
     """Each series' lambda from its Taylor model (``_taylor_model``), whether it is proven
     to ``MODEL_XTOL``, the RSS polynomial's value there (NaN where not proven) and the
-    root's error bound (in lambda; inf where the model has none).
+    root's error bound (in lambda; inf where the model has none). ``sum_v`` is each
+    series' ``sum(v)/span``, the score's linear term in ``tau``.
 
     On ``[lower, upper] span`` cut to ``|tau| <= MODEL_REACH`` the model's score (in ``tau``)
     is solved by Newton's method safeguarded by bisection. The root is accepted when the
@@ -423,7 +425,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     lower, upper = float(lower), float(upper)
 
     H = _taylor_model(v, span, q)
-    start, proven, pval, bound = _model_roots(H, span, n, sum_v, lower, upper)
+    start, proven, pval, bound = _model_roots(H, span, n, sum_v / span, lower, upper)
     out = np.where(proven, start, np.nan)
     log_rss = np.where(proven, np.log(pval * span * span), np.nan)
     stats["model"] = int(proven.sum())

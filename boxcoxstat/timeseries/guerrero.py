@@ -212,8 +212,8 @@ def _qt(q: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
-                  q: NDArray[np.float64]) -> NDArray[np.float64]:
+def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64], q: NDArray[np.float64]
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The residual sum of squares of each series' Taylor model of ``phi`` at lambda = 0, as
     a polynomial in ``tau = lambda * span`` (one row of coefficients per series, lowest first).
 
@@ -222,7 +222,8 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
     sum_m H_m tau^m`` with ``H_m = sum_(j+k=m) <M u_j, M u_k>``. Each ``<M u_j, M u_k> =
     <u_j, u_k> - <Q'u_j, Q'u_k>`` takes the power sum ``sum w^(j+k+2)`` and the projections
     ``Q'w^(k+1)``: one pass of products over the data, no transcendental function, in
-    blocks of ``_BLOCK`` series.
+    blocks of ``_BLOCK`` series. Returns the coefficients and each series' ``sum w^2``
+    (the scale of ``|phi|^2/span^2`` near lambda = 0, against which ``H`` cancels).
     """
     n, s = v.shape
     k1 = MODEL_TERMS + 1
@@ -231,6 +232,7 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
     for k in range(k1):
         c[k : k + k1] += inv[k] * inv
     H = np.empty((s, 2 * k1 - 1))
+    gross = np.empty(s)
     b0 = min(_BLOCK, s)
     pw = np.empty((k1, b0, n))  # w, w^2, ..., w^(K+1) of the block's series (rows)
     sums = np.empty((2 * k1 + 1, b0))  # sums[p] = sum w^p
@@ -244,6 +246,7 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
         for k in range(1, k1):
             np.multiply(pw[k - 1, :b], w, out=pw[k, :b])
         np.sum(pw[:, :b], axis=2, out=sums[1 : k1 + 1, :b])
+        gross[cols] = sums[2, :b]
         sums[k1 + 1 :, :b] = np.vecdot(pw[k1 - 1, :b], pw[:, :b])  # w^(K+1) w^(k+1)
         for k in range(k1):
             np.matmul(pw[k, :b], q, out=proj[k, :b])
@@ -253,7 +256,7 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64],
         np.multiply(sums[2:, :b].T, c, out=hb)
         for k in range(k1):  # the anti-diagonals j + k = m
             hb[:, k : k + k1] -= gram[:, k]
-    return H
+    return H, gross
 
 
 def _model_score(H: NDArray[np.float64], t: NDArray[np.float64], scale: float,
@@ -274,16 +277,19 @@ def _model_score(H: NDArray[np.float64], t: NDArray[np.float64], scale: float,
 
 
 def _model_bound(tau: NDArray[np.float64], p: NDArray[np.float64], n: int,
-                 sum_v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A bound on the error of the model's score at ``tau`` in units of ``span`` (the score
-    in ``tau``), from the Taylor remainders of ``phi`` and ``chi = d phi/d lambda``.
+                 sum_v: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Bounds on the error of the model's score at ``tau`` in units of ``span`` (the score
+    in ``tau``) and on the relative error of its RSS, from the Taylor remainders of ``phi``
+    and ``chi = d phi/d lambda``.
 
     Per value, ``|w| <= 1``: ``phi``'s remainder is at most ``span |tau|^(K+1)/(K+2)! /
     (1 - |tau|/(K+3))`` and ``chi``'s ``span^2 (K+1)|tau|^K/(K+2)! / (1 - |tau|/(K+1))``
     (ratios of consecutive terms); ``|chi| <= span^2 e^|tau|/2`` (``exprel'(a) <= e^|a|/2``)
     and ``M`` does not lengthen a vector. With ``N = <M phi, chi>`` and ``D = |M phi|^2``
-    the score is ``n N/D`` and its error at most ``n (dN + |N| dD/D)/(D - dD)``. Lengths
-    are in units of ``span sqrt(n)`` (``D = p/n``)."""
+    the score is ``n N/D`` and its error at most ``n (dN + |N| dD/D)/(D - dD)``; the RSS's
+    relative error at most ``dD/(D - dD)``. Lengths are in units of ``span sqrt(n)`` (``D =
+    p/n``). Rounding is not counted: the caller keeps the model only where ``H`` has not
+    cancelled to below ``1e-6`` of its scale (as the score's ``close`` test)."""
     K = MODEL_TERMS
     a = np.abs(tau)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -295,17 +301,21 @@ def _model_bound(tau: NDArray[np.float64], p: NDArray[np.float64], n: int,
         dD = 2.0 * r * e_phi + e_phi * e_phi
         N = np.abs(sum_v) * d / n
         out = n * (dN + N * dD / d) / (d - dD)
-    return np.where((a < MODEL_TERMS) & (d > dD) & np.isfinite(out), out, np.inf)
+        rel = dD / (d - dD)
+    fine = (a < MODEL_TERMS) & (d > dD) & np.isfinite(out)
+    return np.where(fine, out, np.inf), np.where(fine, rel, np.inf)
 
 
-def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
-                 sum_v: NDArray[np.float64], lower: float, upper: float
+def _model_roots(H: NDArray[np.float64], gross: NDArray[np.float64], span: NDArray[np.float64],
+                 n: int, sum_v: NDArray[np.float64], lower: float, upper: float
                  ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64],
                             NDArray[np.float64]]:
     """Each series' lambda from its Taylor model (``_taylor_model``), whether it is proven
-    to ``MODEL_XTOL``, the RSS polynomial's value there (NaN where not proven) and the
-    root's error bound (in lambda; inf where the model has none). ``sum_v`` is each
-    series' ``sum(v)/span``, the score's linear term in ``tau``.
+    to ``MODEL_XTOL``, the RSS polynomial's value there (NaN unless proven, with a relative
+    error below ``1e-13``) and the root's error bound (in lambda; inf where the model has
+    none). ``sum_v`` is each series' ``sum(v)/span``, the score's linear term in ``tau``;
+    ``gross`` each series' ``sum w^2``: where the model's RSS falls below ``1e-6 gross
+    e^(2|tau|)`` (the fit explains almost all; ``H`` has cancelled) nothing is proven.
 
     On ``[lower, upper] span`` cut to ``|tau| <= MODEL_REACH`` the model's score (in ``tau``)
     is solved by Newton's method safeguarded by bisection. The root is accepted when the
@@ -327,9 +337,10 @@ def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
                                        (b, pb, gb, -1.0, b == upper * span)):
         out = np.isnan(tau) & (sign * gv >= 0)
         tau[out] = end[out]
-        sure = out & at_end & (sign * gv > _model_bound(end, ptv, n, sum_v))
+        dg, rel = _model_bound(end, ptv, n, sum_v)
+        sure = out & at_end & (sign * gv > dg) & (ptv > 1e-6 * gross * np.exp(2 * np.abs(end)))
         proven |= sure
-        pval[sure] = ptv[sure]
+        pval[sure & (rel <= 1e-13)] = ptv[sure & (rel <= 1e-13)]
     act = np.flatnonzero(np.isnan(tau) & (ga < 0) & (gb > 0))
     lo, hi = a[act], b[act]
     t = np.clip(np.zeros(act.size), lo, hi)
@@ -348,12 +359,15 @@ def _model_roots(H: NDArray[np.float64], span: NDArray[np.float64], n: int,
         if fin.any():
             done = act[fin]
             tau[done] = np.where(g[fin] == 0, t[fin], nxt[fin])
+            tf, pf = t[fin], p[fin]
+            dgb, rel = _model_bound(tf, pf, n, sum_v[done])
             with np.errstate(divide="ignore", invalid="ignore"):  # in units of lambda
-                err = 2.0 * _model_bound(t[fin], p[fin], n, sum_v[done]) / dg[fin] / span[done]
-            sure = (err <= MODEL_XTOL) & (p[fin] > 0)
-            bound[done] = np.where((p[fin] > 0) & (err >= 0), err, np.inf)
+                err = 2.0 * dgb / dg[fin] / span[done]
+            fine = (pf > 1e-6 * gross[done] * np.exp(2.0 * np.abs(tf))) & (err >= 0)
+            sure = fine & (err <= MODEL_XTOL)
+            bound[done] = np.where(fine, err, np.inf)
             proven[done[sure]] = True
-            pval[done[sure]] = p[fin][sure]
+            pval[done[sure & (rel <= 1e-13)]] = pf[sure & (rel <= 1e-13)]
         keep = ~fin
         act, t, lo, hi = act[keep], nxt[keep], lo[keep], hi[keep]
     tau[act] = t  # (not reached: bisection alone closes 1e-15 in 60 steps) a start
@@ -424,8 +438,8 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     span, sum_v = span[cols], v.sum(axis=0)
     lower, upper = float(lower), float(upper)
 
-    H = _taylor_model(v, span, q)
-    start, proven, pval, bound = _model_roots(H, span, n, sum_v / span, lower, upper)
+    H, gross = _taylor_model(v, span, q)
+    start, proven, pval, bound = _model_roots(H, gross, span, n, sum_v / span, lower, upper)
     out = np.where(proven, start, np.nan)
     log_rss = np.where(proven, np.log(pval * span * span), np.nan)
     stats["model"] = int(proven.sum())
@@ -453,6 +467,8 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     rest = np.flatnonzero(~proven)
     if rest.size:
         out[rest] = _solve_rest(score, start[rest], bound[rest], rest, lower, upper)
+    rest = np.flatnonzero(np.isnan(log_rss))  # also where the model's RSS is not certain
+    if rest.size:
         phi, _ = phi_chi(v[:, rest], out[rest], span[rest], score=False)
         r = resid(phi)
         log_rss[rest] = np.log(np.einsum("ij,ij->j", r, r))

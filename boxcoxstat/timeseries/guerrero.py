@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._special import A2_SERIES_RADIUS
 from ..core.kernel import phi_chi
 from ..core.roots import find_root
 
@@ -209,6 +210,17 @@ def _qt(q: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
     qt = np.ascontiguousarray(q.T)
     for j in range(0, a.shape[1], _PROJ_BLOCK):
         np.matmul(qt, a[:, j : j + _PROJ_BLOCK], out=out[:, j : j + _PROJ_BLOCK])
+    return out
+
+
+def _resid(q: NDArray[np.float64], a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``a - q (q' a)``, both products in one-thread column blocks (see ``_qt``)."""
+    c = _qt(q, a)
+    out = np.empty(a.shape)
+    for j in range(0, a.shape[1], _PROJ_BLOCK):
+        cols = slice(j, j + _PROJ_BLOCK)
+        np.matmul(q, c[:, cols], out=out[:, cols])
+        np.subtract(a[:, cols], out[:, cols], out=out[:, cols])
     return out
 
 
@@ -444,25 +456,40 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     log_rss = np.where(proven, np.log(pval * span * span), np.nan)
     stats["model"] = int(proven.sum())
 
-    def resid(phi: NDArray[np.float64]) -> NDArray[np.float64]:
-        return phi - q @ _qt(q, phi)
-
-    def score(t: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
-        stats["rounds"] += 1
-        stats["evaluations"] += idx.size
-        vv = v[:, idx]
-        phi, chi = phi_chi(vv, t, span[idx])
-        # <M phi, chi> and |M phi|^2 from the projections' coefficients (13 rows, not n)
+    def ratio(phi: NDArray[np.float64], chi: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``<M phi, chi>/|M phi|^2`` from the projections' coefficients (13 rows, not n)."""
         pq, cq = _qt(q, phi), _qt(q, chi)
         pp = np.einsum("ij,ij->j", phi, phi)
         rss = pp - np.einsum("ij,ij->j", pq, pq)
         cross = np.einsum("ij,ij->j", phi, chi) - np.einsum("ij,ij->j", pq, cq)
         close = np.flatnonzero(rss < 1e-6 * pp)  # the fit explains almost all: cancellation
         if close.size:  # those columns' residuals formed explicitly
-            r = resid(phi[:, close])
+            r = _resid(q, phi[:, close])
             rss[close] = np.einsum("ij,ij->j", r, r)
             cross[close] = np.einsum("ij,ij->j", r, chi[:, close])
-        return n * cross / rss - sum_v[idx]
+        return cross / rss
+
+    def score(t: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
+        stats["rounds"] += 1
+        stats["evaluations"] += idx.size
+        out = np.empty(idx.size)
+        # |lambda| max|v| >= 1/8: the ratio is scale-free, so lambda phi = expm1(a) and
+        # lambda^2 chi = a e^a - expm1(a) = (a - m) + a m serve (a = lambda v, m = expm1(a);
+        # the kernel's regime 2, with its error of 16 eps of the column's largest value)
+        wide = np.abs(t) * span[idx] >= A2_SERIES_RADIUS
+        j = np.flatnonzero(wide)
+        if j.size:
+            a = v[:, idx[j]]
+            a *= t[j]
+            m = np.expm1(a)
+            c = np.subtract(a, m)
+            a *= m
+            c += a
+            out[j] = ratio(m, c) / t[j]
+        j = np.flatnonzero(~wide)
+        if j.size:  # near lambda = 0: the kernel's series
+            out[j] = ratio(*phi_chi(v[:, idx[j]], t[j], span[idx[j]]))
+        return n * out - sum_v[idx]
 
     rest = np.flatnonzero(~proven)
     if rest.size:
@@ -470,7 +497,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     rest = np.flatnonzero(np.isnan(log_rss))  # also where the model's RSS is not certain
     if rest.size:
         phi, _ = phi_chi(v[:, rest], out[rest], span[rest], score=False)
-        r = resid(phi)
+        r = _resid(q, phi)
         log_rss[rest] = np.log(np.einsum("ij,ij->j", r, r))
     log_rss += 2.0 * out * ref[cols]
     lam[cols] = out

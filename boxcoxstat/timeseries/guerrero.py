@@ -200,6 +200,7 @@ MODEL_TERMS = 10  # K: the Taylor model of phi at lambda = 0 keeps lambda^0 ... 
 MODEL_REACH = 2.0  # |lambda| max|v| up to which the model's root starts the score's solver
 MODEL_XTOL = 1e-14  # a model root is accepted when its proven truncation error is below this
 _BLOCK = 256  # series per block of the model's pass (its temporaries stay in cache)
+_CELLS = 1 << 15  # values per series and block (longer series: blocks of rows)
 _PROJ_BLOCK = 160  # columns per product with the design's basis (one BLAS thread each)
 
 
@@ -234,8 +235,9 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64], q: NDArray[
     sum_m H_m tau^m`` with ``H_m = sum_(j+k=m) <M u_j, M u_k>``. Each ``<M u_j, M u_k> =
     <u_j, u_k> - <Q'u_j, Q'u_k>`` takes the power sum ``sum w^(j+k+2)`` and the projections
     ``Q'w^(k+1)``: one pass of products over the data, no transcendental function, in
-    blocks of ``_BLOCK`` series. Returns the coefficients and each series' ``sum w^2``
-    (the scale of ``|phi|^2/span^2`` near lambda = 0, against which ``H`` cancels).
+    blocks of at most ``_BLOCK`` series and ``_CELLS`` values per series. Returns the
+    coefficients and each series' ``sum w^2`` (the scale of ``|phi|^2/span^2`` near lambda
+    = 0, against which ``H`` cancels).
     """
     n, s = v.shape
     k1 = MODEL_TERMS + 1
@@ -245,23 +247,30 @@ def _taylor_model(v: NDArray[np.float64], span: NDArray[np.float64], q: NDArray[
         c[k : k + k1] += inv[k] * inv
     H = np.empty((s, 2 * k1 - 1))
     gross = np.empty(s)
-    b0 = min(_BLOCK, s)
-    pw = np.empty((k1, b0, n))  # w, w^2, ..., w^(K+1) of the block's series (rows)
+    b0 = max(1, min(_BLOCK, s, _CELLS // n))  # series per block
+    r0 = min(n, _CELLS)  # rows per block (long series: several blocks, sums added up)
+    pw = np.empty((k1, b0, r0))  # w, w^2, ..., w^(K+1) of the block's series (rows)
     sums = np.empty((2 * k1 + 1, b0))  # sums[p] = sum w^p
     proj = np.empty((k1, b0, q.shape[1]))
+    part = np.empty((k1, b0, q.shape[1]))
     rinv = 1.0 / span
-    for j in range(0, s, _BLOCK):
-        b = min(_BLOCK, s - j)
+    for j in range(0, s, b0):
+        b = min(b0, s - j)
         cols = slice(j, j + b)
-        w = pw[0, :b]
-        np.multiply(v[:, cols].T, rinv[cols, None], out=w)
-        for k in range(1, k1):
-            np.multiply(pw[k - 1, :b], w, out=pw[k, :b])
-        np.sum(pw[:, :b], axis=2, out=sums[1 : k1 + 1, :b])
+        sums[:, :b] = 0.0
+        proj[:, :b] = 0.0
+        for i in range(0, n, r0):
+            r = min(r0, n - i)
+            p = pw[:, :b, :r]
+            np.multiply(v[i : i + r, cols].T, rinv[cols, None], out=p[0])
+            for k in range(1, k1):
+                np.multiply(p[k - 1], p[0], out=p[k])
+            sums[1 : k1 + 1, :b] += p.sum(axis=2)
+            sums[k1 + 1 :, :b] += np.vecdot(p[k1 - 1], p)  # w^(K+1) w^(k+1)
+            for k in range(k1):
+                np.matmul(p[k], q[i : i + r], out=part[k, :b])
+            proj[:, :b] += part[:, :b]
         gross[cols] = sums[2, :b]
-        sums[k1 + 1 :, :b] = np.vecdot(pw[k1 - 1, :b], pw[:, :b])  # w^(K+1) w^(k+1)
-        for k in range(k1):
-            np.matmul(pw[k, :b], q, out=proj[k, :b])
         pk = proj[:, :b].transpose(1, 0, 2) * inv[None, :, None]  # (series, k, basis)
         gram = np.matmul(pk, pk.transpose(0, 2, 1))
         hb = H[cols]

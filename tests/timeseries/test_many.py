@@ -246,3 +246,17 @@ def test_loglik_score_rounds_on_forecasts_own_cases():
     lam, _, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
     np.testing.assert_allclose(lam, _tight("monthly", "loglik"), rtol=0, atol=5e-13)
     assert info["evaluations"] <= 6 * x.shape[1]
+
+
+def test_loglik_long_series_in_row_blocks():
+    """Series longer than the model's block (2^15 values): the power sums and projections
+    added up over row blocks; each lambda the series' own (1e-11: the one-series solver)."""
+    rng = np.random.default_rng(8)
+    t = np.arange(40_000)
+    x = np.exp(rng.normal(0, 0.3, (t.size, 2)) + np.outer(t, [1e-5, 3e-5])
+               + 0.1 * np.sin(2 * np.pi * t / 7)[:, None])
+    r = bcs.guerrero(pd.DataFrame(x, columns=["a", "b"]), 7, method="loglik")
+    for j, name in enumerate("ab"):
+        alone = bcs.guerrero(x[:, j], 7, method="loglik")
+        assert r.lmbda[name] == pytest.approx(alone.lmbda, abs=1e-11)
+        assert r.criterion[name] == pytest.approx(alone.criterion, rel=1e-12)

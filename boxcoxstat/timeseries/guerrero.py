@@ -395,6 +395,139 @@ def _model_roots(H: NDArray[np.float64], gross: NDArray[np.float64], span: NDArr
     return tau / span, proven, pval, bound
 
 
+CENTRE_TERMS = 6  # K of the expansion at a centre lambda_c != 0
+CENTRE_REACH = 0.25  # |lambda - lambda_c| max|v| over which that expansion is solved
+CENTRE_FROM = 0.5  # |lambda_c| max|v| from which a centre is used (nearer 0: the score)
+CENTRE_PASSES = 4  # expansions at most (each moves a start by up to CENTRE_REACH)
+
+
+def _centred_model(v: NDArray[np.float64], span: NDArray[np.float64], q: NDArray[np.float64],
+                   lc: NDArray[np.float64], n: int, sum_v: NDArray[np.float64], lower: float,
+                   upper: float) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """The lambdas of the series in the columns of ``v`` from an expansion of ``phi`` at
+    each series' centre ``lc`` (``|lc| span >= CENTRE_FROM``): whether proven, the log RSS
+    (NaN unless proven to 1e-13 relative) and the error bound, as ``_model_roots``.
+
+    With ``w = v/span``, ``e = exp(lc v)`` and ``tau = (lambda - lc) span``, ``lambda phi =
+    expm1(lc v) + e sum_(k>=1) tau^k w^k/k!`` up to a constant, which the intercept absorbs;
+    the expansion keeps ``k <= CENTRE_TERMS`` and is solved on ``|tau| <= min(CENTRE_REACH,
+    |lc| span/2)`` (``|lambda| span`` stays above half its centre's: the score's two terms
+    ``n C'/(2C)`` and ``n/(lambda span)`` cancel to ``1/(|lambda| span)`` at most). Its
+    residuals (formed explicitly: no
+    cancellation) give ``|M lambda phi|^2 = sum_m C_m tau^m``, and the score in ``tau`` is
+    ``n C'/(2C) - n/(lambda span) - sum_v`` (``sum_v = sum(v)/span``). The remainder per
+    value is at most ``e |tau|^(K+1)/(K+1)! / (1 - |tau|/(K+2))`` (its ``tau``-derivative
+    ``(K+1)/|tau|`` times that), bounded as ``_model_bound`` does (lengths in units of
+    ``max e sqrt(n)``, ``|e w| <= max e``)."""
+    K = CENTRE_TERMS
+    m = v.shape[1]
+    C = np.empty((m, 2 * K + 1))
+    top = np.empty(m)
+    b0 = max(1, min(_BLOCK, m, _CELLS // n))
+    basis = np.empty((b0, K + 1, n))  # reused block by block (fresh memory costs faults)
+    a0 = np.empty((b0, n))
+    e = np.empty((b0, n))
+    w = np.empty((b0, n))
+    qt = np.ascontiguousarray(q.T)
+    for j in range(0, m, b0):
+        bs = min(b0, m - j)
+        cols = slice(j, j + bs)
+        A, E, W, B = a0[:bs], e[:bs], w[:bs], basis[:bs]
+        np.multiply(v[:, cols].T, lc[cols, None], out=A)
+        top[cols] = A.max(axis=1)
+        np.expm1(A, out=B[:, 0])
+        B[:, 0] *= np.exp(-top[cols])[:, None]
+        np.subtract(A, top[cols, None], out=E)
+        np.exp(E, out=E)  # e^(lc v) / max: no overflow, the scale is free
+        np.multiply(v[:, cols].T, 1.0 / span[cols, None], out=W)
+        np.multiply(E, W, out=B[:, 1])
+        for k in range(2, K + 1):
+            np.multiply(B[:, k - 1], W, out=B[:, k])
+            B[:, k] *= 1.0 / k
+        flat = B.reshape(-1, n)
+        for i in range(0, flat.shape[0], _PROJ_BLOCK):  # residuals, in one-thread blocks
+            rows = flat[i : i + _PROJ_BLOCK]
+            rows -= (rows @ q) @ qt
+        gram = np.matmul(B, np.ascontiguousarray(B.transpose(0, 2, 1)))
+        cb = C[cols]
+        cb[:] = 0.0
+        for k in range(K + 1):
+            cb[:, k : k + K + 1] += gram[:, k]
+    reach = np.minimum(CENTRE_REACH, 0.5 * np.abs(lc) * span)  # |lambda| span stays >= half
+    a = np.maximum((lower - lc) * span, -reach)
+    b = np.minimum((upper - lc) * span, reach)
+    half_n = 0.5 * n
+
+    def score(t, j):
+        p, g, dg = _model_score(C[j], t, half_n, sum_v[j])
+        ls = lc[j] * span[j] + t
+        return p, g - n / ls, dg + n / (ls * ls)
+
+    def bound(t, p, dg, j):
+        at = np.abs(t)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            e_p = at ** (K + 1) / math.factorial(K + 1) / (1.0 - at / (K + 2))
+            e_d = (K + 1) * at ** K / math.factorial(K + 1) / (1.0 - at / (K + 2))
+            d = p / n
+            r = np.sqrt(d)
+            dN = r * e_d + e_p + e_p * e_d
+            dD = 2.0 * r * e_p + e_p * e_p
+            N = np.abs(d / (lc[j] * span[j] + t))  # <M P, P'> at the root, same units
+            dg_b = n * (dN + N * dD / d) / (d - dD)
+            err = 2.0 * dg_b / dg / span[j]
+            rel = dD / (d - dD)
+        fine = (d > dD) & np.isfinite(err) & (err >= 0)
+        return np.where(fine, err, np.inf), np.where(fine, rel, np.inf)
+
+    tau = np.full(m, np.nan)
+    err = np.full(m, np.inf)
+    proven = np.zeros(m, dtype=bool)
+    log_rss = np.full(m, np.nan)
+    every = np.arange(m)
+    pa, ga, dga = score(a, every)
+    pb, gb, dgb = score(b, every)
+    for end, pe, ge, _dge, sign, at_end in ((a, pa, ga, dga, 1.0, a == (lower - lc) * span),
+                                          (b, pb, gb, dgb, -1.0, b == (upper - lc) * span)):
+        out = np.isnan(tau) & (sign * ge >= 0)
+        tau[out] = end[out]
+        e_l, rel = bound(end, pe, np.ones(m), every)  # e_l: the score's bound / span
+        sure = out & at_end & (sign * ge > 0.5 * e_l * span)
+        proven |= sure
+        keep = sure & (rel <= 1e-13)
+        log_rss[keep] = np.log(pe[keep]) - 2.0 * np.log(np.abs(lc + end / span)[keep])
+    act = np.flatnonzero(np.isnan(tau) & (ga < 0) & (gb > 0))
+    lo, hi = a[act], b[act]
+    t = np.zeros(act.size)
+    for _ in range(100):
+        if act.size == 0:
+            break
+        p, g, dg = score(t, act)
+        lo, hi = np.where(g < 0, t, lo), np.where(g > 0, t, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nxt = t - g / dg
+        newton = (nxt >= lo) & (nxt <= hi) & (dg > 0)
+        nxt = np.where(newton, nxt, 0.5 * (lo + hi))
+        small = 1e-9 * np.minimum(1.0, span[act])
+        fin = (g == 0) | (newton & (np.abs(nxt - t) <= small)) | (hi - lo <= 1e-6 * small)
+        if fin.any():
+            done = act[fin]
+            tau[done] = np.where(g[fin] == 0, t[fin], nxt[fin])
+            e_l, rel = bound(t[fin], p[fin], dg[fin], done)
+            err[done] = e_l
+            sure = e_l <= MODEL_XTOL
+            proven[done[sure]] = True
+            keep = sure & (rel <= 1e-13)
+            lam_t = lc[done] + t[fin] / span[done]  # the RSS where it was evaluated
+            log_rss[done[keep]] = np.log(p[fin][keep]) - 2.0 * np.log(np.abs(lam_t[keep]))
+        keep = ~fin
+        act, t, lo, hi = act[keep], nxt[keep], lo[keep], hi[keep]
+    tau[act] = t
+    lam = lc + tau / span
+    # |M phi|^2 = |M lambda phi|^2 / lambda^2, times the scale e^(2 top) taken out
+    log_rss += 2.0 * top
+    return lam, proven, log_rss, err
+
+
 def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
                    info: dict | None = None
                    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
@@ -414,17 +547,21 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     proven truncation error is below ``MODEL_XTOL`` is the answer, as is an end of
     ``[lower, upper]`` where the model's score points outwards beyond its error. That covers
     the series whose ``|lambda| max|v|`` is below about 1/4 (the usual, near-logarithmic,
-    case) without evaluating ``expm1`` at all. The others start from the model's root: the
-    score (``kernel.phi_chi``) on a small bracket around it, widened to ``[lower, upper]``
-    where it does not change sign, closed by Chandrupatla's method; an end whose score
-    points outwards is the answer there, as clipping the unconstrained optimum gives.
+    case) without evaluating ``expm1`` at all. Series whose start is farther from 0 (``|lambda|
+    max|v| >= CENTRE_FROM``) are expanded again at their starts (``_centred_model``: one
+    ``exp`` per value, the residuals formed explicitly), up to ``CENTRE_PASSES`` times, and
+    accepted by the same kind of bound. The rest start from the last root: the score on a
+    bracket around it, widened to ``[lower, upper]`` where it does not change sign, closed
+    by Chandrupatla's method; an end whose score points outwards is the answer there, as
+    clipping the unconstrained optimum gives.
 
     Returns the lambdas, the maximised log-likelihoods (full normal constants, as
     ``response.ResponseProfile``) and a mask of the series solved here; a series whose
     log-range times ``max(|lower|, |upper|)`` exceeds ``LOGLIK_REACH`` (overflow), or below
     1e-6 (too little resolution for the plain log-ratio), is left unsolved (NaN) for the
     one-series path. ``info``, when given, receives ``"model"`` (series proven by the
-    model), ``"rounds"`` (calls of the full score, each over the series still open) and
+    model at 0), ``"centred"`` (series expanded at a centre, summed over the passes),
+    ``"rounds"`` (calls of the full score, each over the series still open) and
     ``"evaluations"`` (series-evaluations of the full score, over all rounds).
 
     Examples
@@ -450,7 +587,7 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     lam = np.full(s, np.nan)
     llf = np.full(s, np.nan)
     cols = np.flatnonzero(ok)
-    stats = {"model": 0, "rounds": 0, "evaluations": 0}
+    stats = {"model": 0, "centred": 0, "rounds": 0, "evaluations": 0}
     if info is not None:
         info.update(stats)
     if cols.size == 0:
@@ -464,6 +601,19 @@ def loglik_lambdas(x: ArrayLike, design: ArrayLike, lower: float, upper: float,
     out = np.where(proven, start, np.nan)
     log_rss = np.where(proven, np.log(pval * span * span), np.nan)
     stats["model"] = int(proven.sum())
+    stats["centred"] = 0
+    for _ in range(CENTRE_PASSES):  # the rest away from 0: expansions at their starts
+        far = np.flatnonzero(~proven & (np.abs(start) * span >= CENTRE_FROM)
+                             & np.isfinite(start))
+        if far.size == 0:
+            break
+        lc = np.clip(start[far], lower, upper)
+        got, sure, lr, err = _centred_model(v[:, far], span[far], q, lc, n,
+                                            sum_v[far] / span[far], lower, upper)
+        stats["centred"] += far.size
+        start[far], bound[far] = got, err
+        out[far[sure]], log_rss[far[sure]] = got[sure], lr[sure]
+        proven[far[sure]] = True
 
     def ratio(phi: NDArray[np.float64], chi: NDArray[np.float64]) -> NDArray[np.float64]:
         """``<M phi, chi>/|M phi|^2`` from the projections' coefficients (13 rows, not n)."""

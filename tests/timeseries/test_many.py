@@ -235,9 +235,9 @@ def test_loglik_model_roots_match_mpmath():
 
 
 def test_loglik_score_rounds_on_forecasts_own_cases():
-    """R's monthly cases (lambda near 1, log-ranges up to 3: mostly beyond the model's proof)
-    start the score's solver from the model's root: at most 6 score evaluations per series
-    (before: about 12, both ends and Chandrupatla from [-1, 2])."""
+    """R's monthly cases (lambda near 1, log-ranges up to 3: mostly beyond the model at 0)
+    are proven on expansions at the model's roots, a few by the score from there: at most 2
+    score evaluations per series (before: about 12, both ends and Chandrupatla)."""
     from boxcoxstat.timeseries.guerrero import loglik_lambdas
     from boxcoxstat.timeseries.model import _seasonal_trend
 
@@ -245,7 +245,30 @@ def test_loglik_score_rounds_on_forecasts_own_cases():
     info: dict = {}
     lam, _, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
     np.testing.assert_allclose(lam, _tight("monthly", "loglik"), rtol=0, atol=5e-13)
-    assert info["evaluations"] <= 6 * x.shape[1]
+    assert info["evaluations"] <= 2 * x.shape[1]
+
+
+def test_loglik_additive_series_are_solved_on_expansions_at_their_starts():
+    """Additive series (lambda near 1, |lambda| max|v| about 1-1.5, beyond the model at 0):
+    an expansion at each start proves them, with no score round; each lambda the series'
+    own (1e-11) and, for two, within 2e-14 of the 40-digit root."""
+    from boxcoxstat.timeseries.guerrero import loglik_lambdas
+    from boxcoxstat.timeseries.model import _seasonal_trend
+
+    rng = np.random.default_rng(1)
+    t = np.arange(120)[:, None]
+    x = ((50 + rng.uniform(0.5, 3, (1, 200)) * t) * (1 + 0.1 * np.sin(2 * np.pi * t / 12))
+         + rng.normal(0, 3, (120, 200)))
+    info: dict = {}
+    lam, llf, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
+    assert info["model"] == 0 and info["centred"] >= 150
+    assert info["evaluations"] <= 0.5 * x.shape[1]  # before: about 12 per series
+    for j in range(0, 200, 23):
+        alone = bcs.guerrero(x[:, j], 12, method="loglik")
+        assert lam[j] == pytest.approx(alone.lmbda, abs=1e-11)
+        assert llf[j] == pytest.approx(alone.criterion, rel=1e-12)
+    for j in (0, 1):
+        assert abs(lam[j] - _mp_loglik_root(x[:, j], 12, lam[j])) <= 2e-14
 
 
 def test_loglik_long_series_in_row_blocks():

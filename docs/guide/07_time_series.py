@@ -68,8 +68,9 @@ print("median:", bcs.inv_boxcox([last], g.lmbda).round(2),
 # (`tests/reference/forecast_many_reference.R`). For `"loglik"` most series never evaluate a
 # power: near lambda = 0 the likelihood of each series is a polynomial in lambda (the Taylor
 # series of the transform, built from power sums of the log data in one pass), solved for
-# all series at once and accepted where its proven truncation error is below 1e-14; the
-# others start the exact score's root finder from that polynomial's root. The result, a
+# all series at once and accepted where its proven truncation error is below 1e-14; series
+# farther from 0 are expanded again around that polynomial's root (one exponential per
+# value) and accepted likewise, and the few left close on the exact score. The result, a
 # `GuerreroFrameResult`, has
 # `lmbda` and `criterion` by series, `to_frame()` for the table, and `transform` for a wide
 # frame.

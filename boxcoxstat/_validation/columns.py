@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import column_range
 from ..exceptions import BoxCoxError
 from .containers import select_columns, to_matrix
 
@@ -223,23 +224,6 @@ class Columns:
         """Finite values of column ``j`` (missing ones removed)."""
         col = self.values[:, j]
         return col[~np.isnan(col)]
-
-
-# DataFrame libraries read through narwhals (the ``polars`` extra); named in the error when
-# narwhals is missing
-FEW_COLUMNS = 16  # up to this many columns, column extremes are taken one column at a time
-
-
-def column_range(values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
-    """Smallest and largest value of each column of ``values`` (n, p); NaN where the column
-    holds one. A few long columns are reduced one at a time: NumPy's reduction along the
-    rows of a C-ordered matrix with 5 columns is ten times slower than five strided ones."""
-    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
-        if values.shape[1] <= FEW_COLUMNS and values.shape[0] > 1000:
-            cols = range(values.shape[1])
-            return (np.array([values[:, j].min(initial=np.inf) for j in cols]),
-                    np.array([values[:, j].max(initial=-np.inf) for j in cols]))
-        return values.min(axis=0, initial=np.inf), values.max(axis=0, initial=-np.inf)
 
 
 def as_columns(
@@ -600,20 +584,6 @@ def check_response_scale(values: NDArray[np.float64], name: str, what: str) -> N
             f"(about the squared range) would underflow float64 below a range of "
             f"{RESPONSE_TINY_RANGE:g}; rescale it (Yeo-Johnson is not scale invariant, so "
             "choose the unit deliberately)")
-
-
-def as_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
-    """Validate case weights (non-negative, finite, length ``n``); ``None`` passes through."""
-    if weights is None:
-        return None
-    w = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
-    if w.shape[0] != n:
-        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise BoxCoxError("weights must be finite and non-negative")
-    if not np.any(w > 0):
-        raise BoxCoxError("all weights are zero")
-    return w
 
 
 def require(module: str, extra: str, what: str) -> None:

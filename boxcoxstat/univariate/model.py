@@ -151,7 +151,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     """Maximum-likelihood power of every column of validated data (``family`` may be
     ``"auto"``; ``shift`` is added first, car's ``bcPower(gamma=)``); the result keeps the
     data (and the case ``weights``, frequency weights of the rows, validated by
-    ``_validation.as_weights``) for inference on demand.
+    ``_validation.columns.case_weights``) for inference on demand.
 
     Every column's safe power is computed from its extremes
     (:func:`~boxcoxstat.core.resolution.safe_powers`); ``safe`` transforms with it. A power

@@ -160,6 +160,51 @@ def check_lambdas(lmbda: NDArray[np.float64], what: str = "lmbda") -> NDArray[np
     return lmbda
 
 
+def power_values(names: Any, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
+    """A value of lambda per column of ``names``: a number, one number per column, or a
+    Series by column name (the null of ``test``, a given power; ``what`` names the argument
+    in errors). The gate reads ``bcs.fit(x, lmbda=...)``'s fixed power with it, once; a
+    result's ``at`` and ``test`` read theirs with it too.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation.columns import power_values
+    >>> power_values(["a", "b"], 0.5).tolist()
+    [0.5, 0.5]
+    """
+    import pandas as pd
+
+    names = list(names)
+    p = len(names)
+    if isinstance(lmbda0, pd.Series):
+        absent = [n for n in names if n not in lmbda0.index]
+        if absent:
+            raise BoxCoxError(f"{what} has no value for column(s) {absent}")
+        lmbda0 = lmbda0[names].to_numpy()
+    arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
+    if arr.ndim == 0:
+        arr = np.full(p, float(arr))
+    if arr.shape != (p,):
+        raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
+                          f"{names}), got shape {arr.shape}")
+    return check_lambdas(arr, what)
+
+
+def check_shift(x: NDArray[np.float64], gamma: float, name: str, row_label: object = None
+                ) -> None:
+    """Refuse a fixed Box-Cox shift that leaves a value <= 0 (naming the column and row):
+    the gate's check of ``bcs.fit(x, gamma=...)`` and of ``lm(..., gamma=...)``'s response."""
+    if not (np.isfinite(gamma)):
+        raise BoxCoxError(f"gamma must be a finite number, got {gamma!r}")
+    report = ColumnReport.of(x + gamma, row_label)  # type: ignore[arg-type]
+    if report.n_nonpositive:
+        bad = float(np.nanmin(x))
+        raise BoxCoxError(
+            f"column {name!r} plus the shift gamma = {gamma:g} has {report.n_nonpositive} "
+            f"value(s) <= 0, first at row {report.first_nonpositive!r}; Box-Cox needs "
+            f"x + gamma > 0: use gamma > {-bad:g} or family='bcnpower'")
+
+
 def as_numbers(values: Any, what: str) -> NDArray[np.float64]:
     """``values`` as a float array if they are real numbers (not text, booleans, ragged lists
     or other objects), else the package's error starting with ``what`` (which names the

@@ -109,12 +109,12 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
         if not opt["rectified"]:
             return robust_criterion(fam.forward_unchecked(xx, lam, family), c, sub)
         cut = change_points(xx, lam, family, opt["rectify"], opt["rectify_factor"])
-        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c, sub)
+        return robust_criterion(fam.rectified_unchecked(xx, lam, cut, family), c, sub)
 
     lam0 = fmin(step1, lo, hi, tol)
     if opt["rectified"]:
         cut = change_points(xs, lam0, family, opt["rectify"], opt["rectify_factor"])
-        y = fam.rectified_transform(xs, lam0, cut, family)
+        y = fam.rectified_unchecked(xs, lam0, cut, family)
     else:
         y = fam.forward_unchecked(xs, lam0, family)
     keep, mu, sigma = _flag(y, opt)
@@ -171,7 +171,8 @@ def _carroll(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     """
     n = xs.shape[0]
     lik = LogScale.build(xs, family, huber_proposal2, lambda z: huber_rho(z).sum(axis=0))
-    jsum = -fam.log_jacobian(xs, 0.0, family).sum(axis=0)  # sum log J(lambda) = (lambda-1) jsum
+    # sum log J(lambda) = (lambda - 1) jsum
+    jsum = -fam.log_jacobian_unchecked(xs, 0.0, family).sum(axis=0)
 
     def neg(u, idx):
         log_s, rho = lik(u, idx)

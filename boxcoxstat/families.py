@@ -380,8 +380,8 @@ def log_jacobian_unchecked(x: ArrayLike, lmbda: ArrayLike,
     Examples
     --------
     >>> from boxcoxstat.families import log_jacobian_unchecked
-    >>> log_jacobian_unchecked([1.0, 4.0], 0.5, "boxcox").round(4)
-    array([ 0.    , -0.6931])
+    >>> log_jacobian_unchecked([2.0, 4.0], 0.5, "boxcox").round(4)  # -log(x) / 2
+    array([-0.3466, -0.6931])
     """
     return _LOGJAC[family](x, lmbda)
 

@@ -237,8 +237,7 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
             lmbda = power_values(data.names, lmbda, "lmbda")
         if "shifted" in request and fam == "boxcox":  # every x + gamma > 0
             for j, name in enumerate(data.names):
-                check_shift(data.values[:, j], float(gamma), name,  # type: ignore[arg-type]
-                            data.row_label)
+                check_shift(data.values[:, j], float(gamma), name, data.row_label)
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)

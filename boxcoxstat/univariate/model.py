@@ -21,14 +21,14 @@ from .._validation.columns import Columns, check_shift
 from .._validation.routes import Request
 from ..base.transform import Provenance
 from ..core.design import qr_design
-from ..core.estimate import auto_family, case_profile, estimate_columns, fixed_power
+from ..core.estimate import auto_family, estimate_columns, fixed_power
 from ..core.resolution import loss_messages
 from ..core.shifted import ShiftedColumn, ShiftedProfile, gamma_summary, shifted_bases
 from ..core.solve import solve
 from ..exceptions import ResolutionWarning
 from .results import PowerTransformResult
 
-__all__ = ["fit_columns", "auto_family", "case_profile", "fixed_columns",
+__all__ = ["fit_columns", "auto_family", "fixed_columns",
            "fit_shifted_columns", "gamma_summary", "check_shift", "fit_request",
            "fixed_request", "shifted_request"]
 
@@ -51,7 +51,8 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     caller's spelling of the safe power.
 
     ``case_weights`` (validated, length n) are ``lm(weights=)``'s, not frequency weights:
-    each column's profile is that of ``lm(x ~ 1, weights=w)`` (:func:`case_profile`).
+    each column's profile is that of ``lm(x ~ 1, weights=w)``
+    (:func:`boxcoxstat.core.estimate.case_profile`).
     ``bounds`` ((p, 2), checked by the gate) restricts every lambda to its interval: the
     result's estimate, interval and tests are then the bounded maximum's."""
     x = cols.values

@@ -9,7 +9,7 @@ import pytest
 from boxcoxstat._validation.columns import (
     BoxCoxError,
     as_columns,
-    as_weights,
+    case_weights,
     check_option,
     normalize_family,
 )
@@ -99,11 +99,14 @@ def test_yeojohnson_on_a_tiny_scale_for_a_sample_profile():
 
 
 def test_weights_and_options():
-    np.testing.assert_array_equal(as_weights([1, 2, 0], 3), [1.0, 2.0, 0.0])
-    assert as_weights(None, 3) is None
-    for bad, msg in (([1, 2], "length"), ([1, -1, 2], "non-negative"), ([0, 0, 0], "zero")):
+    np.testing.assert_array_equal(case_weights([1, 2, 0], 3), [1.0, 2.0, 0.0])
+    assert case_weights(None, 3) is None
+    for bad, msg in (([1, 2], "has length 2, but the data have 3 rows"),
+                     ([1, -1, 2], r"must be >= 0: row 1 has -1"),
+                     ([1, np.nan, 2], "must be finite: row 1 has nan"),
+                     ([0, 0, 0], "all weights are zero")):
         with pytest.raises(BoxCoxError, match=msg):
-            as_weights(bad, 3)
+            case_weights(bad, 3)
     with pytest.raises(BoxCoxError, match="kind='x'"):
         check_option("kind", "x", ("a", "b"))
 

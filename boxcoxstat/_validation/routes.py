@@ -33,7 +33,9 @@ from .columns import (
     check_bounds,
     check_number,
     check_option,
+    check_shift,
     normalize_family,
+    power_values,
 )
 from .containers import container_of
 from .features import as_features
@@ -137,9 +139,13 @@ class Request:
     """A fit the table serves, with everything its fitter needs (checked by the gate).
 
     ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, else the
-    Dask or Spark collection as given. ``weights`` are case weights (``lm(weights=)``'s:
-    validated, one per row, in memory; as given for Dask), ``frequency`` frequency weights
-    (``PowerTransformer``'s ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
+    Dask or Spark collection as given. Everything is checked and canonical: ``family`` is
+    the canonical name, a fixed ``lmbda`` of ``bcs.fit`` in memory is one float per column
+    (``power_values``), a known Box-Cox shift ``gamma`` leaves every value positive; the
+    functions below the gate use them as they are. ``weights`` are case weights
+    (``lm(weights=)``'s: validated, one per row, in memory; as given for Dask),
+    ``frequency`` frequency weights (``PowerTransformer``'s ``sample_weight``), ``bounds``
+    a ``(p, 2)`` array.
     ``constant="keep"``: a constant Yeo-Johnson column is not fitted (scikit-learn's rule);
     ``kept`` then lists the positions of the columns that are. ``stacklevel``: the frames
     from the fitter to the user's call, for warnings.
@@ -227,6 +233,11 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
         pass
     elif container == "memory" and door == "fit":
         data = _read(data, estimator, fam, request, missing)
+        if "fixed" in request:  # one power per column, checked once
+            lmbda = power_values(data.names, lmbda, "lmbda")
+        if "shifted" in request and fam == "boxcox":  # every x + gamma > 0
+            for j, name in enumerate(data.names):
+                check_shift(data.values[:, j], float(gamma), name, data.row_label)
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)

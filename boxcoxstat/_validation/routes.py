@@ -37,6 +37,7 @@ from .columns import (
 )
 from .containers import container_of
 from .features import as_features
+from .partitions import Partitioned, read_dask
 
 __all__ = ["ESTIMATORS", "SETTINGS", "Route", "Hint", "Door", "Table", "Request", "admit",
            "refusal"]
@@ -136,8 +137,10 @@ class Table:
 class Request:
     """A fit the table serves, with everything its fitter needs (checked by the gate).
 
-    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, else the
-    Dask or Spark collection as given. ``weights`` are case weights (``lm(weights=)``'s:
+    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, a Dask
+    collection read by its set-up pass (:class:`~boxcoxstat._validation.partitions.
+    Partitioned`; with case weights, the collection as given), else the Spark DataFrame as
+    given. ``weights`` are case weights (``lm(weights=)``'s:
     validated, one per row, in memory; as given for Dask), ``frequency`` frequency weights
     (``PowerTransformer``'s ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
     ``constant="keep"``: a constant Yeo-Johnson column is not fitted (scikit-learn's rule);
@@ -230,8 +233,13 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
-    p = len(data.names) if isinstance(data, Columns) else 1
-    if bounds is not None and read and container == "memory":  # Dask/Spark: by the fitter
+    elif container == "dask" and "weighted" not in request:  # its set-up pass
+        data = read_dask(data, family=fam, missing=missing,
+                         constant="raise" if door == "fit" else "keep")
+        kept = data.kept
+    p = len(data.names) if isinstance(data, (Columns, Partitioned)) else 1
+    if bounds is not None and read and isinstance(data, (Columns, Partitioned)):  # Spark and
+        # weighted Dask: by the fitter
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))

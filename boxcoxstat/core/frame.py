@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,6 +43,8 @@ from .sample import Side, _make_side, length_unit
 
 __all__ = ["reference", "SideFrame", "SampleFrame", "local_sides", "tree_merge",
            "global_nll_score"]
+
+_F = TypeVar("_F", bound="SampleFrame")
 
 
 def reference(lo: float, hi: float, kind: str) -> float:
@@ -130,11 +133,11 @@ class SampleFrame:
 
     @classmethod
     def from_ranges(
-        cls,
+        cls: type[_F],
         family: str,
         pos_range: tuple[float, float] | None,
         neg_range: tuple[float, float] | None,
-    ) -> SampleFrame:
+    ) -> _F:
         """Frames from the global (min, max) of each side."""
         kpos = "bc" if family == "boxcox" else "pos"
         pos = None

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from .columns import BoxCoxError, ColumnReport, check_column
 
 __all__ = ["partition_report", "merge_reports", "first_failure", "PartitionedColumn",
-           "Partitioned", "read_dask"]
+           "Partitioned", "as_rows", "setup_part", "dask_columns", "read_dask"]
 
 
 # ----------------------------------------------------------------------- one partition
@@ -73,7 +73,7 @@ def merge_reports(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _as_rows(block: Any, label: str) -> NDArray[np.float64]:
+def as_rows(block: Any, label: str) -> NDArray[np.float64]:
     """A partition's values as a 1-D float array, or the package's error naming it."""
     if block is None:
         raise BoxCoxError(f"{label} returned None instead of its rows; fix the function that "
@@ -89,7 +89,7 @@ def _as_rows(block: Any, label: str) -> NDArray[np.float64]:
     return x
 
 
-def _setup_part(block: Any, *, label: str, declared: int | None, series: bool
+def setup_part(block: Any, *, label: str, declared: int | None, series: bool
                 ) -> dict[str, Any]:
     """A partition's :func:`partition_report`, its rows checked against its chunk's declared
     size (when known); a DataFrame's partition must be a Series."""
@@ -100,7 +100,7 @@ def _setup_part(block: Any, *, label: str, declared: int | None, series: bool
             what = "None" if block is None else type(block).__name__
             raise BoxCoxError(f"{label} returned {what} instead of its rows; fix the function "
                               "that builds that partition")
-    x = _as_rows(block, label)
+    x = as_rows(block, label)
     if declared is not None and x.size != declared:
         raise BoxCoxError(f"{label} delivered {x.size} rows but its chunk declares {declared}; "
                           "its rows would be lost or counted twice, so the fit stops: rebuild "
@@ -169,7 +169,7 @@ class Partitioned:
         return [c.name for c in self.columns]
 
 
-def _dask_columns(data: Any) -> tuple[list[Any], list[str], str]:
+def dask_columns(data: Any) -> tuple[list[Any], list[str], str]:
     """The 1-D Dask arrays or Series of a collection (one per column), their names and the
     input kind."""
     import dask.array as da
@@ -211,7 +211,7 @@ def _read_column(col: Any, name: str) -> tuple[dict[str, Any], tuple[Any, ...],
     declared: list[int | None] = [None] * count
     if not series:
         declared = [None if size != size else int(size) for size in col.chunks[0]]
-    tasks = [dask.delayed(partial(_setup_part, label=lab, declared=d, series=series))(p)
+    tasks = [dask.delayed(partial(setup_part, label=lab, declared=d, series=series))(p)
              for p, lab, d in zip(parts, labels, declared, strict=True)]
     try:
         reports = dask.compute(*tasks)
@@ -239,7 +239,7 @@ def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = 
     >>> read.names, read.clients, read.passes, read.columns[0].rows
     (['x0', 'x1'], 4, 2, (100, 100, 100, 100))
     """
-    cols, names, kind = _dask_columns(data)
+    cols, names, kind = dask_columns(data)
     read, kept = [], []
     for j, (col, name) in enumerate(zip(cols, names, strict=True)):
         rep, parts, rows, labels = _read_column(col, name)

@@ -27,11 +27,26 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError, check_option, normalize_family
-from .._validation.partitions import Partitioned, merge_reports, partition_report, read_dask
+from .._validation.partitions import (
+    Partitioned,
+    as_rows,
+    dask_columns,
+    first_failure,
+    merge_reports,
+    read_dask,
+    setup_part,
+)
 from .._validation.routes import Request
 from ..base.transform import Provenance
 from ..core.bounds import check_bounds
-from ..core.partitioned import Tasks, fit_held, fit_table, merge_moment_parts, new_tally
+from ..core.partitioned import (
+    Tasks,
+    fit_held,
+    fit_table,
+    merge_moment_parts,
+    new_tally,
+    partition_values,
+)
 from ..core.solve import OPTIMIZERS
 from ..exceptions import user_stacklevel
 from ..univariate.model import auto_family
@@ -58,22 +73,6 @@ def _where(name: str, index: int, count: int) -> str:
     return f"partition {index} (of {count}) of column {name!r}"
 
 
-def _as_rows(block: Any, name: str, index: int, count: int) -> NDArray[np.float64]:
-    """A partition's values as a 1-D float array, or the package's error naming it."""
-    if block is None:
-        raise BoxCoxError(f"{_where(name, index, count)} returned None instead of its rows; "
-                          "fix the function that builds that partition")
-    try:
-        x = np.asarray(block, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise BoxCoxError(f"{_where(name, index, count)} returned {type(block).__name__} "
-                          f"that is not numbers ({type(err).__name__}: {err})") from None
-    if x.ndim != 1:
-        raise BoxCoxError(f"{_where(name, index, count)} returned an array of shape "
-                          f"{x.shape} where one column of rows was expected")
-    return x
-
-
 def _declared(info: dict) -> int | None:
     """The number of rows block_info says the input chunk holds (None when unknown)."""
     start, stop = info["array-location"][0]
@@ -81,24 +80,14 @@ def _declared(info: dict) -> int | None:
     return None if size != size else int(size)  # NaN: a chunk of unknown size
 
 
-def _short_or_long(name: str, index: int, count: int, got: int, want: int, why: str) -> str:
-    return (f"{_where(name, index, count)} delivered {got} rows but {why} {want}; its rows "
-            "would be lost or counted twice, so the fit stops: rebuild the collection so each "
-            "partition returns what it declares")
-
-
 def _setup_chunk(block: NDArray, block_info: dict | None = None, *, column: str = "x",
                  ) -> NDArray:
-    """A partition's :func:`~boxcoxstat.federated.partitioned.partition_report` and its row
-    count by partition (checked against its chunk's declared size when that is known)."""
+    """A partition's report (the gate's :func:`~boxcoxstat._validation.partitions.
+    setup_part`) and its row count by partition."""
     info = block_info[0] if block_info else None
     index, count = (info["chunk-location"][0], info["num-chunks"][0]) if info else (0, 1)
-    x = _as_rows(block, column, index, count)
-    want = _declared(info) if info else None
-    if want is not None and x.size != want:
-        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
-                                         "its chunk declares"))
-    rep = partition_report(x)
+    rep = setup_part(block, label=_where(column, index, count),
+                     declared=_declared(info) if info else None, series=False)
     rep["by_partition"] = {index: rep["rows"]}
     return _box(rep)
 
@@ -123,14 +112,9 @@ def _checked(block: NDArray, block_info: dict | None = None, *, column: str = "x
     chunk size of the checked column): a partition that changes between passes is named."""
     info = block_info[None] if block_info else None
     if info is None:
-        return _as_rows(block, column, 0, 1)
-    index, count = info["chunk-location"][0], info["num-chunks"][0]
-    x = _as_rows(block, column, index, count)
-    want = int(info["chunk-shape"][0])
-    if x.size != want:
-        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
-                                         "it delivered in the first pass"))
-    return x
+        return as_rows(block, _where(column, 0, 1))
+    return partition_values(block, _where(column, info["chunk-location"][0],
+                                          info["num-chunks"][0]), int(info["chunk-shape"][0]))
 
 
 # ----------------------------------------------------------------------- moment reduction
@@ -144,31 +128,12 @@ def _moments_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> 
 
 # ----------------------------------------------------------------------- columns
 def _columns(data: Any) -> tuple[list[Any], list[str], str]:
-    """1-D Dask arrays (one per column), their names and the input kind."""
-    import dask.array as da
-
-    if isinstance(data, da.Array):
-        if data.ndim == 1:
-            return [data], ["x"], "array1d"
-        if data.ndim == 2:
-            return [data[:, j] for j in range(data.shape[1])], [
-                f"x{j}" for j in range(data.shape[1])], "array2d"
-        raise BoxCoxError(f"expected 1-D or 2-D data, got a Dask array with {data.ndim} "
-                          "dimensions")
-    try:
-        import dask.dataframe as dd
-    except ImportError:  # dask installed without its dataframe extra
-        raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}") from None
-    if isinstance(data, dd.DataFrame):
-        names = [str(c) for c in data.columns]
-        if len(set(names)) != len(names) or not names:
-            raise BoxCoxError("the Dask DataFrame needs distinct column names")
-        return [_series_rows(data[c], n) for c, n in zip(data.columns, names, strict=True)
-                ], names, "frame"
-    if isinstance(data, dd.Series):
-        name = "x" if data.name is None else str(data.name)
-        return [_series_rows(data, name)], [name], "series"
-    raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}")
+    """1-D Dask arrays (one per column; a Series' partitions each checked to be a Series),
+    their names and the input kind (the gate's :func:`~boxcoxstat._validation.partitions.
+    dask_columns`)."""
+    cols, names, kind = dask_columns(data)
+    return [c if hasattr(c, "chunks") else _series_rows(c, n)
+            for c, n in zip(cols, names, strict=True)], names, kind
 
 
 def _series_partition(part: Any, partition_info: dict | None = None, *, column: str = "x",
@@ -204,20 +169,13 @@ def _compute(graph: Any, col: Any, name: str, persist: bool = False) -> Any:
 
 
 def _partition_error(col: Any, name: str, exc: Exception) -> BoxCoxError:
-    """The error for ``exc``, raised while computing ``col``: the partitions are computed one
-    at a time (only on this error path) to name the first that raises."""
+    """The error for ``exc``, raised while computing ``col``: the gate's
+    :func:`~boxcoxstat._validation.partitions.first_failure` over its blocks."""
+    import dask
+
     count = col.numblocks[0]
-    for i in range(count):
-        try:
-            col.blocks[i].compute()
-        except BoxCoxError as err:
-            return err
-        except Exception as err:
-            return BoxCoxError(f"{_where(name, i, count)} raised {type(err).__name__}: "
-                               f"{err}; fix that partition's source or leave it out")
-    return BoxCoxError(f"computing column {name!r} raised {type(exc).__name__}: {exc}; every "
-                       f"one of its {count} partitions then computed alone without error, so "
-                       "the failure is intermittent or in the scheduler")
+    return first_failure(dask.compute, [col.blocks[i] for i in range(count)],
+                         [_where(name, i, count) for i in range(count)], exc, name)
 
 
 def _setup(col: Any, name: str, split_every: Any) -> tuple[dict, Any]:

@@ -179,3 +179,25 @@ def test_degenerate_columns_can_be_skipped_with_the_reason_gh29():
                    degenerate="skip")
     with pytest.raises(BoxCoxError, match="degenerate='maybe' is not valid"):
         as_columns(df, family="yeojohnson", degenerate="maybe")
+
+
+def test_the_gate_reads_a_dask_collection_in_its_set_up_pass():
+    """``_validation.partitions.read_dask``: every partition's rows and report, merged and
+    checked; scikit-learn's rule leaves a constant Yeo-Johnson column out, the fit's refuses
+    it by name."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    from boxcoxstat._validation.partitions import read_dask
+
+    x = np.column_stack([np.full(300, 2.0), np.linspace(-1.0, 4.0, 300)])
+    x[7, 1] = np.nan
+    data = da.from_array(x, chunks=(100, 2))
+    with dask.config.set(scheduler="sync"):
+        read = read_dask(data, family="yeojohnson", constant="keep")
+        assert read.names == ["x0", "x1"] and read.kind == "array2d"
+        assert (read.clients, read.passes, read.kept.tolist()) == (3, 2, [1])
+        (col,) = read.columns
+        assert col.rows == (100, 100, 100) and (col.n, col.n_missing) == (299, 1)
+        assert (col.lo, col.hi) == (-1.0, 4.0) and col.neg == (-1.0, x[x[:, 1] < 0, 1].max())
+        with pytest.raises(BoxCoxError, match="column 'x0'.*constant"):
+            read_dask(data, family="yeojohnson")

@@ -39,6 +39,7 @@ from .columns import (
 )
 from .containers import container_of
 from .features import as_features
+from .partitions import Partitioned, read_dask
 
 __all__ = ["ESTIMATORS", "SETTINGS", "Route", "Hint", "Door", "Table", "Request", "admit",
            "refusal"]
@@ -138,14 +139,15 @@ class Table:
 class Request:
     """A fit the table serves, with everything its fitter needs (checked by the gate).
 
-    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, else the
-    Dask or Spark collection as given. Everything is checked and canonical: ``family`` is
-    the canonical name, a fixed ``lmbda`` of ``bcs.fit`` in memory is one float per column
-    (``power_values``), a known Box-Cox shift ``gamma`` leaves every value positive; the
-    functions below the gate use them as they are. ``weights`` are case weights
-    (``lm(weights=)``'s: validated, one per row, in memory; as given for Dask),
-    ``frequency`` frequency weights (``PowerTransformer``'s ``sample_weight``), ``bounds``
-    a ``(p, 2)`` array.
+    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, a Dask
+    collection read by its set-up pass (:class:`~boxcoxstat._validation.partitions.
+    Partitioned`; with case weights, the collection as given), else the Spark DataFrame as
+    given. Everything is checked and canonical: ``family`` is the canonical name, a fixed
+    ``lmbda`` of ``bcs.fit`` in memory is one float per column (``power_values``), a known
+    Box-Cox shift ``gamma`` leaves every value positive; the functions below the gate use them
+    as they are. ``weights`` are case weights (``lm(weights=)``'s: validated, one per row, in
+    memory; as given for Dask), ``frequency`` frequency weights (``PowerTransformer``'s
+    ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
     ``constant="keep"``: a constant Yeo-Johnson column is not fitted (scikit-learn's rule);
     ``kept`` then lists the positions of the columns that are. ``stacklevel``: the frames
     from the fitter to the user's call, for warnings.
@@ -241,8 +243,13 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
-    p = len(data.names) if isinstance(data, Columns) else 1
-    if bounds is not None and read and container == "memory":  # Dask/Spark: by the fitter
+    elif container == "dask" and "weighted" not in request:  # its set-up pass
+        data = read_dask(data, family=fam, missing=missing,
+                         constant="raise" if door == "fit" else "keep")
+        kept = data.kept
+    p = len(data.names) if isinstance(data, (Columns, Partitioned)) else 1
+    if bounds is not None and read and isinstance(data, (Columns, Partitioned)):  # Spark and
+        # weighted Dask: by the fitter
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))

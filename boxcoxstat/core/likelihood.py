@@ -51,7 +51,7 @@ from .._special import (
     log_exprel,
 )
 from .._validation.columns import BoxCoxError, normalize_family
-from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
+from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi, slope_moments
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
 
@@ -482,3 +482,93 @@ def score(
     sample, lam, columns = _sample_and_lambdas(x, lmbda, family, weights)
     _, sc = nll_score(sample, lam.reshape(-1))
     return sc if columns else sc.reshape(lam.shape)
+
+
+def _slope_side(side: Side, kappa: NDArray, exact: bool, cols: NDArray[np.intp] | None
+                ) -> tuple[SideMoments, NDArray, NDArray, NDArray] | None:
+    """A side's moments at ``kappa`` and the kappa-derivatives of ``mean_chi`` and ``c2``
+    (``mean_chi2``, ``v_chi + c_phi_chi2``), or None where the kernel has no such path (the
+    regimes of small ``|kappa d|``, weights, wide blocks)."""
+    s = choose_shift(side, kappa, cols)
+    vmin, vmax = side.vrange
+    if cols is not None:
+        vmin, vmax = vmin[cols], vmax[cols]
+    span = np.maximum(np.abs(vmin - s), np.abs(vmax - s))
+    if not np.all(np.abs(kappa) * span >= A2_SERIES_RADIUS) or np.any(np.abs(kappa) <= ZERO_K):
+        return None
+    shifted = bool(np.any(s != 0))
+    out = slope_moments(side, kappa, s, shifted, exact, cols)
+    if out is None:
+        return None
+    W, mean, M2, meanN, C2, dsum, VN, meanK, CK = out
+    k = kappa
+    width = W.shape[0]
+    vsum = side.vsum if cols is None else side.vsum[cols]
+    log_ref = side.log_ref if cols is None else side.log_ref[cols]
+    wv = _full(vsum, width)
+    m = SideMoments(W, wv, dsum if shifted else wv, mean / k, M2 / (k * k), meanN / (k * k),
+                    C2 / (k * k * k), _full(log_ref, width), _full(s, width), _full(k, width),
+                    side.negative)
+    k4 = k * k * k * k
+    return m, meanK / (k * k * k), (VN + CK) / k4, np.asarray(width)
+
+
+def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
+                    cols: ArrayLike | None = None
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                               NDArray[np.float64]] | None:
+    """Profile NLL, score and the score's derivative in lambda (the NLL's curvature) at
+    ``lmbda`` in one pass over the data, or None where no such pass exists (tiny-scale
+    Yeo-Johnson units, weights, the regime ``|lambda d| < 1/8`` throughout, many columns).
+
+    The curvature is ``n [(Var chi + Cov(phi, d chi/d kappa)) / Var phi - 2 (Cov(phi, chi)
+    / Var phi)^2]`` for one side; with two (mixed-sign Yeo-Johnson) it is the derivative of
+    :func:`nll_score_from_moments` along the moments' own derivatives, by Richardson's
+    central differences of step 1e-3 / max|d| and twice that (about 1e-11 relative). With
+    ``exact=False`` the score is accurate to about ``eps / min|lambda d|`` only (no series
+    for small ``|lambda d|``): a first pass whose score only starts the polish.
+    """
+    lmbda = np.asarray(lmbda, dtype=np.float64)
+    idx = None if cols is None else np.asarray(cols, dtype=np.intp)
+    unit = sample.unit if idx is None else sample.unit[idx]
+    if np.any(unit != 1.0):
+        return None
+    got = []
+    for side in sample.sides:
+        kappa = 2.0 - lmbda if side.negative else lmbda
+        one = _slope_side(side, np.atleast_1d(kappa), exact, idx)
+        if one is None:
+            return None
+        got.append(one)
+    if len(got) == 1:
+        m, _, dc2, _ = got[0]
+        val, dk = _one_sided(m, m.W)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = m.c2 / m.m2
+            curv = m.W * ((dc2 / m.m2) - 2.0 * r * r)
+        return val, (-dk if m.negative else dk), curv
+    (pm, pk, pdc, _), (nm, nk, ndc, _) = got
+    val, sc = nll_score_from_moments(pm, nm, lmbda)
+    if sample.pos is None or sample.neg is None:
+        return None
+    reach = np.ones_like(lmbda)
+    for side, m in ((sample.pos, pm), (sample.neg, nm)):
+        vmin, vmax = side.vrange
+        if idx is not None:
+            vmin, vmax = vmin[idx], vmax[idx]
+        reach = np.maximum(reach, np.maximum(np.abs(vmin - m.shift), np.abs(vmax - m.shift)))
+    h = 1e-3 / reach
+
+    def along(t: NDArray) -> NDArray:
+        def moved(m: SideMoments, dmc: NDArray, dc2: NDArray, sgn: float) -> SideMoments:
+            u = sgn * t
+            return replace(m, mean_phi=m.mean_phi + u * m.mean_chi, m2=m.m2 + 2.0 * u * m.c2,
+                           mean_chi=m.mean_chi + u * dmc, c2=m.c2 + u * dc2,
+                           kappa=m.kappa + u)
+        return nll_score_from_moments(moved(pm, pk, pdc, 1.0), moved(nm, nk, ndc, -1.0),
+                                      lmbda + t)[1]
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d1 = (along(h) - along(-h)) / (2.0 * h)
+        d2 = (along(2.0 * h) - along(-2.0 * h)) / (4.0 * h)
+    return val, sc, (4.0 * d1 - d2) / 3.0

@@ -382,6 +382,7 @@ def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float
     for _ in range(3):
         t = -fp / (gp + 0.5 * c2 * t + c3 / 6.0 * t * t)
     x = x0 + t
+    a = b = math.nan
     for _ in range(POLISH_STEPS - 1):
         got = rec.slope_values(x, exact=True)
         if got is None:
@@ -396,13 +397,25 @@ def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float
         if not (math.isfinite(f) and math.isfinite(v) and g > 0 and math.isfinite(g)):
             break
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            u, a, b = _hermite_root(xp - x, fp, gp, f, g)
+            if math.isnan(a) or abs(x - xp) > 1e3 * abs(f / g):
+                u, a, b = _hermite_root(xp - x, fp, gp, f, g)
+                d4h = max(d4, 4.0 * abs(2.0 * a * 6.0 * b) / g, 4.0 * abs(2.0 * a) ** 3 / g ** 2)
+                # the subsample's curvature is known to its sampling error (a few % of c)
+                agree = abs(2.0 * a - c2) <= 0.5 * abs(c2) + abs(c3 * (x - xp)) + 0.05 * c
+                err = d4h / 24.0 * (x + u - xp) ** 2 * u * u / g
+            else:  # the points are too close for the cubic: Newton's step, its model kept
+                u = -f / g
+                for _ in range(3):
+                    u = -f / (g + a * u + b * u * u)
+                agree, err = False, math.inf
+            # Newton's step with the model's curvature known within a factor 2
+            err = min(err if agree else math.inf,
+                      2.0 * (abs(a) + 0.5 * abs(c2)) * u * u / g + abs(b * u ** 3) / g)
+            err += NEWTON_SLOPE_REL * abs(u)
             r = x + u
-            err = d4 / 24.0 * (r - xp) ** 2 * u * u / g + NEWTON_SLOPE_REL * abs(u)
-            agree = abs(2.0 * a - c2) <= 0.5 * abs(c2) + abs(c3 * (x - xp))
         if not math.isfinite(r):
             break
-        if agree and err <= 0.5 * (xrtol * abs(r) + xatol) and lo < r < hi:
+        if err <= 0.5 * (xrtol * abs(r) + xatol) and lo < r < hi:
             return _single(r, v + 0.5 * f * u, True, (lo, hi, flo, fhi), g + 2.0 * a * u)
         xp, fp, gp, x = x, f, g, r
     return _undone(lo, hi, flo, fhi)

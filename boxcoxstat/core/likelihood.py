@@ -516,17 +516,22 @@ def _slope_side(side: Side, kappa: NDArray, exact: bool, cols: NDArray[np.intp] 
 def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
                     cols: ArrayLike | None = None
                     ) -> tuple[NDArray[np.float64], NDArray[np.float64],
-                               NDArray[np.float64]] | None:
-    """Profile NLL, score and the score's derivative in lambda (the NLL's curvature) at
-    ``lmbda`` in one pass over the data, or None where no such pass exists (tiny-scale
-    Yeo-Johnson units, weights, the regime ``|lambda d| < 1/8`` throughout, many columns).
+                               NDArray[np.float64], NDArray[np.float64]] | None:
+    """Profile NLL, score, the score's derivative in lambda (the NLL's curvature) and a bound
+    of the score's error from ``exact=False`` (0 when exact) at ``lmbda``, in one pass over
+    the data, or None where no such pass exists (tiny-scale Yeo-Johnson units, weights, the
+    regime ``|lambda d| < 1/8`` throughout, many columns).
 
     The curvature is ``n [(Var chi + Cov(phi, d chi/d kappa)) / Var phi - 2 (Cov(phi, chi)
     / Var phi)^2]`` for one side; with two (mixed-sign Yeo-Johnson) it is the derivative of
     :func:`nll_score_from_moments` along the moments' own derivatives, by Richardson's
     central differences of step 1e-3 / max|d| and twice that (about 1e-11 relative). With
-    ``exact=False`` the score is accurate to about ``eps / min|lambda d|`` only (no series
-    for small ``|lambda d|``): a first pass whose score only starts the polish.
+    ``exact=False`` no series is used for small ``|lambda d|`` (the closed form errs by up
+    to ``2.5 eps |lambda d|`` a value there): the bound returned is what that can change the
+    score by (one side: ``SERIES_ERR W sqrt(W m2) / (kappa^2 m2)``; two sides: the
+    score's sensitivity to each side's ``c2`` and ``mean_chi`` times their bounds). On
+    ordinary data it is far below what moves the root (the small terms are lost in the
+    rounding of the sums: the score is usually the same to the last bit).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     idx = None if cols is None else np.asarray(cols, dtype=np.intp)
@@ -546,11 +551,24 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
         with np.errstate(divide="ignore", invalid="ignore"):
             r = m.c2 / m.m2
             curv = m.W * ((dc2 / m.m2) - 2.0 * r * r)
-        return val, (-dk if m.negative else dk), curv
+            err = 0.0 if exact else SERIES_ERR * m.W * _c2_err(m) / m.m2
+        return val, (-dk if m.negative else dk), curv, np.broadcast_to(err, val.shape)
     (pm, pk, pdc, _), (nm, nk, ndc, _) = got
     val, sc = nll_score_from_moments(pm, nm, lmbda)
     if sample.pos is None or sample.neg is None:
         return None
+    err = np.zeros_like(sc)
+    if not exact:  # the score's sensitivity to each side's c2 and mean_chi, times their bound
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for side in ("pos", "neg"):
+                m = pm if side == "pos" else nm
+                for field, size in (("c2", _c2_err(m)), ("mean_chi", 1.0 / (m.kappa ** 2))):
+                    big = 1e6 * SERIES_ERR * size  # far above the score's rounding, still linear
+                    moved = {"pos": pm, "neg": nm}
+                    moved[side] = replace(m, **{field: getattr(m, field) + big})
+                    ds = nll_score_from_moments(moved["pos"], moved["neg"], lmbda)[1] - sc
+                    err = err + np.abs(ds) * 1e-6
+            err = np.where(np.isfinite(err), err, np.inf)
     reach = np.ones_like(lmbda)
     for side, m in ((sample.pos, pm), (sample.neg, nm)):
         vmin, vmax = side.vrange
@@ -571,4 +589,18 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d1 = (along(h) - along(-h)) / (2.0 * h)
         d2 = (along(2.0 * h) - along(-2.0 * h)) / (4.0 * h)
-    return val, sc, (4.0 * d1 - d2) / 3.0
+    return val, sc, (4.0 * d1 - d2) / 3.0, err
+
+
+# Without the series, N = a^2 exprel'(a) = (a - m) + a m errs by at most 4.5 eps |a| where
+# |a| < 1/8 (expm1's error, taken as 4 ulp as SIMD implementations promise, passes through
+# the exact difference a - m; the product and the sum round): 4.5 eps / 8 a value, x 2 for
+# the terms the bound leaves out (the block means' corrections, of order eps^2)
+SERIES_ERR = 2.0 * 4.5 * float(np.finfo(float).eps) / 8.0
+
+
+def _c2_err(m: SideMoments) -> NDArray[np.float64]:
+    """Bound of the change of ``c2`` (per unit of :data:`SERIES_ERR`) when ``N`` is formed
+    without the series: ``sum |m - mean| |dN| / |kappa|^3 <= sqrt(W M2) / |kappa|^3`` by
+    Cauchy-Schwarz, ``M2 = kappa^2 m2``."""
+    return np.sqrt(m.W * m.m2) / (m.kappa * m.kappa)

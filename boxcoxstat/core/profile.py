@@ -191,9 +191,11 @@ class SampleProfile:
 
     def evaluate_slope(
         self, lmbda: ArrayLike, cols: ArrayLike, *, exact: bool = True
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
-        """NLL, score and the score's derivative in lambda at the pairs, in one pass over
-        the data (:func:`~boxcoxstat.core.likelihood.nll_score_slope`), or None where that
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+               NDArray[np.float64]] | None:
+        """NLL, score, the score's derivative in lambda and a bound of the score's error
+        (``exact=False``) at the pairs, in one pass over the data
+        (:func:`~boxcoxstat.core.likelihood.nll_score_slope`), or None where that
         pass does not exist (then use :meth:`evaluate`). Pairs must name every column once,
         in order (or lambdas of the one column)."""
         lam, idx = as_pairs(lmbda, cols)

@@ -144,21 +144,23 @@ class _Recorder:
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
         return self.values(lam, idx)[1]
 
-    def slope_values(self, lam: float, exact: bool) -> tuple[float, float, float] | None:
-        """NLL, score and its derivative of the one column at ``lam`` in one pass
-        (``profile.evaluate_slope``), or None where the profile has no such pass; counted as
-        an evaluation, and remembered (as :meth:`values` does) only when ``exact``."""
+    def slope_values(self, lam: float, exact: bool,
+                     keep: bool | None = None) -> tuple[float, float, float, float] | None:
+        """NLL, score, its derivative and a bound of the score's error (0 when ``exact``) of
+        the one column at ``lam`` in one pass (``profile.evaluate_slope``), or None where the
+        profile has no such pass; counted as an evaluation, and remembered (as
+        :meth:`values` does) when ``keep`` (default: ``exact``)."""
         method = getattr(self.profile, "evaluate_slope", None)
         out = None if method is None else method(np.array([lam]), np.zeros(1, dtype=np.intp),
                                                   exact=exact)
         if out is None:
             return None
         self.nfev += 1
-        v, f, g = (float(q[0]) for q in out)
-        if exact:
+        v, f, g, err = (float(q[0]) for q in out)
+        if exact if keep is None else keep:
             self.seen.append((np.zeros(1, dtype=np.intp), np.array([lam]), np.array([v])))
             self.last[:, 0] = (lam, v, f)
-        return v, f, g
+        return v, f, g, err
 
 
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -343,6 +345,7 @@ def _hermite_root(u0: float, f0: float, g0: float, f1: float, g1: float
 
 
 NEWTON_SLOPE_REL = 1e-10  # relative error allowed for the score's derivative (K's closed form)
+SERIES_SHARE = 0.1  # share of the tolerance a pass without the series may cost the root
 
 
 def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float64],
@@ -375,7 +378,7 @@ def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float
     first = rec.slope_values(x0, exact=False)
     if first is None:
         return None
-    xp, (_, fp, gp) = x0, first
+    xp, (_, fp, gp, _) = x0, first
     if not (math.isfinite(fp) and gp > 0 and math.isfinite(gp)):
         return _undone(lo, hi, flo, fhi)
     t = -fp / gp
@@ -384,10 +387,19 @@ def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float
     x = x0 + t
     a = b = math.nan
     for _ in range(POLISH_STEPS - 1):
-        got = rec.slope_values(x, exact=True)
+        # without the series where that cannot move the root by more than a tenth of the
+        # tolerance (the bound of the score's error over the slope); else exactly
+        got = rec.slope_values(x, exact=False, keep=False)
         if got is None:
             return _undone(lo, hi, flo, fhi)
-        v, f, g = got
+        if not (got[3] <= SERIES_SHARE * (xrtol * abs(x) + xatol) * abs(got[2])):
+            got = rec.slope_values(x, exact=True)
+            if got is None:
+                return _undone(lo, hi, flo, fhi)
+        else:
+            rec.seen.append((np.zeros(1, dtype=np.intp), np.array([x]), np.array([got[0]])))
+            rec.last[:, 0] = (x, got[0], got[1])
+        v, f, g, _ = got
         if f < 0 and x > lo:
             lo, flo = x, f
         elif f > 0 and x < hi:

@@ -151,9 +151,12 @@ def test_model_steps_keep_the_root_within_the_tolerance(family):
             assert fit.converged[0]
             assert abs(fit.lmbda[0] - ref.lmbda[0]) <= tol
             passes.append(int(fit.nfev[0]))
-    # the point of the Newton polish: most of these fits end after two full passes (three
-    # with the secant polish's model steps, four before them)
-    assert np.mean(np.array(passes) == 2) >= 0.5, passes
+    # the point of the Newton polish: these fits end after two full passes (three with the
+    # secant polish's model steps, four before them), except where there is no subsample
+    # (two Yeo-Johnson shapes: each side below SUBSAMPLE_FROM), lambda * d is small
+    # throughout (Box-Cox sigma 0.3: the secant polish) or the pass without the series is
+    # not provably harmless (-gamma: one exact pass more)
+    assert np.mean(np.array(passes) == 2) >= 0.4, passes
 
 
 def test_polish_without_the_subsample_derivatives_still_converges():

@@ -229,22 +229,22 @@ def slope_moments(side: Side, k: NDArray, s: NDArray, shifted: bool, exact: bool
             else:
                 N = np.subtract(a, m, out=work.get(2, shape))
                 N += np.multiply(a, m, out=work.get(3, shape))
-            W = float(shape[1])
-            mean = m.sum(axis=1) / W
+            nrow = float(shape[1])
+            mean = m.sum(axis=1) / nrow
             mc = np.subtract(m, mean[:, None], out=work.get(3, shape))
             M2 = _row_dots(mc, mc, "ij,ij->i")
             mcs = mc.sum(axis=1)
-            meanN = N.sum(axis=1) / W
+            meanN = N.sum(axis=1) / nrow
             cN = _row_dots(mc, N, "ij,ij->i")
             C2 = cN - meanN * mcs
             t = np.add(N, m, out=work.get(1, shape))  # a e^a; m is no longer needed
             t *= a
-            meanK = t.sum(axis=1) / W - 2.0 * meanN
+            meanK = t.sum(axis=1) / nrow - 2.0 * meanN
             CK = _row_dots(mc, t, "ij,ij->i") - 2.0 * cN - meanK * mcs
             Nc = np.subtract(N, meanN[:, None], out=work.get(0, shape))
             VN = _row_dots(Nc, Nc, "ij,ij->i")
             dsum = np.broadcast_to(d.sum(axis=1), (width,)) if shifted else np.zeros(width)
-            parts.append((np.full(width, W), mean, M2, meanN, C2, dsum, VN, meanK, CK))
+            parts.append((np.full(width, nrow), mean, M2, meanN, C2, dsum, VN, meanK, CK))
     if len(parts) == 1:
         return parts[0]
     W, mean, M2, meanN, C2, dsum, VN, meanK, CK = (np.stack(q) for q in zip(*parts,

@@ -560,12 +560,12 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
     err = np.zeros_like(sc)
     if not exact:  # the score's sensitivity to each side's c2 and mean_chi, times their bound
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            for side in ("pos", "neg"):
-                m = pm if side == "pos" else nm
+            for which in ("pos", "neg"):
+                m = pm if which == "pos" else nm
                 for field, size in (("c2", _c2_err(m)), ("mean_chi", 1.0 / (m.kappa ** 2))):
                     big = 1e6 * SERIES_ERR * size  # far above the score's rounding, still linear
                     moved = {"pos": pm, "neg": nm}
-                    moved[side] = replace(m, **{field: getattr(m, field) + big})
+                    moved[which] = replace(m, **{field: getattr(m, field) + big})
                     ds = nll_score_from_moments(moved["pos"], moved["neg"], lmbda)[1] - sc
                     err = err + np.abs(ds) * 1e-6
             err = np.where(np.isfinite(err), err, np.inf)

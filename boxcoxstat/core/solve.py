@@ -5,9 +5,12 @@ increasing with one sign change. :func:`solve` brackets that sign change by doub
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and
 closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a
-systematic subsample, whose root and score derivatives start a polish on the full data by
-quadratic model steps (usually three evaluations; bracketing is the fallback). This resolves
-lambda to a few units in the last place of the score's accuracy, where a minimiser working on
+systematic subsample, whose root and score derivatives start a polish on the full data: one
+column with a derivative pass (``SampleProfile.evaluate_slope``) by Newton's method and the
+Hermite cubic through two points (two evaluations, :func:`_newton_polish`), other profiles by
+quadratic model steps (usually three, :func:`_secant_polish`); bracketing is the fallback.
+This resolves lambda to a few units in the last place of the score's accuracy, where a
+minimiser working on
 NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
 Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
 ``optimizer="grid"``).

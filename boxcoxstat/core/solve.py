@@ -10,10 +10,9 @@ column with a derivative pass (``SampleProfile.evaluate_slope``) by Newton's met
 Hermite cubic through two points (two evaluations, :func:`_newton_polish`), other profiles by
 quadratic model steps (usually three, :func:`_secant_polish`); bracketing is the fallback.
 This resolves lambda to a few units in the last place of the score's accuracy, where a
-minimiser working on
-NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
-Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
-``optimizer="grid"``).
+minimiser working on NLL values alone stops near the square root of machine precision (Xu &
+Cormode 2025 use Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid
+variant of section 7 as ``optimizer="grid"``).
 
 The functions never loop over columns: each step evaluates the profile once for every column
 that has not converged. On a federated or Dask profile one evaluation is one round.

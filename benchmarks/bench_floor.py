@@ -120,9 +120,14 @@ def lm_cases(quick: bool, rng: np.random.Generator) -> list[str]:
                   t_sum / t_ols, 0.5)]
 
 
-def run_floor(quick: bool, rng: np.random.Generator, series_only: bool = False) -> list[str]:
+def run_floor(quick: bool, rng: np.random.Generator, series_only: bool = False,
+              floor_only: bool = False) -> list[str]:
     lines = []
-    for cases in (series_cases,) if series_only else (series_cases, floor_cases, lm_cases):
+    groups = (series_cases, floor_cases, lm_cases)
+    if series_only or floor_only:
+        groups = tuple(g for g, on in ((series_cases, series_only), (floor_cases, floor_only))
+                       if on)
+    for cases in groups:
         new = cases(quick, rng)
         for line in new:
             print("  " + line, flush=True)
@@ -136,8 +141,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--series-only", action="store_true",
                         help="only the many-series case (guerrero against one fit)")
+    parser.add_argument("--floor-only", action="store_true",
+                        help="only the two fits in np.log passes (Box-Cox, mixed Yeo-Johnson)")
     args = parser.parse_args()
-    run_floor(args.quick, np.random.default_rng(args.seed), args.series_only)
+    run_floor(args.quick, np.random.default_rng(args.seed), args.series_only, args.floor_only)
 
 
 if __name__ == "__main__":

@@ -185,3 +185,74 @@ def _block_moments(
     meanN = np.einsum(sub, wb, N) / Ws
     C2 = np.einsum(sub, wmc, N) - meanN * wmc.sum(axis=ax)
     return W, mean, M2, meanN, C2, dsum
+
+
+def slope_moments(side: Side, k: NDArray, s: NDArray, shifted: bool, exact: bool = True,
+                  cols: NDArray[np.intp] | None = None) -> tuple[NDArray, ...] | None:
+    """The moments of :func:`_block_moments` (tier 2, unweighted) with three more, merged
+    over the side's row blocks: ``sum (N - mean N)^2``, the mean of ``K`` and ``sum (m -
+    mean m) K``, where ``K = a^2 e^a - 2 N = a (N + m) - 2 N = kappa^3 d^2 phi / d kappa^2``
+    (``N + m = a e^a``). With ``phi``'s and ``chi``'s moments they give the score's
+    derivative in kappa. Returns None where the side is weighted or a block has more than
+    ``WIDE`` columns (the callers then use the value-only solver).
+
+    ``K``'s closed form loses ``eps / |a|`` relative for small ``|a|``: the derivative
+    needs about 1e-8 relative (it only sets a Newton step's length), which it keeps
+    unless the bulk of ``|a|`` lies below 1e-7. ``exact=False`` forms ``N`` by its closed
+    form too (no series, ``eps / |a|`` relative), for a first pass whose score only
+    starts the polish (see ``solve._newton_polish``).
+    """
+    if side.w is not None:
+        return None
+    n, p = side.v.shape
+    if cols is not None:
+        p = cols.size
+    width = max(p, k.shape[0])
+    if width >= WIDE:
+        return None
+    rows = max(1, BLOCK_ELEMENTS // width)
+    work = _work()
+    kk, ss = k[:, None], s[:, None]
+    parts = []
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a0 in range(0, max(n, 1), rows):
+            v = side.v[a0 : a0 + rows]
+            if cols is not None:
+                v = np.take(v, cols, axis=1)
+            v = np.ascontiguousarray(v.T)
+            shape = np.broadcast_shapes(v.shape, kk.shape)
+            d = np.subtract(v, ss, out=work.get(4, shape)) if shifted else v
+            a = np.multiply(d, kk, out=work.get(0, shape))
+            m = np.expm1(a, out=work.get(1, shape))
+            if exact:
+                N = a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
+            else:
+                N = np.subtract(a, m, out=work.get(2, shape))
+                N += np.multiply(a, m, out=work.get(3, shape))
+            nrow = float(shape[1])
+            mean = m.sum(axis=1) / nrow
+            mc = np.subtract(m, mean[:, None], out=work.get(3, shape))
+            M2 = _row_dots(mc, mc, "ij,ij->i")
+            mcs = mc.sum(axis=1)
+            meanN = N.sum(axis=1) / nrow
+            cN = _row_dots(mc, N, "ij,ij->i")
+            C2 = cN - meanN * mcs
+            t = np.add(N, m, out=work.get(1, shape))  # a e^a; m is no longer needed
+            t *= a
+            meanK = t.sum(axis=1) / nrow - 2.0 * meanN
+            CK = _row_dots(mc, t, "ij,ij->i") - 2.0 * cN - meanK * mcs
+            Nc = np.subtract(N, meanN[:, None], out=work.get(0, shape))
+            VN = _row_dots(Nc, Nc, "ij,ij->i")
+            dsum = np.broadcast_to(d.sum(axis=1), (width,)) if shifted else np.zeros(width)
+            parts.append((np.full(width, nrow), mean, M2, meanN, C2, dsum, VN, meanK, CK))
+    if len(parts) == 1:
+        return parts[0]
+    W, mean, M2, meanN, C2, dsum, VN, meanK, CK = (np.stack(q) for q in zip(*parts,
+                                                                             strict=True))
+    Wt = W.sum(axis=0)
+    mean_t, meanN_t, meanK_t = ((W * q).sum(axis=0) / Wt for q in (mean, meanN, meanK))
+    dm, dN, dK = mean - mean_t, meanN - meanN_t, meanK - meanK_t
+    return (Wt, mean_t, M2.sum(axis=0) + (W * dm * dm).sum(axis=0), meanN_t,
+            C2.sum(axis=0) + (W * dm * dN).sum(axis=0), dsum.sum(axis=0),
+            VN.sum(axis=0) + (W * dN * dN).sum(axis=0), meanK_t,
+            CK.sum(axis=0) + (W * dm * dK).sum(axis=0))

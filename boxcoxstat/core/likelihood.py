@@ -51,7 +51,7 @@ from .._special import (
     log_exprel,
 )
 from .._validation.columns import BoxCoxError, normalize_family
-from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi
+from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi, slope_moments
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
 
@@ -482,3 +482,125 @@ def score(
     sample, lam, columns = _sample_and_lambdas(x, lmbda, family, weights)
     _, sc = nll_score(sample, lam.reshape(-1))
     return sc if columns else sc.reshape(lam.shape)
+
+
+def _slope_side(side: Side, kappa: NDArray, exact: bool, cols: NDArray[np.intp] | None
+                ) -> tuple[SideMoments, NDArray, NDArray, NDArray] | None:
+    """A side's moments at ``kappa`` and the kappa-derivatives of ``mean_chi`` and ``c2``
+    (``mean_chi2``, ``v_chi + c_phi_chi2``), or None where the kernel has no such path (the
+    regimes of small ``|kappa d|``, weights, wide blocks)."""
+    s = choose_shift(side, kappa, cols)
+    vmin, vmax = side.vrange
+    if cols is not None:
+        vmin, vmax = vmin[cols], vmax[cols]
+    span = np.maximum(np.abs(vmin - s), np.abs(vmax - s))
+    if not np.all(np.abs(kappa) * span >= A2_SERIES_RADIUS) or np.any(np.abs(kappa) <= ZERO_K):
+        return None
+    shifted = bool(np.any(s != 0))
+    out = slope_moments(side, kappa, s, shifted, exact, cols)
+    if out is None:
+        return None
+    W, mean, M2, meanN, C2, dsum, VN, meanK, CK = out
+    k = kappa
+    width = W.shape[0]
+    vsum = side.vsum if cols is None else side.vsum[cols]
+    log_ref = side.log_ref if cols is None else side.log_ref[cols]
+    wv = _full(vsum, width)
+    m = SideMoments(W, wv, dsum if shifted else wv, mean / k, M2 / (k * k), meanN / (k * k),
+                    C2 / (k * k * k), _full(log_ref, width), _full(s, width), _full(k, width),
+                    side.negative)
+    k4 = k * k * k * k
+    return m, meanK / (k * k * k), (VN + CK) / k4, np.asarray(width)
+
+
+def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
+                    cols: ArrayLike | None = None
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                               NDArray[np.float64], NDArray[np.float64]] | None:
+    """Profile NLL, score, the score's derivative in lambda (the NLL's curvature) and a bound
+    of the score's error from ``exact=False`` (0 when exact) at ``lmbda``, in one pass over
+    the data, or None where no such pass exists (tiny-scale Yeo-Johnson units, weights, the
+    regime ``|lambda d| < 1/8`` throughout, many columns).
+
+    The curvature is ``n [(Var chi + Cov(phi, d chi/d kappa)) / Var phi - 2 (Cov(phi, chi)
+    / Var phi)^2]`` for one side; with two (mixed-sign Yeo-Johnson) it is the derivative of
+    :func:`nll_score_from_moments` along the moments' own derivatives, by Richardson's
+    central differences of step 1e-3 / max|d| and twice that (about 1e-11 relative). With
+    ``exact=False`` no series is used for small ``|lambda d|`` (the closed form errs by up
+    to ``2.5 eps |lambda d|`` a value there): the bound returned is what that can change the
+    score by (one side: ``SERIES_ERR W sqrt(W m2) / (kappa^2 m2)``; two sides: the
+    score's sensitivity to each side's ``c2`` and ``mean_chi`` times their bounds). On
+    ordinary data it is far below what moves the root (the small terms are lost in the
+    rounding of the sums: the score is usually the same to the last bit).
+    """
+    lmbda = np.asarray(lmbda, dtype=np.float64)
+    idx = None if cols is None else np.asarray(cols, dtype=np.intp)
+    unit = sample.unit if idx is None else sample.unit[idx]
+    if np.any(unit != 1.0):
+        return None
+    got = []
+    for side in sample.sides:
+        kappa = 2.0 - lmbda if side.negative else lmbda
+        one = _slope_side(side, np.atleast_1d(kappa), exact, idx)
+        if one is None:
+            return None
+        got.append(one)
+    if len(got) == 1:
+        m, _, dc2, _ = got[0]
+        val, dk = _one_sided(m, m.W)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = m.c2 / m.m2
+            curv = m.W * ((dc2 / m.m2) - 2.0 * r * r)
+            err = 0.0 if exact else SERIES_ERR * m.W * _c2_err(m) / m.m2
+        return val, (-dk if m.negative else dk), curv, np.broadcast_to(err, val.shape)
+    (pm, pk, pdc, _), (nm, nk, ndc, _) = got
+    val, sc = nll_score_from_moments(pm, nm, lmbda)
+    if sample.pos is None or sample.neg is None:
+        return None
+    err = np.zeros_like(sc)
+    if not exact:  # the score's sensitivity to each side's c2 and mean_chi, times their bound
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for which in ("pos", "neg"):
+                m = pm if which == "pos" else nm
+                for field, size in (("c2", _c2_err(m)), ("mean_chi", 1.0 / (m.kappa ** 2))):
+                    big = 1e6 * SERIES_ERR * size  # far above the score's rounding, still linear
+                    moved = {"pos": pm, "neg": nm}
+                    moved[which] = replace(m, **{field: getattr(m, field) + big})
+                    ds = nll_score_from_moments(moved["pos"], moved["neg"], lmbda)[1] - sc
+                    err = err + np.abs(ds) * 1e-6
+            err = np.where(np.isfinite(err), err, np.inf)
+    reach = np.ones_like(lmbda)
+    for side, m in ((sample.pos, pm), (sample.neg, nm)):
+        vmin, vmax = side.vrange
+        if idx is not None:
+            vmin, vmax = vmin[idx], vmax[idx]
+        reach = np.maximum(reach, np.maximum(np.abs(vmin - m.shift), np.abs(vmax - m.shift)))
+    h = 1e-3 / reach
+
+    def along(t: NDArray) -> NDArray:
+        def moved(m: SideMoments, dmc: NDArray, dc2: NDArray, sgn: float) -> SideMoments:
+            u = sgn * t
+            return replace(m, mean_phi=m.mean_phi + u * m.mean_chi, m2=m.m2 + 2.0 * u * m.c2,
+                           mean_chi=m.mean_chi + u * dmc, c2=m.c2 + u * dc2,
+                           kappa=m.kappa + u)
+        return nll_score_from_moments(moved(pm, pk, pdc, 1.0), moved(nm, nk, ndc, -1.0),
+                                      lmbda + t)[1]
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d1 = (along(h) - along(-h)) / (2.0 * h)
+        d2 = (along(2.0 * h) - along(-2.0 * h)) / (4.0 * h)
+    return val, sc, (4.0 * d1 - d2) / 3.0, err
+
+
+# Without the series, N = a^2 exprel'(a) = (a - m) + a m errs by at most 4.5 eps |a| where
+# |a| < 1/8 (expm1's error, taken as 4 ulp as SIMD implementations promise, passes through
+# the exact difference a - m; the product and the sum round): 4.5 eps / 8 a value, x 2 for
+# the terms the bound leaves out (the block means' corrections, of order eps^2)
+SERIES_ERR = 2.0 * 4.5 * float(np.finfo(float).eps) / 8.0
+
+
+def _c2_err(m: SideMoments) -> NDArray[np.float64]:
+    """Bound of the change of ``c2`` (per unit of :data:`SERIES_ERR`) when ``N`` is formed
+    without the series: ``sum |m - mean| |dN| / |kappa|^3 <= sqrt(W M2) / |kappa|^3`` by
+    Cauchy-Schwarz, ``M2 = kappa^2 m2``."""
+    return np.sqrt(m.W * m.m2) / (m.kappa * m.kappa)

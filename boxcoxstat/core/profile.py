@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .likelihood import llf_constant, nll_score
+from .likelihood import llf_constant, nll_score, nll_score_slope
 from .sample import Sample
 
 __all__ = [
@@ -188,6 +188,22 @@ class SampleProfile:
                                               cols=None if every else sel,
                                               score_unit=None if su is None else su[layer])
         return val, sc
+
+    def evaluate_slope(
+        self, lmbda: ArrayLike, cols: ArrayLike, *, exact: bool = True
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+               NDArray[np.float64]] | None:
+        """NLL, score, the score's derivative in lambda and a bound of the score's error
+        (``exact=False``) at the pairs, in one pass over the data
+        (:func:`~boxcoxstat.core.likelihood.nll_score_slope`), or None where that
+        pass does not exist (then use :meth:`evaluate`). Pairs must name every column once,
+        in order (or lambdas of the one column)."""
+        lam, idx = as_pairs(lmbda, cols)
+        full = self.ncols
+        if not ((full == 1 and idx.size == 1)
+                or (idx.size == full and np.array_equal(idx, np.arange(full)))):
+            return None
+        return nll_score_slope(self.sample, lam, exact=exact)
 
     def rescaled(self) -> RescaledProfile | None:
         """This profile in the coordinate ``lambda * Sample.unit`` where a column is on a

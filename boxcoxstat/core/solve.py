@@ -5,12 +5,14 @@ increasing with one sign change. :func:`solve` brackets that sign change by doub
 [0, 1] (one short sample column: from the neighbours of the sign change on a ladder of 40
 lambdas, all evaluated in one call, narrowed by three more around the interpolated root) and
 closes it with Chandrupatla's method, all columns at once; a large sample is first solved on a
-systematic subsample, whose root and score derivatives start a polish on the full data by
-quadratic model steps (usually three evaluations; bracketing is the fallback). This resolves
-lambda to a few units in the last place of the score's accuracy, where a minimiser working on
-NLL values alone stops near the square root of machine precision (Xu & Cormode 2025 use
-Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid variant of section 7 as
-``optimizer="grid"``).
+systematic subsample, whose root and score derivatives start a polish on the full data: one
+column with a derivative pass (``SampleProfile.evaluate_slope``) by Newton's method and the
+Hermite cubic through two points (two evaluations, :func:`_newton_polish`), other profiles by
+quadratic model steps (usually three, :func:`_secant_polish`); bracketing is the fallback.
+This resolves lambda to a few units in the last place of the score's accuracy, where a
+minimiser working on NLL values alone stops near the square root of machine precision (Xu &
+Cormode 2025 use Brent's minimiser; it is kept as ``optimizer="brent"``, with their grid
+variant of section 7 as ``optimizer="grid"``).
 
 The functions never loop over columns: each step evaluates the profile once for every column
 that has not converged. On a federated or Dask profile one evaluation is one round.
@@ -144,6 +146,25 @@ class _Recorder:
     def __call__(self, lam: NDArray[np.float64], idx: NDArray[np.intp]) -> NDArray[np.float64]:
         return self.values(lam, idx)[1]
 
+    def slope_values(self, lam: float, exact: bool,
+                     keep: bool | None = None) -> tuple[float, float, float, float] | None:
+        """NLL, score, its derivative and a bound of the score's error (0 when ``exact``) of
+        the one column at ``lam`` in one pass (``profile.evaluate_slope``), or None where the
+        profile has no such pass; counted as an evaluation, and remembered (as
+        :meth:`values` does) when ``keep`` (default: ``exact``)."""
+        method = getattr(self.profile, "evaluate_slope", None)
+        out = None if method is None else method(np.array([lam]), np.zeros(1, dtype=np.intp),
+                                                  exact=exact)
+        if out is None:
+            return None
+        self.nfev += 1
+        v, f, g, err = (float(q[0]) for q in out)
+        if exact if keep is None else keep:
+            self.seen.append((np.zeros(1, dtype=np.intp), np.array([lam]), np.array([v])))
+            self.last[:, 0] = (lam, v, f)
+        return v, f, g, err
+
+
     def nll_at(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
         """The NLL of column j at ``lam[j]``, evaluated (in one call) only where not seen."""
         out = np.full(lam.shape, np.nan)
@@ -167,7 +188,7 @@ SUB_XRTOL = 1e-9  # the subsample's root only starts the full data: its own erro
 POLISH_STEPS = 6  # full-data evaluations the secant polish may take before the fallback
 
 
-def _subsample_start(sub: Profile, scale: NDArray[np.float64]):
+def _subsample_start(sub: Profile, scale: NDArray[np.float64], fourth: bool = False):
     """Root and the score's first three derivatives on the subsample, to the accuracy a start
     needs (cheaply).
 
@@ -177,7 +198,10 @@ def _subsample_start(sub: Profile, scale: NDArray[np.float64]):
     differences: the slope (the curvature of the NLL) and the second and third derivatives,
     each scaled to the full size by ``scale``. Returns the root, the slope, and an array
     ``(2, p)`` of the higher two (NaN where not finite); the polish uses them for its model
-    of the score and its error estimate.
+    of the score and its error estimate. With ``fourth`` the score is also evaluated at
+    ``lambda +- 3h`` (in the same evaluation) and ``higher`` has a third row, the score's
+    fourth derivative ``[3 (E3 - E2) - 5 (E2 - E1)] / (10 h^4)`` with ``Ej = f(jh) + f(-jh)``
+    (exact for a polynomial of degree 5; it bounds the Newton polish's interpolation error).
     """
     rec = _Recorder(sub)
     s = _solve_score(sub, rec, None, xrtol=SUB_XRTOL, xatol=SUB_XRTOL)
@@ -185,16 +209,23 @@ def _subsample_start(sub: Profile, scale: NDArray[np.float64]):
     h = 1e-3 * np.maximum(1.0, np.abs(s.lmbda))
     cols = np.arange(p)
     lam = np.r_[s.lmbda + h, s.lmbda - h, s.lmbda + 2 * h, s.lmbda - 2 * h]
-    _, sc = sub.evaluate(lam, np.r_[cols, cols, cols, cols])
-    sp, sm, sp2, sm2 = sc.reshape(4, p)
+    if fourth:
+        lam = np.r_[lam, s.lmbda + 3 * h, s.lmbda - 3 * h]
+    _, sc = sub.evaluate(lam, np.tile(cols, lam.size // p))
+    sp, sm, sp2, sm2 = sc[: 4 * p].reshape(4, p)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         c = (8.0 * (sp - sm) - (sp2 - sm2)) / (12.0 * h) * scale  # O(h^4)
         # the score at lambda (about 0 at the root) from the four, O(h^4) as well
         s0 = (4.0 * (sp + sm) - (sp2 + sm2)) / 6.0
         c2 = (sp + sm - 2.0 * s0) / (h * h) * scale
         c3 = ((sp2 - sm2) - 2.0 * (sp - sm)) / (2.0 * h ** 3) * scale
+        rows = [c2, c3]
+        if fourth:
+            sp3, sm3 = sc[4 * p :].reshape(2, p)
+            e1, e2, e3 = sp + sm, sp2 + sm2, sp3 + sm3
+            rows.append((3.0 * (e3 - e2) - 5.0 * (e2 - e1)) / (10.0 * h ** 4) * scale)
     good = s.converged & np.isfinite(c) & (c > 0)
-    higher = np.where(np.isfinite(c2) & np.isfinite(c3) & good, np.stack([c2, c3]), np.nan)
+    higher = np.where(np.all(np.isfinite(rows), axis=0) & good, np.stack(rows), np.nan)
     return np.where(good, s.lmbda, np.nan), np.where(good, c, np.nan), higher
 
 
@@ -299,6 +330,123 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     return lam, nll, done, (lo, hi, flo, fhi), last_slope
 
 
+def _hermite_root(u0: float, f0: float, g0: float, f1: float, g1: float
+                  ) -> tuple[float, float, float]:
+    """The root ``u`` nearest 0 of the cubic ``H(u) = f1 + g1 u + A u^2 + B u^3`` with
+    ``H(u0) = f0`` and ``H'(u0) = g0`` (Hermite interpolation of the score on two points,
+    ``u`` measured from the second), and ``A``, ``B``: three fixed-point steps from Newton's
+    ``-f1 / g1``."""
+    dd = (f0 - f1 - g1 * u0) / (u0 * u0)  # A + B u0
+    ee = (g0 - g1) / u0  # 2A + 3B u0
+    b = (ee - 2.0 * dd) / u0
+    a = dd - b * u0
+    u = -f1 / g1
+    for _ in range(3):
+        u = -f1 / (g1 + a * u + b * u * u)
+    return u, a, b
+
+
+NEWTON_SLOPE_REL = 1e-10  # relative error allowed for the score's derivative (K's closed form)
+SERIES_SHARE = 0.1  # share of the tolerance a pass without the series may cost the root
+
+
+def _newton_polish(rec: _Recorder, x0: float, c: float, higher: NDArray[np.float64],
+                   xatol: float, xrtol: float):
+    """Newton's method with the score's derivative on the full data, one column, from the
+    subsample's root ``x0``: two passes where :func:`_secant_polish` takes three.
+
+    The first pass (``exact=False``: no series for small ``|lambda d|``; it only starts the
+    second) gives the score ``f0`` and its derivative ``g0`` at ``x0``; the step is the
+    root of the cubic model ``f0 + g0 t + c2 t^2/2 + c3 t^3/6`` with the subsample's
+    derivatives (on Box-Cox 1e6 its error is about 3e-6, where Newton's step with the
+    subsample's slope left 4e-5). The second pass evaluates ``f1``, ``g1`` exactly at
+    ``x1``; the cubic through both points with both slopes (Hermite) has its root ``r``
+    within ``|f4| / 24 (r - x0)^2 (r - x1)^2 / f'`` (the interpolation remainder, ``f4`` the
+    score's fourth derivative; about 1e-4 x 1e-11 x f4 / f'), plus the derivative's rounding
+    (``NEWTON_SLOPE_REL |r - x1|``). With ``f4`` estimated as ``4 max(|c4|, |c2 c3| / c,
+    |c2|^3 / c^2)`` from the subsample (as :func:`_secant_polish` estimates the third), and
+    the cubic's own curvature at ``x1`` within 50% of the subsample's, ``r`` is accepted
+    unevaluated when that bound is below half the tolerance. Otherwise the next pass is
+    exact at ``r`` and the Hermite cubic of the last two points is tried again. Returns
+    what :func:`_secant_polish` returns (one column), or None where the profile has no
+    derivative pass (no evaluation is spent then).
+    """
+    lo, hi, flo, fhi = -np.inf, np.inf, np.nan, np.nan
+    c2, c3, c4 = (float(q) for q in higher[:, 0])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d4 = 4.0 * max(abs(c4), abs(c2 * c3) / c, abs(c2) ** 3 / (c * c))
+    if not (math.isfinite(d4) and math.isfinite(x0)):
+        return None
+    first = rec.slope_values(x0, exact=False)
+    if first is None:
+        return None
+    xp, (_, fp, gp, _) = x0, first
+    if not (math.isfinite(fp) and gp > 0 and math.isfinite(gp)):
+        return _undone(lo, hi, flo, fhi)
+    t = -fp / gp
+    for _ in range(3):
+        t = -fp / (gp + 0.5 * c2 * t + c3 / 6.0 * t * t)
+    x = x0 + t
+    a = b = math.nan
+    for _ in range(POLISH_STEPS - 1):
+        # without the series where that cannot move the root by more than a tenth of the
+        # tolerance (the bound of the score's error over the slope); else exactly
+        got = rec.slope_values(x, exact=False, keep=False)
+        if got is None:
+            return _undone(lo, hi, flo, fhi)
+        if not (got[3] <= SERIES_SHARE * (xrtol * abs(x) + xatol) * abs(got[2])):
+            got = rec.slope_values(x, exact=True)
+            if got is None:
+                return _undone(lo, hi, flo, fhi)
+        else:
+            rec.seen.append((np.zeros(1, dtype=np.intp), np.array([x]), np.array([got[0]])))
+            rec.last[:, 0] = (x, got[0], got[1])
+        v, f, g, _ = got
+        if f < 0 and x > lo:
+            lo, flo = x, f
+        elif f > 0 and x < hi:
+            hi, fhi = x, f
+        if f == 0 and math.isfinite(v):
+            return _single(x, v, True, (lo, hi, flo, fhi), g)
+        if not (math.isfinite(f) and math.isfinite(v) and g > 0 and math.isfinite(g)):
+            break
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if math.isnan(a) or abs(x - xp) > 1e3 * abs(f / g):
+                u, a, b = _hermite_root(xp - x, fp, gp, f, g)
+                d4h = max(d4, 4.0 * abs(2.0 * a * 6.0 * b) / g, 4.0 * abs(2.0 * a) ** 3 / g ** 2)
+                # the subsample's curvature is known to its sampling error (a few % of c)
+                agree = abs(2.0 * a - c2) <= 0.5 * abs(c2) + abs(c3 * (x - xp)) + 0.05 * c
+                err = d4h / 24.0 * (x + u - xp) ** 2 * u * u / g
+            else:  # the points are too close for the cubic: Newton's step, its model kept
+                u = -f / g
+                for _ in range(3):
+                    u = -f / (g + a * u + b * u * u)
+                agree, err = False, math.inf
+            # Newton's step with the model's curvature known within a factor 2
+            err = min(err if agree else math.inf,
+                      2.0 * (abs(a) + 0.5 * abs(c2)) * u * u / g + abs(b * u ** 3) / g)
+            err += NEWTON_SLOPE_REL * abs(u)
+            r = x + u
+        if not math.isfinite(r):
+            break
+        if err <= 0.5 * (xrtol * abs(r) + xatol) and lo < r < hi:
+            return _single(r, v + 0.5 * f * u, True, (lo, hi, flo, fhi), g + 2.0 * a * u)
+        xp, fp, gp, x = x, f, g, r
+    return _undone(lo, hi, flo, fhi)
+
+
+def _single(lam: float, nll: float, done: bool, bracket: tuple, slope: float):
+    """One column's polish result, shaped as :func:`_secant_polish` returns it."""
+    one = np.array
+    return (one([lam]), one([nll]), one([done]), tuple(one([q]) for q in bracket),
+            one([slope]))
+
+
+def _undone(lo: float, hi: float, flo: float, fhi: float):
+    """A polish that did not finish: the bracket it saw, for the fallback."""
+    return _single(np.nan, np.nan, False, (lo, hi, flo, fhi), np.nan)
+
+
 # lambdas -3.1, -2.9, ..., 3.9 (where most columns' roots are) and a few beyond; none near 0,
 # where the likelihood's small-exponent regime would make the evaluation a second pass
 LADDER = np.r_[-8.0, -5.0, np.linspace(-3.1, 3.9, 36), 6.0, 9.0]
@@ -396,9 +544,15 @@ def _solve_score(profile: Profile, rec: _Recorder, start: tuple | None, *,
             start = _ladder_start(rec)
         sub = None if start[2] is not None else profile.subsample()
         if sub is not None:
-            x0, c, higher = _subsample_start(sub, profile.nobs() / sub.nobs())
-            lam, val, done, (blo, bhi, bflo, bfhi), slope = _secant_polish(
-                rec, x0, c, xatol, xrtol, higher)
+            newton = p == 1 and hasattr(profile, "evaluate_slope")
+            x0, c, higher = _subsample_start(sub, profile.nobs() / sub.nobs(), newton)
+            polished = None
+            if newton and np.isfinite(x0[0]) and np.isfinite(c[0]):
+                polished = _newton_polish(rec, float(x0[0]), float(c[0]), higher, xatol,
+                                          xrtol)
+            if polished is None:
+                polished = _secant_polish(rec, x0, c, xatol, xrtol, higher[:2])
+            lam, val, done, (blo, bhi, bflo, bfhi), slope = polished
             slope = np.where(done, slope, np.nan)
             # the fallback starts from what the polish learnt: the bracket, or one side of it
             has_lo, has_hi = np.isfinite(blo), np.isfinite(bhi)

@@ -222,3 +222,40 @@ def test_short_path_hands_overflowing_lambdas_to_the_general_path():
         want = float(mpref.exact_nll(x, lm, "yeojohnson"))
         assert v == pytest.approx(want, rel=1e-12)  # as test_exactness.py
         assert s == pytest.approx(float(mpref.exact_score(x, lm, "yeojohnson")), rel=1e-10)
+
+
+@pytest.mark.parametrize("family, make, lmbda", [
+    ("boxcox", lambda r: 1 + r.lognormal(size=200), -0.5),
+    ("boxcox", lambda r: 1 + r.lognormal(size=200), 1.3),
+    ("boxcox", lambda r: r.lognormal(sigma=3.0, size=200), 150.0),  # a shifted frame
+    ("yeojohnson", lambda r: r.lognormal(0.0, 0.75, size=200), 0.7),
+    ("yeojohnson", lambda r: -r.gamma(2.0, size=200), 1.4),
+    ("yeojohnson", lambda r: np.r_[r.normal(size=100), r.exponential(size=100)], 0.8),
+])
+def test_score_derivative_pass_against_mpmath(family, make, lmbda):
+    """``nll_score_slope``: the NLL and score equal ``nll_score``'s, and the score's
+    derivative (one side: closed form; two sides: Richardson along the moments' derivatives)
+    matches mpmath's central difference of the exact score (step 1e-25 at 60 digits)."""
+    import mpmath
+
+    from boxcoxstat.core.likelihood import nll_score_slope
+    from tests.mpref import exact_score
+
+    x = make(np.random.default_rng(12))
+    s = Sample.from_array(x, family)
+    got = nll_score_slope(s, np.array([lmbda]))
+    assert got is not None
+    val, sc = nll_score(s, np.array([lmbda]))
+    # the same arithmetic as the value-only pass, or the short path's (to rounding)
+    assert got[0][0] == pytest.approx(val[0], rel=1e-13)
+    assert got[1][0] == pytest.approx(sc[0], rel=1e-10, abs=1e-10 * got[2][0])
+    h = mpmath.mpf("1e-25")
+    lam = mpmath.mpf(lmbda)
+    ref = (exact_score(x, lam + h, family) - exact_score(x, lam - h, family)) / (2 * h)
+    # the Newton polish needs 1e-8 relative and assumes NEWTON_SLOPE_REL = 1e-10
+    assert got[2][0] == pytest.approx(float(ref), rel=1e-10)
+    # without the series the score is as accurate here (the small |lambda d| terms are
+    # below the rounding of the sums)
+    sloppy = nll_score_slope(s, np.array([lmbda]), exact=False)
+    assert sloppy is not None
+    assert sloppy[1][0] == pytest.approx(got[1][0], rel=1e-12, abs=1e-12 * got[2][0])

@@ -126,3 +126,34 @@ def test_long_matrix_sides_with_weights_keep_values_and_weights_together():
             np.testing.assert_allclose(side.v[:k, j] + side.log_ref[j], np.log(base[sel]),
                                        rtol=1e-14, atol=1e-15)
             assert side.log_ref[j] == pytest.approx(np.log(np.median(base[sel])), rel=1e-15)
+
+
+@pytest.mark.parametrize("family, make", [
+    ("boxcox", lambda r, n: 1 + r.lognormal(size=n)),
+    ("boxcox", lambda r, n: np.r_[1e-300, 1 + r.lognormal(size=n - 2), 1e300]),  # far values
+    ("yeojohnson", lambda r, n: r.permutation(np.r_[r.normal(size=n // 2),
+                                                    r.exponential(size=n - n // 2)])),
+])
+def test_one_long_column_is_prepared_in_one_pass_with_the_same_values(family, make,
+                                                                        monkeypatch):
+    """A column above FUSE_FROM rows is split by sign and turned into log-ratios block by
+    block, its extremes and sum kept from the same blocks: the sides hold the same values
+    (bases log b = log_ref + v, to rounding) as the unfused preparation, and the cached
+    extremes and sum are those of the stored log-ratios."""
+    from boxcoxstat.core import sample as S
+
+    x = make(np.random.default_rng(4), S.FUSE_FROM + 12345)
+    fused = Sample.from_array(x, family)
+    assert fused.pos is not None and "vrange" in fused.pos.__dict__  # the fused path ran
+    monkeypatch.setattr(S, "FUSE_FROM", 10**12)  # the unfused preparation
+    plain = Sample.from_array(x, family)
+    assert "vrange" not in plain.sides[0].__dict__
+    for a, b in zip(fused.sides, plain.sides, strict=True):
+        assert a.v.shape == b.v.shape and a.negative == b.negative
+        la, lb = np.sort(a.v[:, 0]) + a.log_ref[0], np.sort(b.v[:, 0]) + b.log_ref[0]
+        # log b from two references: each log-ratio exact to rounding of its own size
+        assert np.max(np.abs(la - lb)) <= 8 * np.finfo(float).eps * np.max(np.abs(lb))
+        lo, hi = S._extremes(a.v)
+        assert a.vrange[0][0] == lo[0] and a.vrange[1][0] == hi[0]  # min / max: exact
+        # summed by blocks: rounding of the sum of the magnitudes
+        assert a.vsum[0] == pytest.approx(a.v.sum(), rel=0, abs=1e-13 * np.abs(a.v).sum())

@@ -270,7 +270,7 @@ def _fused_side(x: NDArray, ref_x: float, kind: str, out: NDArray) -> Side:
     """A side of one column from its values ``x`` (1-D, the side's values only) written
     into ``out`` (1-D, ``x``'s length; may be ``x`` itself), with :attr:`Side.vrange` and
     :attr:`Side.vsum` from the same blocks (the same values as :func:`_log_ratios` and
-    :func:`_extremes`; the sum is added by blocks)."""
+    ``_arrays.column_range``; the sum is added by blocks)."""
     sign = -1.0 if kind == "neg" else 1.0
     one = 0.0 if kind == "bc" else 1.0
     ref = one + sign * ref_x

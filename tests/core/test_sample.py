@@ -140,6 +140,7 @@ def test_one_long_column_is_prepared_in_one_pass_with_the_same_values(family, ma
     block, its extremes and sum kept from the same blocks: the sides hold the same values
     (bases log b = log_ref + v, to rounding) as the unfused preparation, and the cached
     extremes and sum are those of the stored log-ratios."""
+    from boxcoxstat._arrays import column_range
     from boxcoxstat.core import sample as S
 
     x = make(np.random.default_rng(4), S.FUSE_FROM + 12345)
@@ -153,7 +154,7 @@ def test_one_long_column_is_prepared_in_one_pass_with_the_same_values(family, ma
         la, lb = np.sort(a.v[:, 0]) + a.log_ref[0], np.sort(b.v[:, 0]) + b.log_ref[0]
         # log b from two references: each log-ratio exact to rounding of its own size
         assert np.max(np.abs(la - lb)) <= 8 * np.finfo(float).eps * np.max(np.abs(lb))
-        lo, hi = S._extremes(a.v)
+        lo, hi = column_range(a.v)
         assert a.vrange[0][0] == lo[0] and a.vrange[1][0] == hi[0]  # min / max: exact
         # summed by blocks: rounding of the sum of the magnitudes
         assert a.vsum[0] == pytest.approx(a.v.sum(), rel=0, abs=1e-13 * np.abs(a.v).sum())

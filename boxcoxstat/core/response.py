@@ -220,8 +220,11 @@ class ResponseProfile:
         any function of the response is fitted without error and the likelihood is
         unbounded); tightly clustered data, however close, are not such a case.
         """
+        rank = self.design.rank
+        if np.unique(self.y[: 4 * rank + 4]).size > rank:  # the first rows decide, usually
+            return False
         values = np.unique(self.y)
-        if values.size > self.design.rank:
+        if values.size > rank:
             return False
         for v in values:
             ind = (self.y == v).astype(np.float64)
@@ -235,6 +238,19 @@ class ResponseProfile:
         its residuals are below 1e-10 of those of the intercept-only model (then the
         likelihood is unbounded at ``lmbda``, as for ``y = exp(x)`` regressed on ``x`` at 0)."""
         lam = np.array([float(lmbda)])
+        info = self.sides[0]
+        if self.n >= LONG_ROWS and len(self.sides) == 1 and not np.any(info.m1 != 0):
+            # a long one-sided response on a design with the constant: the residual sum of
+            # squares against the centred one (the intercept-only model's), from one pass over
+            # the blocks (``residual_sums``)
+            side = info.sample.sides[0]
+            kappa = (2.0 - lam if info.negative else lam) * self.unit
+            shift = choose_shift(side, kappa)
+            with np.errstate(all="ignore"):
+                rr, ss = residual_sums(self.design, side.v[:, 0], shift, kappa,
+                                       _span(side, shift), False, centred=True)
+            return bool(np.isfinite(rr[0]) and np.isfinite(ss[0]) and ss[0] > 0
+                        and np.sqrt(max(rr[0], 0.0)) <= 1e-10 * np.sqrt(ss[0]))
         with np.errstate(all="ignore"):
             r, _, m = self._vectors(lam, False)
             ones = np.ones((self.n, 1))
@@ -373,11 +389,12 @@ FUSED_PRODUCT = 1 << 19  # rows x basis vectors x columns of one block's product
 
 
 def residual_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float64],
-                  kappa: NDArray[np.float64], span: NDArray[np.float64], score: bool
-                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+                  kappa: NDArray[np.float64], span: NDArray[np.float64], score: bool,
+                  centred: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``<r, r>`` and ``<r, r_chi>`` per lambda, ``r`` and ``r_chi`` the (weighted) residuals of
     ``phi = expm1(k d)/k`` and of its derivative ``chi`` on a design that spans the constant
-    (``d = v - shift``), without forming either vector (``<r, r_chi>`` NaN unless ``score``).
+    (``d = v - shift``), without forming either vector (``<r, r_chi>`` NaN unless ``score``;
+    with ``centred``, in its place the sum of squares of ``phi`` centred as below).
 
     Each row block's ``phi`` and ``chi`` (the kernel's regimes, as :func:`~boxcoxstat.core.
     kernel.phi_chi`) are formed in cache, centred by the first block's means (the constant
@@ -395,7 +412,7 @@ def residual_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.floa
     L = kappa.shape[0]
     k = np.asarray(kappa, dtype=np.float64)
     tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
-    rr, cross, ss, g, c0 = _block_sums(design, v, shift, k, tier, score)
+    rr, cross, ss, g, c0, lin = _block_sums(design, v, shift, k, tier, score)
     with np.errstate(invalid="ignore"):
         redo = ~(rr >= GUARD * ss[:L])
         if score:
@@ -406,6 +423,10 @@ def residual_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.floa
         rr, cross = rr.copy(), cross.copy()
         rr[j], cross[j], *_ = _block_sums(design, v, shift[j], k[j], tier[j], score,
                                           (c0[cols], g[cols]))
+    if centred:  # about the (weighted) mean: less the square of u's (weighted) sum
+        sw2 = float(design.nobs if design.sw is None else np.einsum("i,i->", design.sw,
+                                                                     design.sw))
+        return rr, ss[:L] - lin * lin / sw2
     return rr, (cross if score else np.full(L, np.nan))
 
 
@@ -415,8 +436,8 @@ def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float6
     """One pass of :func:`residual_sums` over the row blocks: ``u`` holds phi's columns, then
     chi's (with ``score``), each centred by its mean over the first block (``c0``), or by
     ``correct[0]`` with the projection ``Q correct[1]`` also subtracted (the second pass).
-    Returns ``<r, r>``, ``<r, r_chi>`` (moment form), the sums of squares of ``u``, ``Q' u``
-    and ``c0``."""
+    Returns ``<r, r>``, ``<r, r_chi>`` (moment form), the sums of squares of ``u``, ``Q' u``,
+    ``c0`` and the sums of ``sqrt(w) u`` of phi's columns."""
     q, sw = design.q, design.sw
     n, rank = q.shape
     L = k.shape[0]
@@ -425,6 +446,7 @@ def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float6
     g = np.zeros((ncol, rank))  # (u' Q): one row per column of u
     ss = np.zeros(ncol)
     cr = np.zeros(L)
+    lin = np.zeros(L)
     c0 = None if correct is None else correct[0][:, None]
     groups = [(np.flatnonzero(tier == t), int(t)) for t in np.unique(tier)]
     work = _work()
@@ -451,6 +473,9 @@ def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float6
         u -= c0
         if sw is not None:
             u *= sw[i : i + b]
+            lin += u[:L] @ sw[i : i + b]
+        else:
+            lin += u[:L].sum(axis=1)
         qb = q[i : i + b]
         if correct is not None:
             u -= correct[1] @ qb.T
@@ -462,7 +487,7 @@ def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float6
     gp = g[:L]
     rr = ss[:L] - np.einsum("jk,jk->j", gp, gp)
     cross = cr - np.einsum("jk,jk->j", gp, g[L:]) if score else cr
-    return rr, cross, ss, g, c0[:, 0]
+    return rr, cross, ss, g, c0[:, 0], lin
 
 
 def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:

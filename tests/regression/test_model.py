@@ -165,6 +165,25 @@ def test_degenerate_responses_are_refused():
         bcs.lm("y ~ x + I(x**2)", df.assign(y=np.exp(df["x"])).head(3))
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_long_exact_fit_is_refused_and_a_near_one_is_not(weighted):
+    """Beyond design.LONG_ROWS rows the exact-fit check reads the blocks' sums (no residual
+    vectors, no intercept-only model of its own); it must still see y = exp(2x + 1) fitted
+    exactly at lambda = 0, and not refuse the same with noise of 1e-6."""
+    from boxcoxstat.core.design import LONG_ROWS
+
+    n = LONG_ROWS + 100
+    x = np.linspace(0.0, 1.0, n)
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"x": x, "w": rng.uniform(0.5, 2.0, n)})
+    w = "w" if weighted else None
+    with pytest.raises(BoxCoxError, match="fits the transformed response exactly"):
+        bcs.lm("y ~ x", df.assign(y=np.exp(2 * x + 1)), weights=w)
+    m = bcs.lm("y ~ x", df.assign(y=np.exp(2 * x + 1 + 1e-6 * rng.normal(size=n))),
+               weights=w)
+    assert abs(m.lmbda) < 0.05
+
+
 def test_polars_data_give_the_pandas_model():
     import polars as pl
     trees = bcs.datasets.load("trees")

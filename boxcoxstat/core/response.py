@@ -288,8 +288,8 @@ class ResponseProfile:
             return None
         step = self.n // SUBSAMPLE_SIZE
         sw = None if self.design.sw is None else np.ascontiguousarray(self.design.sw[::step])
-        basis = qr_design(self.design.q[::step])
-        design = Design(basis.q, self.design.kept, self.design.aliased, sw)
+        design = Design(_sub_basis(self.design.q[::step]), self.design.kept,
+                        self.design.aliased, sw)
         try:
             return ResponseProfile.build(self.y[::step], design, self.family)
         except BoxCoxError:
@@ -488,6 +488,26 @@ def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float6
     rr = ss[:L] - np.einsum("jk,jk->j", gp, gp)
     cross = cr - np.einsum("jk,jk->j", gp, g[L:]) if score else cr
     return rr, cross, ss, g, c0[:, 0], lin
+
+
+def _sub_basis(qs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An orthonormal basis of the rows ``qs`` of an orthonormal basis (a subsample's design).
+
+    Their Gram matrix is about ``I / step``, so one Cholesky QR (``qs L^-T``, ``L L' = qs'
+    qs``) is orthonormal to rounding (its error grows with the square of the condition,
+    here near 1), from one product of ``rank`` columns instead of a Householder QR whose
+    LAPACK threads cost more than its work on a busy machine; a Gram matrix that is not
+    well conditioned (a dummy column the subsample misses) goes to :func:`qr_design`."""
+    gram = np.einsum("ij,ik->jk", qs, qs)
+    d = np.sqrt(np.diag(gram))
+    if qs.shape[1] and d.min() > 1e-3 * d.max():
+        try:
+            low = np.linalg.cholesky(gram)
+        except np.linalg.LinAlgError:
+            low = None
+        if low is not None and np.diag(low).min() > 1e-3 * np.diag(low).max():
+            return np.ascontiguousarray(qs @ np.linalg.inv(low).T)
+    return qr_design(qs).q
 
 
 def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -183,7 +183,7 @@ def test_no_subsample_up_to_the_threshold(monkeypatch):
     assert SampleProfile.from_array(x[:50]).subsample() is None
 
 
-@pytest.mark.parametrize(("n", "step"), [(101, 10), (250, 25), (399, 39)])
+@pytest.mark.parametrize(("n", "step"), [(85, 8), (101, 10), (250, 25), (399, 39)])
 def test_subsample_is_every_kth_row_above_the_threshold(monkeypatch, n, step):
     """A matrix of p columns above 8 r rows, r = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // p),
     is started from rows 0, k, 2k, ... with k = n // r (the steps written out here for the

@@ -348,7 +348,7 @@ class LmPrediction:
 
     Returned by :meth:`LmResult.get_prediction <boxcoxstat.LmResult.get_prediction>`; the
     counterpart of statsmodels' ``PredictionResults``. Immutable; every number is on one
-    scale, ``scale``:
+    scale, ``which``:
 
     * ``"transformed"``: the linear model of the transformed response, exactly as statsmodels'
       ``OLS(...).get_prediction(...)`` of the same design computes it: ``predicted_mean`` is
@@ -365,7 +365,8 @@ class LmPrediction:
 
     Attributes
     ----------
-    scale : {"response", "transformed"}
+    which : {"response", "transformed"}
+        The scale of every number (the ``which=`` it was asked for).
     linpred, se_linpred : ndarray
         The linear predictor and its standard error (transformed scale, on either scale).
     var_resid : ndarray
@@ -396,14 +397,14 @@ class LmPrediction:
     var_resid: NDArray[np.float64]
     df: int
     row_labels: pd.Index
-    scale: str
+    which: str
     response: ResponseMap
     like: Any = None  # a polars (or other non-pandas) frame: frames are returned in its kind
 
     @property
     def predicted(self) -> NDArray[np.float64]:
         """The prediction: the linear predictor, or on the response scale the median."""
-        if self.scale == "transformed":
+        if self.which == "transformed":
             return self.linpred
         return self.response.median(self.linpred)
 
@@ -415,7 +416,7 @@ class LmPrediction:
     @property
     def se_mean(self) -> NDArray[np.float64]:
         """Standard error of :attr:`predicted` (delta method on the response scale)."""
-        if self.scale == "transformed":
+        if self.which == "transformed":
             return self.se_linpred
         return np.abs(self.response.slope(self.linpred)) * self.se_linpred
 
@@ -427,7 +428,7 @@ class LmPrediction:
     def _ends(self, obs: bool, alpha: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         var = self.se_linpred ** 2 + (self.var_resid if obs else 0.0)
         lo, hi = t_interval(self.linpred, var, alpha, self.df)
-        if self.scale == "transformed":
+        if self.which == "transformed":
             return lo, hi
         ok = np.isfinite(self.response.median(self.linpred))
         return (np.where(ok, self.response.end(lo, "lower"), np.nan),
@@ -474,7 +475,7 @@ class LmPrediction:
         return self._frame(cols, "prediction interval", alpha)
 
     def __repr__(self) -> str:
-        return f"<LmPrediction: {len(self.row_labels)} row(s), {self.scale} scale>"
+        return f"<LmPrediction: {len(self.row_labels)} row(s), {self.which} scale>"
 
 
 def make_prediction(x0: NDArray[np.float64], index: pd.Index, fit: LinearFit,

@@ -518,8 +518,11 @@ def test_get_prediction_options_refusals_and_loaded_results(split):
     with pytest.raises(BoxCoxError, match="obs"):
         p.conf_int(obs="yes")
     assert repr(p) == "<LmPrediction: 10 row(s), response scale>"
+    # the scale is named after the option (``scale`` is the residual variance, LmResult.scale)
+    assert p.which == "response" and m.get_prediction(new, which="transformed").which == \
+        "transformed" and not hasattr(p, "scale")
     with pytest.raises(Exception):  # noqa: B017 - immutable: any attempt to set fails
-        p.scale = "transformed"
+        p.which = "transformed"
     with pytest.raises(ValueError, match="read-only"):
         p.linpred[0] = 0.0
     # a loaded result predicts new data; its fitted rows are not in the document

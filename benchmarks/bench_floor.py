@@ -112,9 +112,11 @@ def lm_cases(quick: bool, rng: np.random.Generator) -> list[str]:
                   t_sum / t_ols, 0.5)]
 
 
-def run_floor(quick: bool, rng: np.random.Generator, only: str | None = None) -> list[str]:
+def run_floor(quick: bool, rng: np.random.Generator, floor_only: bool = False,
+              only: str | None = None) -> list[str]:
     lines = []
     chosen = {"series": series_cases, "floor": floor_cases, "lm": lm_cases}
+    only = "floor" if floor_only else only
     for cases in ([chosen[only]] if only else chosen.values()):
         new = cases(quick, rng)
         for line in new:
@@ -127,10 +129,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--floor-only", action="store_true",
+                        help="only the two fits in np.log passes (Box-Cox, mixed Yeo-Johnson)")
     parser.add_argument("--only", choices=("series", "floor", "lm"),
                         help="run one group of cases (e.g. --only lm: bcs.lm against OLS)")
     args = parser.parse_args()
-    run_floor(args.quick, np.random.default_rng(args.seed), args.only)
+    run_floor(args.quick, np.random.default_rng(args.seed), args.floor_only, args.only)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,10 @@ __all__ = [
     "log_abs_transform",
     "forward_unchecked",
     "inverse_unchecked",
+    "log_jacobian_unchecked",
+    "log_abs_unchecked",
+    "rectified_unchecked",
+    "shifted_base",
     "derivative",
     "rectified_transform",
     "bcnpower_log_base",
@@ -292,6 +296,21 @@ def bcnpower_base(x: ArrayLike, gamma: float) -> NDArray[np.float64]:
         if np.any(x <= 0):
             raise BoxCoxError("bcnPower with gamma = 0 is Box-Cox and needs positive data")
         return x.copy()
+    return shifted_base(x, float(gamma))
+
+
+def shifted_base(x: NDArray[np.float64], gamma: float) -> NDArray[np.float64]:
+    """:func:`bcnpower_base` of float data for a checked ``gamma > 0`` (the kernel under it,
+    for callers below the gate: a fitted bcnPower's own shift); refuses a base that
+    underflows to 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.families import shifted_base
+    >>> shifted_base(np.array([-1e9, 0.0]), 2.0)
+    array([1.e-09, 1.e+00])
+    """
     out = np.exp(bcnpower_log_base(x, gamma)[0])
     if np.any(out == 0):
         raise BoxCoxError(f"gamma = {gamma!r} is too small for values as negative as "
@@ -353,6 +372,20 @@ def log_jacobian(x: ArrayLike, lmbda: ArrayLike, family: str = "boxcox") -> NDAr
     return _LOGJAC[normalize_family(family, allow_auto=False)](x, lmbda)
 
 
+def log_jacobian_unchecked(x: ArrayLike, lmbda: ArrayLike,
+                           family: str) -> NDArray[np.float64]:
+    """:func:`log_jacobian` for a canonical ``family`` (``"boxcox"`` or ``"yeojohnson"``),
+    unchecked: the kernel for callers below the gate.
+
+    Examples
+    --------
+    >>> from boxcoxstat.families import log_jacobian_unchecked
+    >>> log_jacobian_unchecked([2.0, 4.0], 0.5, "boxcox").round(4)  # -log(x) / 2
+    array([-0.3466, -0.6931])
+    """
+    return _LOGJAC[family](x, lmbda)
+
+
 def log_abs_transform(
     x: ArrayLike, lmbda: ArrayLike, family: str = "boxcox"
 ) -> NDArray[np.float64]:
@@ -366,7 +399,19 @@ def log_abs_transform(
     >>> float(log_abs_transform(10.0, 400.0).round(3))  # psi = 1e400/400 overflows float64
     915.043
     """
-    family = normalize_family(family, allow_auto=False)
+    return log_abs_unchecked(x, lmbda, normalize_family(family, allow_auto=False))
+
+
+def log_abs_unchecked(x: ArrayLike, lmbda: ArrayLike, family: str) -> NDArray[np.float64]:
+    """:func:`log_abs_transform` for a canonical ``family``, unchecked (the kernel for
+    callers below the gate).
+
+    Examples
+    --------
+    >>> from boxcoxstat.families import log_abs_unchecked
+    >>> float(log_abs_unchecked(10.0, 400.0, "boxcox").round(3))
+    915.043
+    """
     x = np.asarray(x, dtype=np.float64)
     lmbda = np.asarray(lmbda, dtype=np.float64)
     if family == "boxcox":
@@ -449,12 +494,27 @@ def rectified_transform(
     >>> rectified_transform([0.5, 1.0, 4.0, 9.0], 0.0, 4.0).round(4)  # log up to 4, then a line
     array([-0.6931,  0.    ,  1.3863,  2.6363])
     """
-    family = normalize_family(family, allow_auto=False)
+    return rectified_unchecked(x, lmbda, cut, normalize_family(family, allow_auto=False))
+
+
+def rectified_unchecked(x: ArrayLike, lmbda: ArrayLike, cut: ArrayLike,
+                        family: str) -> NDArray[np.float64]:
+    """:func:`rectified_transform` for a canonical ``family``, unchecked (the kernel the
+    robust estimators call at every trial lambda).
+
+    Examples
+    --------
+    >>> from boxcoxstat.families import rectified_unchecked
+    >>> rectified_unchecked([0.5, 9.0], 0.0, 4.0, "boxcox").round(4)
+    array([-0.6931,  2.6363])
+    """
     x = np.asarray(x, dtype=np.float64)
     lmbda = np.asarray(lmbda, dtype=np.float64)
     cut = np.asarray(cut, dtype=np.float64)
     plain = forward_unchecked(x, lmbda, family)
-    line = forward_unchecked(cut, lmbda, family) + (x - cut) * derivative(cut, lmbda, family)
+    with np.errstate(over="ignore"):
+        slope = np.exp(_LOGJAC[family](cut, lmbda))
+    line = forward_unchecked(cut, lmbda, family) + (x - cut) * slope
     linear = x - 1.0 if family == "boxcox" else x
     with np.errstate(invalid="ignore"):
         out = np.where((lmbda < 1) & (x > cut), line, plain)

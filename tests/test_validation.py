@@ -9,7 +9,7 @@ import pytest
 from boxcoxstat._validation.columns import (
     BoxCoxError,
     as_columns,
-    as_weights,
+    case_weights,
     check_option,
     normalize_family,
 )
@@ -99,11 +99,14 @@ def test_yeojohnson_on_a_tiny_scale_for_a_sample_profile():
 
 
 def test_weights_and_options():
-    np.testing.assert_array_equal(as_weights([1, 2, 0], 3), [1.0, 2.0, 0.0])
-    assert as_weights(None, 3) is None
-    for bad, msg in (([1, 2], "length"), ([1, -1, 2], "non-negative"), ([0, 0, 0], "zero")):
+    np.testing.assert_array_equal(case_weights([1, 2, 0], 3), [1.0, 2.0, 0.0])
+    assert case_weights(None, 3) is None
+    for bad, msg in (([1, 2], "has length 2, but the data have 3 rows"),
+                     ([1, -1, 2], r"must be >= 0: row 1 has -1"),
+                     ([1, np.nan, 2], "must be finite: row 1 has nan"),
+                     ([0, 0, 0], "all weights are zero")):
         with pytest.raises(BoxCoxError, match=msg):
-            as_weights(bad, 3)
+            case_weights(bad, 3)
     with pytest.raises(BoxCoxError, match="kind='x'"):
         check_option("kind", "x", ("a", "b"))
 
@@ -176,3 +179,25 @@ def test_degenerate_columns_can_be_skipped_with_the_reason_gh29():
                    degenerate="skip")
     with pytest.raises(BoxCoxError, match="degenerate='maybe' is not valid"):
         as_columns(df, family="yeojohnson", degenerate="maybe")
+
+
+def test_the_gate_reads_a_dask_collection_in_its_set_up_pass():
+    """``_validation.partitions.read_dask``: every partition's rows and report, merged and
+    checked; scikit-learn's rule leaves a constant Yeo-Johnson column out, the fit's refuses
+    it by name."""
+    dask = pytest.importorskip("dask")
+    da = pytest.importorskip("dask.array")
+    from boxcoxstat._validation.partitions import read_dask
+
+    x = np.column_stack([np.full(300, 2.0), np.linspace(-1.0, 4.0, 300)])
+    x[7, 1] = np.nan
+    data = da.from_array(x, chunks=(100, 2))
+    with dask.config.set(scheduler="sync"):
+        read = read_dask(data, family="yeojohnson", constant="keep")
+        assert read.names == ["x0", "x1"] and read.kind == "array2d"
+        assert (read.clients, read.passes, read.kept.tolist()) == (3, 2, [1])
+        (col,) = read.columns
+        assert col.rows == (100, 100, 100) and (col.n, col.n_missing) == (299, 1)
+        assert (col.lo, col.hi) == (-1.0, 4.0) and col.neg == (-1.0, x[x[:, 1] < 0, 1].max())
+        with pytest.raises(BoxCoxError, match="column 'x0'.*constant"):
+            read_dask(data, family="yeojohnson")

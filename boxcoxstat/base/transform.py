@@ -21,9 +21,8 @@ from .. import families as fam
 from .._validation.columns import (
     BoxCoxError,
     ColumnReport,
-    as_numbers,
-    check_lambdas,
     new_columns,
+    power_values,
 )
 from .._validation.containers import is_spark, like_native
 from ..core.resolution import loss_messages
@@ -424,33 +423,6 @@ class ColumnTransforms(ResultBase):
             warnings.warn(self._inverse_problem(bad, out, labels) + "; they are NaN in the "
                           "output", UserWarning, stacklevel=2)
         return self._wrap(out, data)
-
-
-def power_values(names: Any, lmbda0: Any, what: str = "lmbda0") -> NDArray[np.float64]:
-    """A value of lambda per column of ``names``: a number, one number per column, or a
-    Series by column name (the null of ``test``, a given power; ``what`` names the argument
-    in errors).
-
-    Examples
-    --------
-    >>> from boxcoxstat.base.transform import power_values
-    >>> power_values(["a", "b"], 0.5).tolist()
-    [0.5, 0.5]
-    """
-    names = list(names)
-    p = len(names)
-    if isinstance(lmbda0, pd.Series):
-        absent = [n for n in names if n not in lmbda0.index]
-        if absent:
-            raise BoxCoxError(f"{what} has no value for column(s) {absent}")
-        lmbda0 = lmbda0[names].to_numpy()
-    arr = as_numbers(lmbda0, f"{what} must be a number or {p} numbers")
-    if arr.ndim == 0:
-        arr = np.full(p, float(arr))
-    if arr.shape != (p,):
-        raise BoxCoxError(f"{what} must be a number or {p} numbers (one per column "
-                          f"{names}), got shape {arr.shape}")
-    return check_lambdas(arr, what)
 
 
 def rows_text(mask: NDArray[np.bool_], labels: Any = None, most: int = 10) -> str:

@@ -404,11 +404,11 @@ def _sample_and_lambdas(x: ArrayLike, lmbda: ArrayLike, family: str,
     """Validated sample of :func:`nll` / :func:`score` and its lambdas: a 1-D ``x`` with any
     array of lambdas, or an (n, p) ``x`` with one lambda (or one per column); the flag says
     which."""
-    from .._validation.columns import as_columns, as_weights, check_lambdas
+    from .._validation.columns import as_columns, case_weights, check_lambdas
 
     fam = normalize_family(family, allow_auto=False)
     cols = as_columns(x, family=fam, missing="raise", min_n=2, tiny_scale=True)
-    w = as_weights(weights, cols.values.shape[0])
+    w = case_weights(weights, cols.values.shape[0])
     lam = np.asarray(lmbda)
     if lam.dtype.kind not in "iuf":
         raise BoxCoxError(f"lmbda must be a number or an array of numbers, got {lmbda!r:.80}")

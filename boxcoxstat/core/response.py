@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import A2_SERIES_RADIUS, d2exprel, log_d2exprel, log_dexprel, log_exprel
-from .._validation.columns import BoxCoxError, normalize_family
+from ..exceptions import BoxCoxError
 from .design import LONG_ROWS, Design, qr_design
 from .kernel import ZERO_K, _block_values, _work, phi_chi
 from .likelihood import choose_shift, llf_constant
@@ -100,8 +100,12 @@ class ResponseProfile:
         weights: ArrayLike | None = None,
     ) -> ResponseProfile:
         """Prepare the response ``y`` for ``design``. The data are assumed to have passed the
-        validation gate (finite, not constant, positive for Box-Cox: ``_validation``)."""
-        family = normalize_family(family, allow_auto=False)
+        validation gate (finite, not constant, positive for Box-Cox: ``_validation``), and
+        ``family`` is a canonical name, ``"boxcox"`` or ``"yeojohnson"`` (the doors that
+        reach here -- ``fit``, ``lm``, ``lmer``, ``fit_joint``, ``BoxCoxRegressor`` --
+        normalise the user's spelling once)."""
+        if family not in ("boxcox", "yeojohnson"):
+            raise BoxCoxError(f"family must be 'boxcox' or 'yeojohnson' here, got {family!r}")
         y = np.asarray(y, dtype=np.float64).reshape(-1)
         n = y.shape[0]
         if n != design.nobs:

@@ -15,7 +15,8 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation.columns import normalize_family
+from .._arrays import column_range
+from ..exceptions import BoxCoxError
 
 __all__ = ["Side", "Sample", "length_unit"]
 
@@ -69,22 +70,12 @@ class Side:
     def vrange(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Smallest and largest log-ratio per column (over entries with positive weight)."""
         if self.w is None:
-            return _extremes(self.v)
+            return column_range(self.v)
         on = self.w > 0
         vmin = np.where(on, self.v, np.inf).min(axis=0)
         vmax = np.where(on, self.v, -np.inf).max(axis=0)
         empty = ~on.any(axis=0)
         return np.where(empty, 0.0, vmin), np.where(empty, 0.0, vmax)
-
-
-def _extremes(v: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
-    """Smallest and largest value of each column of ``v`` (n, p): a few long columns one at a
-    time (a strided reduction per column is about ten times faster than NumPy's reduction
-    along the rows of a C-ordered matrix with 5 columns), as the gate reduces raw data."""
-    if v.shape[1] <= 16 and v.shape[0] > 1000:
-        return (np.array([c.min(initial=np.inf) for c in v.T]),
-                np.array([c.max(initial=-np.inf) for c in v.T]))
-    return v.min(axis=0, initial=np.inf), v.max(axis=0, initial=-np.inf)
 
 
 def _log_ratios(x: NDArray, ref_x: NDArray, kind: str) -> NDArray[np.float64]:
@@ -290,10 +281,11 @@ class Sample:
         """Prepare a 1-D sample or an (n, p) matrix (NaN = missing, dropped per column).
 
         ``weights`` is a length-n vector (the same for every column) or an (n, p) matrix.
-        The data are assumed validated (see ``_validation.as_columns``).
+        The data are assumed validated (see ``_validation.as_columns``) and ``family`` is a
+        canonical name (``"boxcox"`` or ``"yeojohnson"``: every door normalises aliases).
         """
-        if family not in ("boxcox", "yeojohnson"):  # the gate's names pass as they are
-            family = normalize_family(family, allow_auto=False)
+        if family not in ("boxcox", "yeojohnson"):  # canonical names: the doors normalise
+            raise BoxCoxError(f"family must be 'boxcox' or 'yeojohnson' here, got {family!r}")
         x = np.asarray(x, dtype=np.float64)
         if x.ndim == 1:
             x = x[:, None]

@@ -45,13 +45,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._special import exprel
 from .._validation.columns import BoxCoxError
-from ..families import bcnpower_log_base
+from ..families import bcnpower_log_base, shifted_base
 from .column_profiles import ColumnProfiles
 from .curvature import richardson_slope
 from .design import Design
@@ -63,7 +64,7 @@ from .response import ResponseProfile
 from .roots import find_root
 
 __all__ = ["GAMMA_MIN", "GAMMA_SPAN", "GRID_STEP", "Optimum", "ShiftedColumn", "ShiftedProfile",
-           "JointShiftedProfile"]
+           "JointShiftedProfile", "gamma_summary", "shifted_bases"]
 
 GAMMA_MIN = 0.1  # car's default lower bound for gamma
 GAMMA_SPAN = 1e6  # gamma's upper limit, in units of the data's range: the transform is then
@@ -763,3 +764,48 @@ class JointShiftedProfile:
             return self.single
         return ColumnProfiles(self, np.asarray(lmbda, dtype=np.float64).copy(),
                               np.asarray(cov, dtype=np.float64).copy())
+
+
+def gamma_summary(columns: list[ShiftedColumn], lmbda: NDArray[np.float64],
+                  gammas: list[float], with_cov: bool = False) -> tuple[Any, ...]:
+    """Each column's gamma, its standard error (from the 2 x 2 observed information of
+    (lambda, gamma); NaN unless gamma is estimated inside its bounds) and its status; with
+    ``with_cov``, also the covariance of lambda and gamma (the off-diagonal of the inverse
+    information; NaN where the standard error is)."""
+    status, bse, cov = [], [], []
+    for c, lam, g in zip(columns, lmbda, gammas, strict=True):
+        if c.gamma_fixed is not None:
+            status.append("fixed")
+        elif g <= c.gamma_min * (1 + 1e-12):
+            status.append("lower bound")
+        elif g >= c.gamma_max * (1 - 1e-12):
+            status.append("upper limit")
+        else:
+            status.append("estimated")
+        se = cv = np.nan
+        if status[-1] == "estimated":
+            with np.errstate(all="ignore"):
+                info = c.information(float(lam), g)
+                det = np.linalg.det(info)
+                if det > 0 and info[0, 0] > 0:
+                    se = float(np.sqrt(info[0, 0] / det))
+                    cv = float(-info[0, 1] / det)
+        bse.append(se)
+        cov.append(cv)
+    out = (np.array(gammas, dtype=np.float64), np.array(bse), tuple(status))
+    return (*out, np.array(cov)) if with_cov else out
+
+
+def shifted_bases(x: NDArray[np.float64], gammas: ArrayLike, names: list[str]
+                  ) -> NDArray[np.float64]:
+    """Every column of ``x`` (NaN = missing, kept) as bcnPower's positive base at its
+    fitted shift ``gammas[j] > 0`` (``families.shifted_base``): the values a fitted
+    bcnPower power applies to; an underflowing base is refused naming the column."""
+    u = np.array(x, dtype=np.float64, copy=True)
+    for j, g in enumerate(np.asarray(gammas, dtype=np.float64).tolist()):
+        ok = ~np.isnan(u[:, j])
+        try:
+            u[ok, j] = shifted_base(u[ok, j], g)
+        except BoxCoxError as err:
+            raise type(err)(f"column {names[j]!r}: {err}") from None
+    return u

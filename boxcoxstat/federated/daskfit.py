@@ -1,48 +1,59 @@
 """``boxcoxstat.fit`` on Dask arrays and DataFrames: partitions are the clients.
 
-The data are never gathered: a first graph reduces every partition
-to its counts and per-side min/max (the protocol's set-up report); the frame chosen from them
-travels inside the next graphs; each optimiser step is one graph in which every partition
-computes its side moments at the requested lambda(s) and Dask's tree reduction
-(``dask.array.reduction`` with ``split_every``) merges them pairwise -- Xu & Cormode's (2025)
-Algorithm 1 with Dask's scheduler as the server. Works with the threaded scheduler and with
-``dask.distributed`` (every function sent to the workers is a picklable module-level
-function with plain-data arguments).
+The data are never gathered. The gate reads the collection (its set-up pass,
+:func:`boxcoxstat._validation.partitions.read_dask`: every partition's report, merged and
+checked, naming column and partition); this module then hands the validated columns to the
+core with Dask's own ``dask.delayed``, ``dask.compute`` and ``dask.persist`` injected
+(:class:`~boxcoxstat.core.partitioned.Tasks`): each optimiser step is one graph in which
+every partition computes its side moments at the requested lambda(s) and the results merge
+pairwise in a tree (:mod:`boxcoxstat.core.partitioned`; Xu & Cormode's (2025) Algorithm 1
+with Dask's scheduler as the server), checked against the rows each partition delivered in
+the set-up pass. Works with the threaded scheduler and with ``dask.distributed`` (every
+function sent to the workers is a picklable module-level function with plain-data
+arguments). During a fit no function of this module runs between the core's first call
+and the result: the walk of the data is gate, model, core, result.
 
-Partitions are checked in the passes that read them (no extra pass): the set-up pass counts
-the rows each partition delivers against what its chunk declares (a Dask array's chunk
-sizes; a DataFrame declares none, so there a partition must be a Series, not ``None``), and
-every later pass compares each partition with the count of the set-up pass. A partition that
-raises becomes :class:`~boxcoxstat.BoxCoxError` naming the partition and the original
-exception (found, on that error path only, by computing the partitions one at a time).
-
-What a partition computes and how results merge are the shared engine's
-(:mod:`boxcoxstat.federated.partitioned`, also behind Spark input); this module only maps
-them onto Dask graphs.
+The set-up helpers below the fit (``_columns``, ``_setup``, ``_compute``) are the weighted
+fit's (:mod:`~boxcoxstat.federated.daskweights`), which still reads its collection itself.
 """
 
 from __future__ import annotations
 
-from functools import partial
+import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation.columns import BoxCoxError
-from .._validation.routes import Request
-from ..univariate.results import PowerTransformResult
-from .partitioned import (
-    every,
-    fit_partitioned,
-    merge_moment_parts,
+from .._validation.columns import BoxCoxError, check_option, normalize_family
+from .._validation.partitions import (
+    Partitioned,
+    as_rows,
+    dask_columns,
+    first_failure,
     merge_reports,
-    partition_moments,
-    partition_report,
+    read_dask,
+    setup_part,
 )
-from .protocol import GlobalFrame
+from .._validation.routes import Request
+from ..base.transform import Provenance
+from ..core.bounds import check_bounds
+from ..core.partitioned import (
+    Tasks,
+    fit_held,
+    fit_table,
+    merge_moment_parts,
+    new_tally,
+    partition_values,
+)
+from ..core.solve import OPTIMIZERS
+from ..exceptions import user_stacklevel
+from ..univariate.model import auto_family
+from ..univariate.results import PowerTransformResult
+from .model import check_ymax
 
-__all__ = ["fit_dask", "dask_plan", "fit_request"]
+__all__ = ["fit_dask", "fit_request"]
 
 
 def _box(obj: Any) -> NDArray[np.object_]:
@@ -62,22 +73,6 @@ def _where(name: str, index: int, count: int) -> str:
     return f"partition {index} (of {count}) of column {name!r}"
 
 
-def _as_rows(block: Any, name: str, index: int, count: int) -> NDArray[np.float64]:
-    """A partition's values as a 1-D float array, or the package's error naming it."""
-    if block is None:
-        raise BoxCoxError(f"{_where(name, index, count)} returned None instead of its rows; "
-                          "fix the function that builds that partition")
-    try:
-        x = np.asarray(block, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise BoxCoxError(f"{_where(name, index, count)} returned {type(block).__name__} "
-                          f"that is not numbers ({type(err).__name__}: {err})") from None
-    if x.ndim != 1:
-        raise BoxCoxError(f"{_where(name, index, count)} returned an array of shape "
-                          f"{x.shape} where one column of rows was expected")
-    return x
-
-
 def _declared(info: dict) -> int | None:
     """The number of rows block_info says the input chunk holds (None when unknown)."""
     start, stop = info["array-location"][0]
@@ -85,30 +80,23 @@ def _declared(info: dict) -> int | None:
     return None if size != size else int(size)  # NaN: a chunk of unknown size
 
 
-def _short_or_long(name: str, index: int, count: int, got: int, want: int, why: str) -> str:
-    return (f"{_where(name, index, count)} delivered {got} rows but {why} {want}; its rows "
-            "would be lost or counted twice, so the fit stops: rebuild the collection so each "
-            "partition returns what it declares")
-
-
 def _setup_chunk(block: NDArray, block_info: dict | None = None, *, column: str = "x",
                  ) -> NDArray:
-    """A partition's :func:`~boxcoxstat.federated.partitioned.partition_report` and its row
-    count by partition (checked against its chunk's declared size when that is known)."""
+    """A partition's report (the gate's :func:`~boxcoxstat._validation.partitions.
+    setup_part`) and its row count by partition."""
     info = block_info[0] if block_info else None
     index, count = (info["chunk-location"][0], info["num-chunks"][0]) if info else (0, 1)
-    x = _as_rows(block, column, index, count)
-    want = _declared(info) if info else None
-    if want is not None and x.size != want:
-        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
-                                         "its chunk declares"))
-    rep = partition_report(x)
+    rep = setup_part(block, label=_where(column, index, count),
+                     declared=_declared(info) if info else None, series=False)
     rep["by_partition"] = {index: rep["rows"]}
     return _box(rep)
 
 
 def _setup_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
-    return _box(merge_reports(_flat(parts)))
+    parts = _flat(parts)
+    out = merge_reports(parts)
+    out["by_partition"] = {i: r for p in parts for i, r in p["by_partition"].items()}
+    return _box(out)
 
 
 def _setup_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -124,23 +112,12 @@ def _checked(block: NDArray, block_info: dict | None = None, *, column: str = "x
     chunk size of the checked column): a partition that changes between passes is named."""
     info = block_info[None] if block_info else None
     if info is None:
-        return _as_rows(block, column, 0, 1)
-    index, count = info["chunk-location"][0], info["num-chunks"][0]
-    x = _as_rows(block, column, index, count)
-    want = int(info["chunk-shape"][0])
-    if x.size != want:
-        raise BoxCoxError(_short_or_long(column, index, count, x.size, want,
-                                         "it delivered in the first pass"))
-    return x
+        return as_rows(block, _where(column, 0, 1))
+    return partition_values(block, _where(column, info["chunk-location"][0],
+                                          info["num-chunks"][0]), int(info["chunk-shape"][0]))
 
 
 # ----------------------------------------------------------------------- moment reduction
-def _moments_chunk(block: NDArray, axis: Any = None, keepdims: bool = False, *,
-                   frame: GlobalFrame, lmbda: tuple[float, ...], shift_pos: tuple[float, ...],
-                   shift_neg: tuple[float, ...], score: bool) -> NDArray:
-    return _box(partition_moments(block, frame, lmbda, shift_pos, shift_neg, score))
-
-
 def _moments_combine(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
     return _box(merge_moment_parts(_flat(parts)))
 
@@ -151,31 +128,12 @@ def _moments_aggregate(parts: Any, axis: Any = None, keepdims: bool = False) -> 
 
 # ----------------------------------------------------------------------- columns
 def _columns(data: Any) -> tuple[list[Any], list[str], str]:
-    """1-D Dask arrays (one per column), their names and the input kind."""
-    import dask.array as da
-
-    if isinstance(data, da.Array):
-        if data.ndim == 1:
-            return [data], ["x"], "array1d"
-        if data.ndim == 2:
-            return [data[:, j] for j in range(data.shape[1])], [
-                f"x{j}" for j in range(data.shape[1])], "array2d"
-        raise BoxCoxError(f"expected 1-D or 2-D data, got a Dask array with {data.ndim} "
-                          "dimensions")
-    try:
-        import dask.dataframe as dd
-    except ImportError:  # dask installed without its dataframe extra
-        raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}") from None
-    if isinstance(data, dd.DataFrame):
-        names = [str(c) for c in data.columns]
-        if len(set(names)) != len(names) or not names:
-            raise BoxCoxError("the Dask DataFrame needs distinct column names")
-        return [_series_rows(data[c], n) for c, n in zip(data.columns, names, strict=True)
-                ], names, "frame"
-    if isinstance(data, dd.Series):
-        name = "x" if data.name is None else str(data.name)
-        return [_series_rows(data, name)], [name], "series"
-    raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}")
+    """1-D Dask arrays (one per column; a Series' partitions each checked to be a Series),
+    their names and the input kind (the gate's :func:`~boxcoxstat._validation.partitions.
+    dask_columns`)."""
+    cols, names, kind = dask_columns(data)
+    return [c if hasattr(c, "chunks") else _series_rows(c, n)
+            for c, n in zip(cols, names, strict=True)], names, kind
 
 
 def _series_partition(part: Any, partition_info: dict | None = None, *, column: str = "x",
@@ -211,51 +169,18 @@ def _compute(graph: Any, col: Any, name: str, persist: bool = False) -> Any:
 
 
 def _partition_error(col: Any, name: str, exc: Exception) -> BoxCoxError:
-    """The error for ``exc``, raised while computing ``col``: the partitions are computed one
-    at a time (only on this error path) to name the first that raises."""
+    """The error for ``exc``, raised while computing ``col``: the gate's
+    :func:`~boxcoxstat._validation.partitions.first_failure` over its blocks."""
+    import dask
+
     count = col.numblocks[0]
-    for i in range(count):
-        try:
-            col.blocks[i].compute()
-        except BoxCoxError as err:
-            return err
-        except Exception as err:
-            return BoxCoxError(f"{_where(name, i, count)} raised {type(err).__name__}: "
-                               f"{err}; fix that partition's source or leave it out")
-    return BoxCoxError(f"computing column {name!r} raised {type(exc).__name__}: {exc}; every "
-                       f"one of its {count} partitions then computed alone without error, so "
-                       "the failure is intermittent or in the scheduler")
+    return first_failure(dask.compute, [col.blocks[i] for i in range(count)],
+                         [_where(name, i, count) for i in range(count)], exc, name)
 
 
-class DaskColumn:
-    """A column as the engine sees it (:class:`~boxcoxstat.federated.partitioned.Column`):
-    each pass is one ``dask.array.reduction`` merged in Dask's tree."""
-
-    def __init__(self, col: Any, raw: Any, name: str, split_every: Any) -> None:
-        self.col, self.raw, self.name, self.split_every = col, raw, name, split_every
-
-    def moments(self, frame: GlobalFrame, lmbda: tuple[float, ...],
-                shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
-                score: bool) -> dict:
-        import dask.array as da
-
-        chunk = partial(_moments_chunk, frame=frame, lmbda=lmbda, shift_pos=shift_pos,
-                        shift_neg=shift_neg, score=score)
-        return _compute(da.reduction(self.col, chunk, _moments_aggregate,
-                                     combine=_moments_combine, concatenate=False,
-                                     dtype=object, split_every=self.split_every,
-                                     meta=np.empty((0,), dtype=object)), self.raw, self.name)
-
-    def subsample(self, stride: int) -> DaskColumn:
-        """Every ``stride``-th value of each partition, persisted on the workers."""
-        sub = _compute(self.col.map_blocks(every, stride, dtype=np.float64,
-                                           chunks=((np.nan,) * self.col.numblocks[0],)),
-                       self.raw, self.name, persist=True)
-        return DaskColumn(sub, self.raw, self.name, self.split_every)
-
-
-def _setup(col: Any, name: str, split_every: Any) -> tuple[dict, DaskColumn]:
-    """The column's set-up report and the column checked against its partitions' counts."""
+def _setup(col: Any, name: str, split_every: Any) -> tuple[dict, Any]:
+    """The column's set-up report and the column checked against its partitions' counts
+    (the weighted fit's set-up pass)."""
     import dask.array as da
 
     if col.dtype.kind not in "biuf":
@@ -269,7 +194,7 @@ def _setup(col: Any, name: str, split_every: Any) -> tuple[dict, DaskColumn]:
     rows = tuple(rep["by_partition"][i] for i in range(count))
     checked = col.map_blocks(_checked, column=name, chunks=(rows,), dtype=np.float64,
                              meta=np.empty((0,), dtype=np.float64))
-    return rep, DaskColumn(checked, col, name, split_every)
+    return rep, checked
 
 
 def fit_dask(
@@ -283,8 +208,11 @@ def fit_dask(
     split_every: int | None = None,
     bounds: Any = None,
 ) -> PowerTransformResult:
-    """Fit lambda per column of a Dask array or DataFrame (called by ``boxcoxstat.fit``;
-    with case weights it calls :func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
+    """Fit lambda per column of a Dask array or DataFrame (``boxcoxstat.fit`` on Dask input
+    goes through the gate to :func:`fit_request`; this entry checks its options and reads
+    the collection through the same gate functions, and takes ``optimizer``, ``grid`` and
+    ``split_every`` too; with case weights see
+    :func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
 
     One graph execution per evaluation of the profile (per optimiser step, per batch of
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
@@ -304,34 +232,50 @@ def fit_dask(
     >>> bool(abs(r.lmbda - bcs.fit(x).lmbda) < 1e-12), r.federated["clients"]
     (True, 8)
     """
-    setup, names, kind, clients, passes = dask_plan(data, split_every)
-    res = fit_partitioned(setup, names, kind, clients, family=family, missing=missing,
-                          ymax=ymax, optimizer=optimizer, grid=grid, setup_passes=passes,
-                          bounds=bounds)
-    assert res is not None  # nothing is skipped unless asked for
-    return res
+    fam = normalize_family(family)
+    ymax = check_ymax(ymax)
+    check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
+    read = read_dask(data, family=fam, missing=missing)
+    limits = check_bounds(bounds, len(read.names))
+    return _fit(read, fam, ymax=ymax, bounds=limits, optimizer=optimizer, grid=grid,
+                split_every=split_every)
 
 
-def dask_plan(data: Any, split_every: int | None = None) -> tuple[Any, list[str], str, int, int]:
-    """What :func:`~boxcoxstat.federated.partitioned.fit_partitioned` needs for Dask input:
-    the set-up function, the column names, the input kind, the partition count and the
-    set-up's passes (one per column)."""
-    cols, names, kind = _columns(data)
-
-    def setup() -> list[tuple[dict, Any]]:
-        return [_setup(col, name, split_every) for col, name in zip(cols, names, strict=True)]
-
-    return setup, names, kind, int(cols[0].npartitions), len(cols)
+def fit_request(req: Request) -> PowerTransformResult:
+    """The estimator table's rows for Dask input without weights (``boxcoxstat.api.TABLE``):
+    the collection the gate has read (:class:`~boxcoxstat._validation.partitions.
+    Partitioned`; under scikit-learn's rule, ``PowerTransformer``, without its constant
+    Yeo-Johnson columns), fitted by the core."""
+    return _fit(req.data, req.family, ymax=req.ymax, bounds=req.bounds)
 
 
-def fit_request(req: Request) -> PowerTransformResult | None:
-    """The estimator table's rows for Dask input (``boxcoxstat.api.TABLE``): :func:`fit_dask`
-    (with ``bounds=`` where given); under scikit-learn's rule (``req.constant == "keep"``,
-    ``PowerTransformer``) constant Yeo-Johnson columns are left out (``None`` when none is
-    left)."""
-    if req.constant != "keep":
-        return fit_dask(req.data, family=req.family, missing=req.missing, ymax=req.ymax,
-                        bounds=req.bounds)
-    setup, names, kind, clients, passes = dask_plan(req.data)
-    return fit_partitioned(setup, names, kind, clients, family=req.family, ymax=req.ymax,
-                           setup_passes=passes, skipped=[])
+def _fit(read: Partitioned, family: str, *, ymax: float | None,
+         bounds: NDArray[np.float64] | None, optimizer: str = "score", grid: int = 1000,
+         split_every: int | None = None) -> PowerTransformResult:
+    """The core's fit of the gate's columns with Dask injected, then the result. Below the
+    core's first call nothing here calls a function of this package's model stage (the
+    names and the tally are set up before; the warnings and the result after)."""
+    import dask
+
+    names = [c.name for c in read.columns]
+    n_missing = [c.n_missing for c in read.columns]
+    tally = new_tally()
+    tally["passes"] = read.passes
+    fits = fit_held(read.columns, Tasks(dask.delayed, dask.compute, dask.persist,
+                                        split_every or 8),
+                    family, tally, optimizer=optimizer, grid=grid, ymax=ymax, bounds=bounds,
+                    choose=auto_family)
+    table = fit_table(fits, names)
+    for text, category in table.warnings:
+        warnings.warn(text, category, stacklevel=user_stacklevel())
+    info = {"clients": read.clients, "unit": "partitions", "dropped": {},
+            "optimizer": optimizer, **tally}
+    return PowerTransformResult._build(
+        names, read.kind, table.families, table.lmbda, nll=table.nll,
+        lmbda_used=table.lmbda_used, llf=table.llf, nobs=table.nobs, n_missing=n_missing,
+        converged=table.converged, reasons=table.reasons, requested=family, ymax=ymax,
+        limits=table.limits, stored=pd.DataFrame(table.inference, index=names),
+        source=Provenance(federated=info),
+        bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
+        lmbda_free=None if bounds is None else table.lmbda_free)

@@ -14,12 +14,11 @@ from numpy.typing import NDArray
 from .._validation.columns import BoxCoxError, check_option, normalize_family
 from ..base.transform import Provenance
 from ..core.bounds import lambda_bounds
-from ..core.inference import bounded_inference, standard_inference
-from ..core.likelihood import llf_constant
+from ..core.partitioned import ColumnFit, fit_table
+from ..core.partitioned import fit_column as core_fit_column
 from ..core.profile import CallbackProfile
-from ..core.resolution import range_messages
-from ..core.solve import OPTIMIZERS, Solution, bounded_solution, solve
-from ..exceptions import ResolutionWarning, user_stacklevel
+from ..core.solve import OPTIMIZERS
+from ..exceptions import user_stacklevel
 from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .client import Client
@@ -33,98 +32,11 @@ __all__ = ["fit", "nll_curve", "build_result", "fit_column", "ColumnFit", "check
 MAX_RESTARTS = 1000
 
 
-def infer(profile: CallbackProfile, sol: Solution,
-          limits: NDArray[np.float64] | None = None) -> dict[str, NDArray[np.float64]]:
-    """What the summary shows (SE, 95% interval, tests at 0 and 1) in a few more rounds; NaN
-    when lambda did not converge. With ``limits`` ((1, 2): ``bounds=``), the core's bounded
-    inference around the maximum on them."""
-    if not sol.converged.all():
-        return {k: np.full(profile.ncols, np.nan) for k in ("bse", "lower", "upper", "lr0",
-                                                            "lr1")}
-    if limits is not None:
-        return bounded_inference(profile, sol.lmbda, sol.nll, limits)
-    return standard_inference(profile, sol.lmbda, sol.nll, slope=sol.slope)
-
-
-@dataclass
-class ColumnFit:
-    """One column's fit on a callback profile: lambda, its inference, the family chosen."""
-
-    sol: Solution
-    inf: dict[str, NDArray[np.float64]]
-    family: str
-    reason: str
-    lmbda_used: float
-    llf: float
-    limits: tuple[float, float]
-    nobs: int
-    rounds: int  # evaluations spent finding lambda (every family tried, the ymax clip)
-    value_range: tuple[float, float] = (np.nan, np.nan)  # the column's pooled extremes
-    outer: bool = False  # value_range is only an outer bound on them (the paper's protocol)
-    lmbda_free: float = np.nan  # the unconstrained maximum, where bounds= were given
-
-
-def fit_column(
-    prepare: Callable[[str], CallbackProfile],
-    family: str,
-    value_range: tuple[float, float],
-    nobs: int,
-    *,
-    optimizer: str = "score",
-    grid: int = 1000,
-    ymax: float | None = None,
-    infer_prepare: Callable[[str], CallbackProfile] | None = None,
-    bounds: NDArray[np.float64] | None = None,
-) -> ColumnFit:
-    """Fit one column whose profile is evaluated remotely (federated rounds, Dask graphs).
-
-    ``prepare(f)`` readies the profile of family ``f`` (sends the frame, builds the graph);
-    ``family="auto"`` fits Yeo-Johnson and, for a positive column, Box-Cox, and keeps the
-    family by the rule of :func:`boxcoxstat.univariate.model.auto_family` (as ``bcs.fit``
-    does). ``ymax`` clips lambda to the Lambert W bounds of the column's global range
-    (:func:`~boxcoxstat.core.bounds.lambda_bounds`) and evaluates the NLL there in one more
-    round. ``infer_prepare`` readies the profile used for the inference rounds (default
-    ``prepare``). ``bounds`` ((1, 2), ``core.bounds.check_bounds``) restricts lambda to
-    ``[lo, hi]`` as ``bcs.fit(bounds=)`` does: the core's bounded solution of every family
-    tried (one more evaluation where a bound is active) and its bounded inference.
-    """
-    lo, hi = value_range
-    fams = [family]
-    if family == "auto":
-        fams = ["yeojohnson"] + (["boxcox"] if lo > 0 else [])
-    fits: dict[str, tuple[Solution, CallbackProfile]] = {}
-    free: dict[str, float] = {}
-    rounds = 0
-    for f in fams:
-        profile = prepare(f)
-        sol = solve(profile, optimizer=optimizer, grid=grid)
-        rounds += int(sol.nfev.max())
-        free[f] = float(sol.lmbda[0])
-        if bounds is not None:
-            bounded = bounded_solution(profile, sol, bounds)
-            rounds += int(bool(bounded.lmbda[0] != sol.lmbda[0]))
-            sol = bounded
-        fits[f] = (sol, profile)
-    reason = ""
-    chosen = fams[0]
-    if family == "auto":
-        llf = {f: float(-s.nll[0] + llf_constant(nobs)) for f, (s, _) in fits.items()}
-        chosen, reason = auto_family(llf.get("boxcox"), llf["yeojohnson"])
-    sol, profile = fits[chosen]
-    if infer_prepare is not None or chosen != fams[-1]:  # the clients hold the last frame
-        profile = (infer_prepare or prepare)(chosen)
-    lam = float(sol.lmbda[0])
-    llf_used = float(-sol.nll[0] + llf_constant(nobs))
-    limits = (-np.inf, np.inf)
-    if ymax is not None:
-        limits = lambda_bounds(np.array([lo, hi]), ymax, chosen)
-        clipped = float(np.clip(lam, *limits))
-        if clipped != lam:
-            val, _ = profile.evaluate(np.array([clipped]), np.array([0]), score=False)
-            lam, llf_used = clipped, float(-val[0] + llf_constant(nobs))
-            rounds += 1
-    return ColumnFit(sol, infer(profile, sol, bounds), chosen, reason, lam, llf_used, limits,
-                     nobs, rounds, (float(lo), float(hi)), lmbda_free=free[chosen])
+def fit_column(prepare: Callable[[str], CallbackProfile], family: str,
+               value_range: tuple[float, float], nobs: int, **options: Any) -> ColumnFit:
+    """The core's :func:`~boxcoxstat.core.partitioned.fit_column` with ``boxcoxstat.fit``'s
+    rule for ``family="auto"`` (:func:`~boxcoxstat.univariate.model.auto_family`)."""
+    return core_fit_column(prepare, family, value_range, nobs, choose=auto_family, **options)
 
 
 def build_result(
@@ -139,36 +51,17 @@ def build_result(
 ) -> PowerTransformResult:
     """A :class:`~boxcoxstat.PowerTransformResult` for a fit that never pooled its data
     (``bounds``: the (p, 2) bounds the fits maximised on)."""
-    lam = np.concatenate([f.sol.lmbda for f in fits])
-    nll = np.concatenate([f.sol.nll for f in fits])
-    conv = np.concatenate([f.sol.converged for f in fits])
-    n = np.asarray([f.nobs for f in fits], dtype=np.int64)
-    infs = [f.inf for f in fits]
-    stored = pd.DataFrame({k: np.concatenate([d[k] for d in infs]) for k in infs[0]},
-                          index=list(names))
-    if not conv.all():
-        bad = [names[int(j)] for j in np.flatnonzero(~conv)]
-        warnings.warn(f"lambda did not converge for column(s) {bad}", RuntimeWarning,
-                      stacklevel=user_stacklevel())
-    for f, name in zip(fits, names, strict=True):
-        remedy = ("use a rounded power (result.at('rounded')), or subtract an offset from the "
-                  "data before fitting")
-        if f.outer:
-            remedy = ("no client shared its extremes: the range checked is the one the first "
-                      "round's moments prove (Samuelson's inequality), wider than the data, "
-                      "so the loss may be smaller; " + remedy)
-        for text in range_messages([f.value_range[0]], [f.value_range[1]], [f.lmbda_used],
-                                   [f.family], [name], remedy):
-            warnings.warn(text, ResolutionWarning, stacklevel=user_stacklevel())
+    table = fit_table(fits, names)
+    for text, category in table.warnings:
+        warnings.warn(text, category, stacklevel=user_stacklevel())
     return PowerTransformResult._build(
-        names, layout, tuple(f.family for f in fits), lam, nll=nll,
-        lmbda_used=[f.lmbda_used for f in fits], llf=[f.llf for f in fits], nobs=n,
-        n_missing=n_missing, converged=conv, reasons=tuple(f.reason for f in fits),
-        requested=family, ymax=ymax,
-        limits=np.array([f.limits for f in fits], dtype=np.float64).reshape(-1, 2),
-        stored=stored, source=Provenance(federated=info),
+        names, layout, table.families, table.lmbda, nll=table.nll,
+        lmbda_used=table.lmbda_used, llf=table.llf, nobs=table.nobs, n_missing=n_missing,
+        converged=table.converged, reasons=table.reasons, requested=family, ymax=ymax,
+        limits=table.limits, stored=pd.DataFrame(table.inference, index=list(names)),
+        source=Provenance(federated=info),
         bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
-        lmbda_free=None if bounds is None else np.array([f.lmbda_free for f in fits]),
+        lmbda_free=None if bounds is None else table.lmbda_free,
         weighted=bool(info.get("weighted", False)),
     )
 

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from .._validation.columns import BoxCoxError
 from .._validation.routes import Request
 from ..base.spark_transform import _pyspark
+from ..core.frame import SampleFrame
 from ..univariate.results import PowerTransformResult
 from .daskweights import fit_weighted, merge_sums
 from .partitioned import (
@@ -40,7 +41,6 @@ from .partitioned import (
     partition_moments,
     partition_report,
 )
-from .protocol import GlobalFrame
 
 __all__ = ["fit_spark", "fit_request"]
 
@@ -67,7 +67,7 @@ def _setup_part(batches: Iterator[Any], *, ncols: int) -> Iterator[Any]:
     yield _row([partition_report(_values(iter(blist), j)) for j in range(ncols)])
 
 
-def _moments_part(batches: Iterator[Any], *, frame: GlobalFrame, lmbda: tuple[float, ...],
+def _moments_part(batches: Iterator[Any], *, frame: SampleFrame, lmbda: tuple[float, ...],
                   shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
                   score: bool) -> Iterator[Any]:
     """One row per partition: the side moments of its values at ``lmbda``."""
@@ -114,7 +114,7 @@ class SparkColumn:
     def __init__(self, sdf: Any, name: str, cached: list[Any]) -> None:
         self.sdf, self.name, self.cached = sdf, name, cached
 
-    def moments(self, frame: GlobalFrame, lmbda: tuple[float, ...],
+    def moments(self, frame: SampleFrame, lmbda: tuple[float, ...],
                 shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
                 score: bool) -> dict:
         fn = partial(_moments_part, frame=frame, lmbda=tuple(lmbda),

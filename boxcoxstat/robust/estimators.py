@@ -44,9 +44,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import families as fam
-from .._validation.columns import BoxCoxError
+from ..core.resolution import loss_messages
+from ..exceptions import BoxCoxError
 from ._rfmin import fmin
 from .huber import (
+    MAD_R,
     PREC_SCALE,
     apply_prestandardization,
     change_points,
@@ -59,7 +61,8 @@ from .huber import (
 )
 from .likelihood import LogScale, RetainedNLL, WindowNLL
 
-__all__ = ["RobustSolution", "robust_lambda", "zero_mad_columns"]
+__all__ = ["RobustSolution", "RobustColumns", "robust_lambda", "robust_columns",
+           "zero_mad_columns"]
 
 
 def _at_most_max(y: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -109,12 +112,12 @@ def _rewml(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
         if not opt["rectified"]:
             return robust_criterion(fam.forward_unchecked(xx, lam, family), c, sub)
         cut = change_points(xx, lam, family, opt["rectify"], opt["rectify_factor"])
-        return robust_criterion(fam.rectified_transform(xx, lam, cut, family), c, sub)
+        return robust_criterion(fam.rectified_unchecked(xx, lam, cut, family), c, sub)
 
     lam0 = fmin(step1, lo, hi, tol)
     if opt["rectified"]:
         cut = change_points(xs, lam0, family, opt["rectify"], opt["rectify_factor"])
-        y = fam.rectified_transform(xs, lam0, cut, family)
+        y = fam.rectified_unchecked(xs, lam0, cut, family)
     else:
         y = fam.forward_unchecked(xs, lam0, family)
     keep, mu, sigma = _flag(y, opt)
@@ -171,7 +174,8 @@ def _carroll(xs: NDArray[np.float64], family: str, lo: NDArray[np.float64],
     """
     n = xs.shape[0]
     lik = LogScale.build(xs, family, huber_proposal2, lambda z: huber_rho(z).sum(axis=0))
-    jsum = -fam.log_jacobian(xs, 0.0, family).sum(axis=0)  # sum log J(lambda) = (lambda-1) jsum
+    # sum log J(lambda) = (lambda - 1) jsum
+    jsum = -fam.log_jacobian_unchecked(xs, 0.0, family).sum(axis=0)
 
     def neg(u, idx):
         log_s, rho = lik(u, idx)
@@ -434,3 +438,143 @@ def robust_lambda(
         for c, j in enumerate(cols):
             weights[order[:, c], j] = res["weights"][:, c]
     return RobustSolution(weights=weights, lmbda_range=limits, converged=converged, **out)
+
+
+@dataclass(frozen=True)
+class RobustColumns:
+    """Everything a robust fit of several columns computes (:func:`robust_columns`).
+
+    ``keep`` the positions of the fitted columns among those given, ``names`` their names,
+    ``skipped`` every column left out with the reason; ``solution`` the estimates of the kept
+    columns, ``families`` and ``reasons`` each one's family (``"auto"`` resolved) and why;
+    ``median`` and ``mad`` (R's 1.4826) of each kept column's transformed prestandardized
+    values; ``losses`` the resolution warnings of the fitted powers
+    (``core.resolution.loss_messages``).
+    """
+
+    keep: NDArray[np.intp]
+    names: list[str]
+    skipped: tuple[tuple[str, str], ...]
+    solution: RobustSolution
+    families: list[str]
+    reasons: list[str]
+    median: NDArray[np.float64]
+    mad: NDArray[np.float64]
+    losses: list[str]
+
+
+def _without_zero_mad(x: NDArray[np.float64], family: str, names: list[str],
+                      skipped: tuple[tuple[str, str], ...]
+                      ) -> tuple[NDArray[np.intp], tuple[tuple[str, str], ...]]:
+    """The columns whose MAD is not zero, and ``skipped`` with the others added (the
+    criterion is Yeo-Johnson's for ``"auto"``: a column it keeps, Box-Cox keeps too); no
+    column left is refused, naming each with its reason."""
+    crit = "boxcox" if family == "boxcox" else "yeojohnson"
+    bad = zero_mad_columns(x, crit)
+    if not bad:
+        return np.arange(len(names)), skipped
+    if len(bad) == len(names):
+        if len(bad) == 1 and not skipped:  # one column: the estimator's own message
+            _check_bulk(x, crit, names)
+        listed = "; ".join(f"{n!r}: {r}" for n, r in skipped)
+        listed += "; " * bool(listed) + "; ".join(f"{names[j]!r}: {r}" for j, r in bad.items())
+        raise BoxCoxError(f"no column can be fitted: {listed}")
+    keep = np.array([j for j in range(len(names)) if j not in bad], dtype=np.intp)
+    return keep, skipped + tuple((names[j], r) for j, r in bad.items())
+
+
+def _check_converged(s: RobustSolution, names: list[str], method: str) -> None:
+    """Refuse a column whose lambda ran off to the end of every expanded search range.
+
+    With the default ``max_expand`` the range doubles 40 times (to about 5e12): a lambda still
+    at its end is no estimate but the criterion decreasing without bound (as when a few
+    far values dominate a handful of points).
+    """
+    bad = np.flatnonzero(~np.asarray(s.converged, dtype=bool))
+    if bad.size:
+        j = int(bad[0])
+        raise BoxCoxError(
+            f"column {names[j]!r}: the {method} criterion keeps decreasing as lambda "
+            f"grows (lambda reached {s.lmbda[j]:.3g} at the end of the widest search range), "
+            "so it has no robust estimate; the column has too few values apart from its "
+            "outliers. Use method='mle' or drop the column"
+        )
+
+
+def robust_columns(x: NDArray[np.float64], family: str, method: str,
+                   options: Mapping[str, Any], names: list[str], *,
+                   skipped: tuple[tuple[str, str], ...] = (), skip: bool = False,
+                   strict: bool = True, remedy: str = "") -> RobustColumns:
+    """Fit every column of validated data ``x`` (NaN = missing) by the robust estimator
+    ``method`` with its checked ``options``, in a canonical ``family`` or ``"auto"``: the
+    whole computation of a robust ``bcs.fit``.
+
+    ``family="auto"``: Yeo-Johnson for columns with values <= 0; for positive columns the
+    family with the smaller robust criterion (cellWise's ``"bestObj"``). With ``skip``,
+    columns whose MAD is zero are left out and reported (after ``skipped``, those the gate
+    left out already); otherwise they are refused by name. ``strict``: a lambda at the end
+    of the widest search range is refused (:func:`_check_converged`; the caller's
+    ``max_expand`` makes it a non-converged estimate instead). ``remedy`` ends the
+    resolution warnings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat.robust.estimators import robust_columns
+    >>> from boxcoxstat.robust.registry import parse_spec
+    >>> x = np.random.default_rng(1).lognormal(size=(60, 2))
+    >>> fit = robust_columns(x, "auto", "rewml", parse_spec("rewml").options, ["a", "b"])
+    >>> fit.names, len(fit.families), fit.losses
+    (['a', 'b'], 2, [])
+    """
+    keep, skipped = (_without_zero_mad(x, family, names, skipped) if skip else
+                     (np.arange(len(names)), skipped))
+    if keep.size != len(names):
+        x, names = x[:, keep], [names[j] for j in keep]
+    p = x.shape[1]
+    fams = [family] * p
+    reasons = [""] * p
+    if family == "auto":
+        yj = robust_lambda(x, "yeojohnson", method, options, names)
+        sol = {k: np.array(v, copy=True) for k, v in vars(yj).items()}
+        positive = [j for j in range(p) if np.nanmin(x[:, j]) > 0]
+        fams = ["yeojohnson"] * p
+        reasons = ["Yeo-Johnson: the column has values <= 0"] * p
+        if positive:
+            bc = robust_lambda(x[:, positive], "boxcox", method, options,
+                               [names[j] for j in positive])
+            for k, j in enumerate(positive):
+                o_bc, o_yj = bc.objective[k], yj.objective[j]
+                if o_bc < o_yj:
+                    fams[j] = "boxcox"
+                    for key, val in vars(bc).items():
+                        if np.ndim(val) == 2 and key == "weights":
+                            sol[key][:, j] = val[:, k]
+                        else:
+                            sol[key][j] = val[k]
+                    reasons[j] = f"Box-Cox: robust criterion {o_bc:.5f} < Yeo-Johnson {o_yj:.5f}"
+                else:
+                    reasons[j] = (f"Yeo-Johnson: robust criterion {o_yj:.5f} <= Box-Cox "
+                                  f"{o_bc:.5f}")
+        s = RobustSolution(**sol)
+    else:
+        s = robust_lambda(x, family, method, options, names)
+    if strict:
+        _check_converged(s, names, method)
+    how = options["prestandardize"]
+    u = np.array(x, dtype=np.float64, copy=True)  # the values the powers apply to
+    med, mad = np.empty(p), np.empty(p)
+    for j in range(p):
+        ok = ~np.isnan(u[:, j])
+        v = apply_prestandardization(u[ok, j], s.locx[j], s.scalex[j], fams[j], how)
+        if fams[j] == "boxcox" and np.any(~(v > 0)):
+            raise BoxCoxError(f"column {names[j]!r}: Box-Cox requires strictly positive "
+                              "prestandardized values")
+        u[ok, j] = v
+        with np.errstate(all="ignore"):  # transformed values that overflow: NaN, as sigmahat
+            y = fam.forward_unchecked(v, s.lmbda[j], fams[j])
+            med[j] = np.median(y)
+            mad[j] = MAD_R * np.median(np.abs(y - med[j]))
+    return RobustColumns(keep=keep, names=list(names), skipped=skipped, solution=s,
+                         families=fams, reasons=reasons, median=med, mad=mad,
+                         losses=loss_messages(u, s.lmbda, fams, names, remedy))

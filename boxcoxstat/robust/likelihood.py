@@ -231,7 +231,7 @@ class LogScale:
             at = grp == 2
             if at.any():
                 x = self.x[:, idx[at]]
-                lab = fam.log_abs_transform(x, lam[at], self.family)
+                lab = fam.log_abs_unchecked(x, lam[at], self.family)
                 mid = np.median(lab, axis=0)
                 vals = np.sign(x) * np.exp(np.minimum(lab - mid, 700.0))
                 log_s, more[at] = self._measure(vals)

@@ -293,8 +293,11 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any, sample_weight: Any, keep: bool) -> Any:
         self._check_settings()
-        if hasattr(X, "__dask_graph__") and is_dask(X):  # (only a Dask object can be one)
-            return self._fit_dask(X, sample_weight, keep)
+        if hasattr(X, "__dask_graph__"):  # lazy: Dask's own collections are read by the gate
+            from dask.base import DaskMethodsMixin  # (the base of Dask's collections; not the
+
+            if isinstance(X, DaskMethodsMixin):  # gate's is_dask: the door enters it once)
+                return self._fit_dask(X, sample_weight, keep)
         Xv = validate_data(self, X, ensure_2d=True, dtype=FLOAT_DTYPES, copy=False,
                            ensure_all_finite="allow-nan", reset=True)
         values = np.array(Xv, dtype=np.float64, copy=True)  # fit never writes into X

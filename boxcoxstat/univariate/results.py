@@ -714,6 +714,26 @@ class PowerTransformResult(ColumnTransforms):
         out._warn_resolution(stacklevel, remedy, what, values)
         return out
 
+    def _warn_safe_outside(self, stacklevel: int) -> None:
+        """Under ``lmbda="safe"``: a warning for every column whose safe power differs from
+        the MLE and lies outside its 95% profile interval (every power the data support
+        loses the resolution)."""
+        moved = np.flatnonzero(self._lmbda_used != self._bounded())
+        if not moved.size:
+            return
+        ci = self.conf_int()
+        pvalue = inf.chi2_pvalue(self._safe_statistic)
+        for j in moved:
+            lo, hi = float(ci["lower"].iloc[j]), float(ci["upper"].iloc[j])
+            if lo <= self._lmbda_used[j] <= hi:
+                continue
+            warnings.warn(
+                f"column {self.names[j]!r}: no power in the 95% profile interval [{lo:.6g}, "
+                f"{hi:.6g}] keeps the values resolved in float64; the safe power "
+                f"{self._lmbda_used[j]:.6g} lies outside it (LR test against the MLE: p = "
+                f"{pvalue[j]:.2g}); subtract an offset from the data or check their units",
+                ResolutionWarning, stacklevel=stacklevel + 1)
+
     def _warn_resolution(self, stacklevel: int, remedy: str, what: str = "column",
                          values: NDArray[np.float64] | None = None,
                          lost: NDArray[np.bool_] | None = None) -> None:

@@ -62,9 +62,16 @@ print("median:", bcs.inv_boxcox([last], g.lmbda).round(2),
 # series per column (times in the index) or long data with `id=` and `time=` columns (series
 # may differ in length); every series is solved together, vectorised, and each lambda is
 # the one `bcs.guerrero` gives for that series alone. 10,000 monthly series of 10 years take
-# about the time of one `bcs.fit` of their 1.2 million values (`benchmarks/bench_floor.py`);
-# each lambda agrees with forecast's criterion minimised tightly in R to 4e-8
-# (`tests/reference/forecast_many_reference.R`). The result, a `GuerreroFrameResult`, has
+# about the time of one `bcs.fit` of their 1.2 million values (`benchmarks/bench_floor.py`),
+# with either method; each lambda agrees with forecast's criterion minimised tightly in R to
+# 4e-8, and `method="loglik"` with forecast's likelihood to 5e-13
+# (`tests/reference/forecast_many_reference.R`). For `"loglik"` most series never evaluate a
+# power: near lambda = 0 the likelihood of each series is a polynomial in lambda (the Taylor
+# series of the transform, built from power sums of the log data in one pass), solved for
+# all series at once and accepted where its proven truncation error is below 1e-14; series
+# farther from 0 are expanded again around that polynomial's root (one exponential per
+# value) and accepted likewise, and the few left close on the exact score. The result, a
+# `GuerreroFrameResult`, has
 # `lmbda` and `criterion` by series, `to_frame()` for the table, and `transform` for a wide
 # frame.
 

@@ -55,7 +55,7 @@ def test_guerrero_of_a_frame_matches_forecast_tightly(kind):
 @pytest.mark.parametrize("kind", list(PERIOD))
 def test_loglik_of_a_frame_matches_forecast_tightly(kind):
     r = bcs.guerrero(_wide(kind), method="loglik")
-    np.testing.assert_allclose(r.lmbda.to_numpy(), _tight(kind, "loglik"), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(r.lmbda.to_numpy(), _tight(kind, "loglik"), rtol=0, atol=5e-13)
     # forecast's own answer is the best of its grid of step 0.05
     assert np.all(np.abs(r.lmbda.to_numpy() - _tight(kind, "loglik_forecast")) <= 0.025 + 1e-12)
 
@@ -142,3 +142,144 @@ def test_bad_frames_get_errors_naming_the_series():
         bcs.guerrero(long.assign(other=1.0), id="id", time="quarter")
     assert bcs.guerrero(long.assign(other=1.0), id="id", time="quarter",
                         value="value").period == 4
+
+
+# --- method="loglik" on many series: the Taylor model at lambda = 0 (issue 31) -------------
+
+def _near_log_series(s: int, seed: int = 31) -> np.ndarray:
+    """benchmarks/bench_floor.py's monthly series (multiplicative: lambda near 0), 120 x s."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(120)[:, None]
+    level = np.exp(rng.uniform(1, 5, (1, s)) + rng.uniform(0, 0.03, (1, s)) * t)
+    wave = 1 + rng.uniform(0.05, 0.3, (1, s)) * np.sin(2 * np.pi * t / 12
+                                                        + rng.uniform(0, 6, (1, s)))
+    return level * wave * np.exp(rng.normal(0, 0.05, (120, s)))
+
+
+def _mp_loglik_root(x: np.ndarray, period: int, guess: float) -> float:
+    """forecast's loglik score (tslm trend + season) solved in mpmath at 40 digits: the
+    residual projection from the normal equations of the integer design (exact), the score
+    ``n <M phi, chi> / |M phi|^2`` with ``phi = expm1(lambda v)/lambda`` of the log-ratios to
+    the geometric mean; secant from ``guess``."""
+    import mpmath as mp
+
+    with mp.workdps(40):
+        n = x.size
+        cols = [[mp.mpf(1)] * n, [mp.mpf(i + 1) for i in range(n)]]
+        cols += [[mp.mpf(1 if i % period == k else 0) for i in range(n)]
+                 for k in range(1, period)]
+        d = mp.matrix(n, len(cols))
+        for j, c in enumerate(cols):
+            for i in range(n):
+                d[i, j] = c[i]
+        dtd = d.T * d
+        logs = [mp.log(mp.mpf(float(xi))) for xi in x]
+        mean = mp.fsum(logs) / n
+        v = [lg - mean for lg in logs]
+
+        def score(lam):
+            e = [mp.exp(lam * vi) for vi in v]
+            phi = mp.matrix([(ei - 1) / lam for ei in e])
+            chi = [(lam * vi * ei - (ei - 1)) / lam**2 for vi, ei in zip(v, e, strict=True)]
+            r = phi - d * mp.lu_solve(dtd, d.T * phi)
+            return n * mp.fsum(r[i] * chi[i] for i in range(n)) / mp.fsum(ri**2 for ri in r)
+
+        return float(mp.findroot(score, (mp.mpf(guess) - mp.mpf("1e-6"),
+                                          mp.mpf(guess) + mp.mpf("1e-6")),
+                                 solver="secant", tol=mp.mpf("1e-35")))
+
+
+def test_loglik_near_log_series_are_solved_on_the_model_in_at_most_three_rounds():
+    from boxcoxstat.timeseries.guerrero import loglik_lambdas
+    from boxcoxstat.timeseries.model import _seasonal_trend
+
+    x = _near_log_series(400)
+    info: dict = {}
+    lam, llf, ok = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
+    assert ok.all() and np.isfinite(llf).all()
+    # the full score (expm1 per value) is evaluated for the few series the model cannot
+    # prove: before, every series took about 12 rounds (both ends, then Chandrupatla)
+    assert info["model"] >= 0.9 * x.shape[1]
+    assert info["rounds"] <= 3
+    assert info["evaluations"] <= 0.4 * x.shape[1]
+    frame = pd.DataFrame(x, columns=[f"s{j}" for j in range(x.shape[1])])
+    many = bcs.guerrero(frame, 12, method="loglik")
+    np.testing.assert_array_equal(many.lmbda.to_numpy(), lam)
+    # each series alone (the one-series solver; 1e-11 its tolerance), and with bounds that
+    # put some lambdas at an end, proven there by the model's score
+    for lower, upper in ((-1.0, 2.0), (-0.02, 0.03)):
+        r = bcs.guerrero(frame, 12, method="loglik", lower=lower, upper=upper)
+        got = r.lmbda.to_numpy()
+        ends = np.flatnonzero((got == lower) | (got == upper))
+        assert (ends.size >= 10) == (lower > -1)
+        for j in np.r_[ends[:4], np.arange(0, 400, 57)]:
+            alone = bcs.guerrero(x[:, j], 12, method="loglik", lower=lower, upper=upper)
+            assert got[j] == pytest.approx(alone.lmbda, abs=1e-11)
+            assert r.criterion.iloc[j] == pytest.approx(alone.criterion, rel=1e-12)
+
+
+def test_loglik_model_roots_match_mpmath():
+    """Series proven by the model, and the quarterly case where R's uniroot stops 3.4e-13
+    away: every lambda within 2e-14 of the score's root in 40-digit arithmetic."""
+    from boxcoxstat.timeseries.guerrero import loglik_lambdas
+    from boxcoxstat.timeseries.model import _seasonal_trend
+
+    x = _near_log_series(6, seed=5)
+    info: dict = {}
+    lam, _, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
+    assert info["model"] == 6
+    quarter = np.array(REF["quarterly"][1]["x"])
+    lq = bcs.guerrero(_wide("quarterly"), method="loglik").lmbda.to_numpy()[1]
+    for series, period, ours in [(x[:, j], 12, lam[j]) for j in range(6)] + [(quarter, 4, lq)]:
+        assert abs(ours - _mp_loglik_root(series, period, ours)) <= 2e-14  # a few ulps of 1
+
+
+def test_loglik_score_rounds_on_forecasts_own_cases():
+    """R's monthly cases (lambda near 1, log-ranges up to 3: mostly beyond the model at 0)
+    are proven on expansions at the model's roots, a few by the score from there: at most 2
+    score evaluations per series (before: about 12, both ends and Chandrupatla)."""
+    from boxcoxstat.timeseries.guerrero import loglik_lambdas
+    from boxcoxstat.timeseries.model import _seasonal_trend
+
+    x = _wide("monthly").to_numpy()
+    info: dict = {}
+    lam, _, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
+    np.testing.assert_allclose(lam, _tight("monthly", "loglik"), rtol=0, atol=5e-13)
+    assert info["evaluations"] <= 2 * x.shape[1]
+
+
+def test_loglik_additive_series_are_solved_on_expansions_at_their_starts():
+    """Additive series (lambda near 1, |lambda| max|v| about 1-1.5, beyond the model at 0):
+    an expansion at each start proves them, with no score round; each lambda the series'
+    own (1e-11) and, for two, within 2e-14 of the 40-digit root."""
+    from boxcoxstat.timeseries.guerrero import loglik_lambdas
+    from boxcoxstat.timeseries.model import _seasonal_trend
+
+    rng = np.random.default_rng(1)
+    t = np.arange(120)[:, None]
+    x = ((50 + rng.uniform(0.5, 3, (1, 200)) * t) * (1 + 0.1 * np.sin(2 * np.pi * t / 12))
+         + rng.normal(0, 3, (120, 200)))
+    info: dict = {}
+    lam, llf, _ = loglik_lambdas(x, _seasonal_trend(120, 12), -1.0, 2.0, info)
+    assert info["model"] == 0 and info["centred"] >= 150
+    assert info["evaluations"] <= 0.5 * x.shape[1]  # before: about 12 per series
+    for j in range(0, 200, 23):
+        alone = bcs.guerrero(x[:, j], 12, method="loglik")
+        assert lam[j] == pytest.approx(alone.lmbda, abs=1e-11)
+        assert llf[j] == pytest.approx(alone.criterion, rel=1e-12)
+    for j in (0, 1):
+        assert abs(lam[j] - _mp_loglik_root(x[:, j], 12, lam[j])) <= 2e-14
+
+
+def test_loglik_long_series_in_row_blocks():
+    """Series longer than the model's block (2^15 values): the power sums and projections
+    added up over row blocks; each lambda the series' own (1e-11: the one-series solver)."""
+    rng = np.random.default_rng(8)
+    t = np.arange(40_000)
+    x = np.exp(rng.normal(0, 0.3, (t.size, 2)) + np.outer(t, [1e-5, 3e-5])
+               + 0.1 * np.sin(2 * np.pi * t / 7)[:, None])
+    r = bcs.guerrero(pd.DataFrame(x, columns=["a", "b"]), 7, method="loglik")
+    for j, name in enumerate("ab"):
+        alone = bcs.guerrero(x[:, j], 7, method="loglik")
+        assert r.lmbda[name] == pytest.approx(alone.lmbda, abs=1e-11)
+        assert r.criterion[name] == pytest.approx(alone.criterion, rel=1e-12)

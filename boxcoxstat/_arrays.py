@@ -1,0 +1,34 @@
+"""Array reductions shared by the gate and the core (pure NumPy, importing nothing else of
+the package), so that each is written once: the columns' extremes."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["column_range", "FEW_COLUMNS"]
+
+FEW_COLUMNS = 16  # up to this many columns, column extremes are taken one column at a time
+
+
+def column_range(values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
+    """Smallest and largest value of each column of ``values`` (n, p); NaN where the column
+    holds one. A few long columns are reduced one at a time: NumPy's reduction along the
+    rows of a C-ordered matrix with 5 columns is about ten times slower than five strided
+    ones. The gate's check of raw data (``_validation.columns``) and a sample side's
+    log-ratios (``core.sample.Side.vrange``) both use it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat._arrays import column_range
+    >>> lo, hi = column_range(np.array([[1.0, 5.0], [3.0, np.nan], [2.0, 4.0]]))
+    >>> lo.tolist(), hi.tolist()
+    ([1.0, nan], [3.0, nan])
+    """
+    with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
+        if values.shape[1] <= FEW_COLUMNS and values.shape[0] > 1000:
+            cols = range(values.shape[1])
+            return (np.array([values[:, j].min(initial=np.inf) for j in cols]),
+                    np.array([values[:, j].max(initial=-np.inf) for j in cols]))
+        return values.min(axis=0, initial=np.inf), values.max(axis=0, initial=-np.inf)

@@ -1,0 +1,257 @@
+"""The gate's reading of a partitioned collection (Dask): its set-up pass.
+
+Reading a Dask array or DataFrame *is* its set-up pass: one pass per column in which every
+partition delivers its :func:`partition_report` (the gate's
+:class:`~boxcoxstat._validation.columns.ColumnReport`, the count and range of its values
+>= 0 and < 0, its row count), checked against what its chunk declares (a Dask array's chunk
+sizes; a DataFrame declares none, so there a partition must be a Series, not ``None``).
+The reports merge in partition order and the merged report is checked by the gate's column
+rules (:func:`~boxcoxstat._validation.columns.check_column`), naming the column, and the
+partition where one misbehaves. What the gate hands on (:class:`Partitioned`) is validated:
+per column the merged report, the partitions' handles and the rows each delivered, which
+every later pass compares with (:func:`boxcoxstat.core.partitioned.partition_values`).
+Nothing below the gate reads the collection's reports again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .columns import BoxCoxError, ColumnReport, check_column
+
+__all__ = ["partition_report", "merge_reports", "first_failure", "PartitionedColumn",
+           "Partitioned", "as_rows", "setup_part", "dask_columns", "read_dask"]
+
+
+# ----------------------------------------------------------------------- one partition
+def _range(a: NDArray) -> tuple[float, float] | None:
+    return (float(a.min()), float(a.max())) if a.size else None
+
+
+def _join(a: tuple[float, float] | None, b: tuple[float, float] | None
+          ) -> tuple[float, float] | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def partition_report(x: NDArray[np.float64]) -> dict[str, Any]:
+    """A partition's set-up summary: the gate's column report, the count and (min, max) of
+    its values >= 0 and < 0 (missing values dropped) and its row count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from boxcoxstat._validation.partitions import partition_report
+    >>> r = partition_report(np.array([2.0, -1.0, np.nan, 5.0]))
+    >>> r["n_pos"], r["pos"], r["neg"], r["rows"]
+    (2, (2.0, 5.0), (-1.0, -1.0), 4)
+    """
+    report, rows = ColumnReport.of(x), int(x.size)
+    x = x[np.isfinite(x)]
+    nonneg, neg = x[x >= 0], x[x < 0]
+    return {"report": report, "n_pos": int(nonneg.size), "n_neg": int(neg.size),
+            "pos": _range(nonneg), "neg": _range(neg), "rows": rows}
+
+
+def merge_reports(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Merge set-up summaries (in partition order, so the report's first bad row is the
+    first partition's)."""
+    out = dict(parts[0])
+    for p in parts[1:]:
+        out["report"] = ColumnReport.merge(out["report"], p["report"])
+        for k in ("n_pos", "n_neg", "rows"):
+            out[k] += p[k]
+        out["pos"] = _join(out["pos"], p["pos"])
+        out["neg"] = _join(out["neg"], p["neg"])
+    return out
+
+
+def as_rows(block: Any, label: str) -> NDArray[np.float64]:
+    """A partition's values as a 1-D float array, or the package's error naming it."""
+    if block is None:
+        raise BoxCoxError(f"{label} returned None instead of its rows; fix the function that "
+                          "builds that partition")
+    try:
+        x = np.asarray(block, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise BoxCoxError(f"{label} returned {type(block).__name__} that is not numbers "
+                          f"({type(err).__name__}: {err})") from None
+    if x.ndim != 1:
+        raise BoxCoxError(f"{label} returned an array of shape {x.shape} where one column of "
+                          "rows was expected")
+    return x
+
+
+def setup_part(block: Any, *, label: str, declared: int | None, series: bool
+                ) -> dict[str, Any]:
+    """A partition's :func:`partition_report`, its rows checked against its chunk's declared
+    size (when known); a DataFrame's partition must be a Series."""
+    if series:
+        import pandas as pd
+
+        if not isinstance(block, pd.Series):
+            what = "None" if block is None else type(block).__name__
+            raise BoxCoxError(f"{label} returned {what} instead of its rows; fix the function "
+                              "that builds that partition")
+    x = as_rows(block, label)
+    if declared is not None and x.size != declared:
+        raise BoxCoxError(f"{label} delivered {x.size} rows but its chunk declares {declared}; "
+                          "its rows would be lost or counted twice, so the fit stops: rebuild "
+                          "the collection so each partition returns what it declares")
+    return partition_report(x)
+
+
+def first_failure(compute: Callable[..., Any], parts: Sequence[Any], labels: Sequence[str],
+                  exc: BaseException, name: str) -> BoxCoxError:
+    """The error for ``exc``, raised while a pass over the column ``name`` ran: the
+    partitions are computed one at a time (only on this error path) to name the first that
+    raises."""
+    for part, label in zip(parts, labels, strict=True):
+        try:
+            compute(part)
+        except BoxCoxError as err:
+            return err
+        except Exception as err:
+            return BoxCoxError(f"{label} raised {type(err).__name__}: {err}; fix that "
+                               "partition's source or leave it out")
+    return BoxCoxError(f"computing column {name!r} raised {type(exc).__name__}: {exc}; every "
+                       f"one of its {len(parts)} partitions then computed alone without "
+                       "error, so the failure is intermittent or in the scheduler")
+
+
+# ----------------------------------------------------------------------- a collection
+@dataclass(frozen=True)
+class PartitionedColumn:
+    """A column read by the gate: its merged set-up ``report``; the count and range of its
+    values >= 0 (``n_pos``, ``pos``) and < 0; ``n`` finite values from ``lo`` to ``hi``;
+    the partitions' handles (``parts``, Dask's delayed objects), the ``rows`` each
+    delivered and the ``labels`` errors name them by. Plain fields only: the core reads
+    them without calling back into the gate."""
+
+    name: str
+    report: ColumnReport
+    n: int
+    n_pos: int
+    n_neg: int
+    pos: tuple[float, float] | None
+    neg: tuple[float, float] | None
+    lo: float
+    hi: float
+    n_missing: int
+    parts: tuple[Any, ...]
+    rows: tuple[int, ...]
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Partitioned:
+    """A partitioned collection as the gate hands it on: its validated ``columns`` (those
+    to fit; ``kept`` their positions among ``names`` when constant columns are left out),
+    the input ``kind`` (``"array1d"``, ``"array2d"``, ``"series"``, ``"frame"``), its
+    partition count (``clients``) and the set-up ``passes`` spent reading it."""
+
+    names: list[str]
+    kind: str
+    clients: int
+    passes: int
+    columns: tuple[PartitionedColumn, ...]
+    kept: NDArray[np.intp]
+
+    @property
+    def kept_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+def dask_columns(data: Any) -> tuple[list[Any], list[str], str]:
+    """The 1-D Dask arrays or Series of a collection (one per column), their names and the
+    input kind."""
+    import dask.array as da
+
+    if isinstance(data, da.Array):
+        if data.ndim == 1:
+            return [data], ["x"], "array1d"
+        if data.ndim == 2:
+            return [data[:, j] for j in range(data.shape[1])], [
+                f"x{j}" for j in range(data.shape[1])], "array2d"
+        raise BoxCoxError(f"expected 1-D or 2-D data, got a Dask array with {data.ndim} "
+                          "dimensions")
+    try:
+        import dask.dataframe as dd
+    except ImportError:  # dask installed without its dataframe extra
+        raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}") from None
+    if isinstance(data, dd.DataFrame):
+        names = [str(c) for c in data.columns]
+        if len(set(names)) != len(names) or not names:
+            raise BoxCoxError("the Dask DataFrame needs distinct column names")
+        return [data[c] for c in data.columns], names, "frame"
+    if isinstance(data, dd.Series):
+        return [data], ["x" if data.name is None else str(data.name)], "series"
+    raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}")
+
+
+def _read_column(col: Any, name: str) -> tuple[dict[str, Any], tuple[Any, ...],
+                                                tuple[int, ...], tuple[str, ...]]:
+    """One column's set-up pass: the merged report, the partitions, their rows and labels."""
+    import dask
+
+    kind = getattr(col.dtype, "kind", "O")
+    if kind not in "biuf":
+        raise BoxCoxError(f"column {name!r} is not numeric (dtype {col.dtype})")
+    series = not hasattr(col, "chunks")
+    parts = tuple(col.to_delayed().ravel() if not series else col.to_delayed())
+    count = len(parts)
+    labels = tuple(f"partition {i} (of {count}) of column {name!r}" for i in range(count))
+    declared: list[int | None] = [None] * count
+    if not series:
+        declared = [None if size != size else int(size) for size in col.chunks[0]]
+    tasks = [dask.delayed(partial(setup_part, label=lab, declared=d, series=series))(p)
+             for p, lab, d in zip(parts, labels, declared, strict=True)]
+    try:
+        reports = dask.compute(*tasks)
+    except BoxCoxError:
+        raise
+    except Exception as exc:
+        raise first_failure(dask.compute, parts, labels, exc, name) from exc
+    rows = tuple(r["rows"] for r in reports)
+    return merge_reports(reports), parts, rows, labels
+
+
+def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = "raise"
+              ) -> Partitioned:
+    """Read a Dask array or DataFrame: every column's set-up pass, the merged reports checked
+    by the gate's column rules (``family`` normalised, ``missing`` checked by the caller).
+    ``constant="keep"`` (scikit-learn's rule, ``PowerTransformer``): a constant column of a
+    Yeo-Johnson or ``"auto"`` fit is left out of ``columns`` (``kept`` lists the others).
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> from boxcoxstat._validation.partitions import read_dask
+    >>> x = np.random.default_rng(0).lognormal(size=(400, 2))
+    >>> read = read_dask(da.from_array(x, chunks=(100, 2)), family="boxcox")
+    >>> read.names, read.clients, read.passes, read.columns[0].rows
+    (['x0', 'x1'], 4, 2, (100, 100, 100, 100))
+    """
+    cols, names, kind = dask_columns(data)
+    read, kept = [], []
+    for j, (col, name) in enumerate(zip(cols, names, strict=True)):
+        rep, parts, rows, labels = _read_column(col, name)
+        r = rep["report"]
+        if (constant == "keep" and family != "boxcox" and r.n_finite and not r.n_inf
+                and r.lo == r.hi and (missing == "drop" or not r.n_missing)):
+            continue  # scikit-learn leaves a constant feature unchanged
+        check_column(r, name, family=family, missing=missing,
+                     tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
+        read.append(PartitionedColumn(
+            name, r, rep["n_pos"] + rep["n_neg"], rep["n_pos"], rep["n_neg"], rep["pos"],
+            rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), parts, rows, labels))
+        kept.append(j)
+    return Partitioned(names, kind, len(parts), len(cols), tuple(read),
+                       np.array(kept, dtype=np.intp))

@@ -282,7 +282,8 @@ def single_column_cases(quick: bool, rng: np.random.Generator) -> list[Result]:
     return results
 
 
-def matrix_cases(quick: bool, rng: np.random.Generator) -> list[Result]:
+def matrix_cases(quick: bool, rng: np.random.Generator, only: str | None = None,
+                 only_family: str | None = None) -> list[Result]:
     import boxcoxstat
 
     try:
@@ -295,6 +296,9 @@ def matrix_cases(quick: bool, rng: np.random.Generator) -> list[Result]:
     for n, p in ((10_000, 100), (1_000, 2_000), (50, 1_000)):
         for family, method in (("boxcox", "box-cox"), ("yeojohnson", "yeo-johnson")):
             if quick and p == 2_000 and family == "yeojohnson":
+                continue
+            if (only is not None and only != f"{n}x{p}") or (
+                    only_family is not None and only_family != family):
                 continue
             X = data_matrix(rng, n, p, family)
             df = pd.DataFrame(X)  # built outside the timing (pandas may copy the array)
@@ -445,7 +449,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip bench_surface's cases (inference, fit_joint, overhead)")
     parser.add_argument("--no-floor", action="store_true",
                         help="skip bench_floor's cases (many series, np.log passes, lm)")
+    parser.add_argument("--matrix", metavar="NxP", choices=("10000x100", "1000x2000", "50x1000"),
+                        help="run only the DataFrame case of this size (e.g. 10000x100; data "
+                        "from a fresh generator, so they differ from the full run's)")
+    parser.add_argument("--family", choices=("boxcox", "yeojohnson"),
+                        help="with --matrix: only this family")
     args = parser.parse_args(argv)
+    if args.matrix is not None:
+        results = matrix_cases(False, np.random.default_rng(args.seed), args.matrix, args.family)
+        print("\n".join(line for line in target_lines(results) if "not run" not in line))
+        return 0
 
     import boxcoxstat  # noqa: F401  (fail early with a clear message if it is missing)
 

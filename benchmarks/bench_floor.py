@@ -120,14 +120,12 @@ def lm_cases(quick: bool, rng: np.random.Generator) -> list[str]:
                   t_sum / t_ols, 0.5)]
 
 
-def run_floor(quick: bool, rng: np.random.Generator, series_only: bool = False,
-              floor_only: bool = False) -> list[str]:
+def run_floor(quick: bool, rng: np.random.Generator, series_only: bool = False, *,
+              floor_only: bool = False, only: str | None = None) -> list[str]:
     lines = []
-    groups = (series_cases, floor_cases, lm_cases)
-    if series_only or floor_only:
-        groups = tuple(g for g, on in ((series_cases, series_only), (floor_cases, floor_only))
-                       if on)
-    for cases in groups:
+    chosen = {"series": series_cases, "floor": floor_cases, "lm": lm_cases}
+    only = "series" if series_only else "floor" if floor_only else only
+    for cases in ([chosen[only]] if only else chosen.values()):
         new = cases(quick, rng)
         for line in new:
             print("  " + line, flush=True)
@@ -143,8 +141,11 @@ def main() -> None:
                         help="only the many-series case (guerrero against one fit)")
     parser.add_argument("--floor-only", action="store_true",
                         help="only the two fits in np.log passes (Box-Cox, mixed Yeo-Johnson)")
+    parser.add_argument("--only", choices=("series", "floor", "lm"),
+                        help="run one group of cases (e.g. --only lm: bcs.lm against OLS)")
     args = parser.parse_args()
-    run_floor(args.quick, np.random.default_rng(args.seed), args.series_only, args.floor_only)
+    run_floor(args.quick, np.random.default_rng(args.seed), args.series_only,
+              floor_only=args.floor_only, only=args.only)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,20 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._special import d2exprel, log_d2exprel, log_dexprel, log_exprel
+from .._special import A2_SERIES_RADIUS, d2exprel, log_d2exprel, log_dexprel, log_exprel
 from ..exceptions import BoxCoxError
-from .design import Design, qr_design
-from .kernel import phi_chi
+from .design import LONG_ROWS, Design, qr_design
+from .kernel import ZERO_K, _block_values, _work, phi_chi
 from .likelihood import choose_shift, llf_constant
-from .profile import Profile, RescaledProfile, SampleProfile, as_pairs, reach_of
+from .profile import (
+    SUBSAMPLE_FROM,
+    SUBSAMPLE_SIZE,
+    Profile,
+    RescaledProfile,
+    SampleProfile,
+    as_pairs,
+    reach_of,
+)
 from .sample import Sample, length_unit
 
 __all__ = ["ResponseProfile", "response_profile", "spans_constant_only"]
@@ -216,8 +224,11 @@ class ResponseProfile:
         any function of the response is fitted without error and the likelihood is
         unbounded); tightly clustered data, however close, are not such a case.
         """
+        rank = self.design.rank
+        if np.unique(self.y[: 4 * rank + 4]).size > rank:  # the first rows decide, usually
+            return False
         values = np.unique(self.y)
-        if values.size > self.design.rank:
+        if values.size > rank:
             return False
         for v in values:
             ind = (self.y == v).astype(np.float64)
@@ -231,6 +242,19 @@ class ResponseProfile:
         its residuals are below 1e-10 of those of the intercept-only model (then the
         likelihood is unbounded at ``lmbda``, as for ``y = exp(x)`` regressed on ``x`` at 0)."""
         lam = np.array([float(lmbda)])
+        info = self.sides[0]
+        if self.n >= LONG_ROWS and len(self.sides) == 1 and not np.any(info.m1 != 0):
+            # a long one-sided response on a design with the constant: the residual sum of
+            # squares against the centred one (the intercept-only model's), from one pass over
+            # the blocks (``residual_sums``)
+            side = info.sample.sides[0]
+            kappa = (2.0 - lam if info.negative else lam) * self.unit
+            shift = choose_shift(side, kappa)
+            with np.errstate(all="ignore"):
+                rr, ss = residual_sums(self.design, side.v[:, 0], shift, kappa,
+                                       _span(side, shift), False, centred=True)
+            return bool(np.isfinite(rr[0]) and np.isfinite(ss[0]) and ss[0] > 0
+                        and np.sqrt(max(rr[0], 0.0)) <= 1e-10 * np.sqrt(ss[0]))
         with np.errstate(all="ignore"):
             r, _, m = self._vectors(lam, False)
             ones = np.ones((self.n, 1))
@@ -257,8 +281,23 @@ class ResponseProfile:
         """``llf = -nll + offset``: the Gaussian constant plus ``1/2 sum log w``."""
         return llf_constant(self.nobs()) + self.log_w_sum
 
-    def subsample(self) -> None:
-        return None
+    def subsample(self) -> ResponseProfile | None:
+        """Every k-th row (about ``SUBSAMPLE_SIZE`` of them, above ``SUBSAMPLE_FROM`` rows),
+        regressed on the same rows of the design, to start the solver as a sample's
+        subsample does (``solve._subsample_start``: its root and the score's derivatives,
+        then a few model steps on all rows). The rows of the basis span those of the
+        (weighted) design, so their own orthonormal basis is the subsample's design; a
+        subsample whose design loses its residual degrees of freedom gives ``None``."""
+        if self.n <= SUBSAMPLE_FROM or self.n // SUBSAMPLE_SIZE < 2:
+            return None
+        step = self.n // SUBSAMPLE_SIZE
+        sw = None if self.design.sw is None else np.ascontiguousarray(self.design.sw[::step])
+        design = Design(_sub_basis(self.design.q[::step]), self.design.kept,
+                        self.design.aliased, sw)
+        try:
+            return ResponseProfile.build(self.y[::step], design, self.family)
+        except BoxCoxError:
+            return None
 
     def lambda_limit(self) -> NDArray[np.float64]:
         """How far the solver may look for lambda (``profile.reach_of`` the log-ratios' span,
@@ -327,11 +366,15 @@ class ResponseProfile:
         side = info.sample.sides[0]
         kappa = (2.0 - lam if info.negative else lam) * u
         shift = choose_shift(side, kappa)
-        d = side.v - shift
         span = _span(side, shift)
-        phi, chi = phi_chi(d, kappa, span, score)
-        r = self.design.resid(phi)
-        rr = np.einsum("ij,ij->j", r, r)
+        if self.n >= LONG_ROWS:  # long: the residuals' sums in row blocks, no vectors
+            rr, cross = residual_sums(self.design, side.v[:, 0], shift, kappa, span, score)
+        else:
+            phi, chi = phi_chi(side.v - shift, kappa, span, score)
+            r = self.design.resid(phi)
+            rr = np.einsum("ij,ij->j", r, r)
+            cross = (np.einsum("ij,ij->j", r, self.design.resid(chi)) if score
+                     else np.full_like(lam, np.nan))
         vsum = float(side.v.sum())
         d_sum = vsum - n * shift
         with np.errstate(divide="ignore"):
@@ -341,9 +384,135 @@ class ResponseProfile:
             val = val + n * (np.log(u) + self.log_sw_scale)
         if not score:
             return val, np.full_like(lam, np.nan)
-        rc = self.design.resid(chi)
         sigma = -1.0 if info.negative else 1.0
-        return val, sigma * (u / su) * (n * np.einsum("ij,ij->j", r, rc) / rr - d_sum)
+        return val, sigma * (u / su) * (n * cross / rr - d_sum)
+
+
+GUARD = 0.5  # a residual sum of squares below this share of the centred one: a second pass
+FUSED_PRODUCT = 1 << 19  # rows x basis vectors x columns of one block's product, at most
+
+
+def residual_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float64],
+                  kappa: NDArray[np.float64], span: NDArray[np.float64], score: bool,
+                  centred: bool = False) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``<r, r>`` and ``<r, r_chi>`` per lambda, ``r`` and ``r_chi`` the (weighted) residuals of
+    ``phi = expm1(k d)/k`` and of its derivative ``chi`` on a design that spans the constant
+    (``d = v - shift``), without forming either vector (``<r, r_chi>`` NaN unless ``score``;
+    with ``centred``, in its place the sum of squares of ``phi`` centred as below).
+
+    Each row block's ``phi`` and ``chi`` (the kernel's regimes, as :func:`~boxcoxstat.core.
+    kernel.phi_chi`) are formed in cache, centred by the first block's means (the constant
+    lies in the column space, so that changes no residual and removes the mean's
+    cancellation), and reduced to their sums of squares, their cross sum and their products
+    with the basis, ``G = Q' u``: one pass over ``v`` and ``Q`` for every lambda. Then
+    ``<r, r> = <u, u> - |G|^2`` and ``<r, r_chi> = <u, u_chi> - <G, G_chi>`` (Q orthonormal).
+    Where the projection takes more than ``1 - GUARD`` of a column's sum of squares (of phi
+    or of chi), that difference would lose more than a bit, and those lambdas take a second
+    pass: the residuals ``u - Q G`` block by block, their sums and their own products with
+    the basis (the test and the second projection of Daniel, Gragg, Kaufman & Stewart 1976,
+    as :meth:`~boxcoxstat.core.design.Design.resid` applies them to vectors); what is left
+    to project is then at rounding level.
+    """
+    L = kappa.shape[0]
+    k = np.asarray(kappa, dtype=np.float64)
+    tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
+    rr, cross, ss, g, c0, lin = _block_sums(design, v, shift, k, tier, score)
+    with np.errstate(invalid="ignore"):
+        redo = ~(rr >= GUARD * ss[:L])
+        if score:
+            redo |= ~(ss[L:] - np.einsum("jk,jk->j", g[L:], g[L:]) >= GUARD * ss[L:])
+    if redo.any():
+        j = np.flatnonzero(redo)
+        cols = np.r_[j, L + j] if score else j
+        rr, cross = rr.copy(), cross.copy()
+        rr[j], cross[j], *_ = _block_sums(design, v, shift[j], k[j], tier[j], score,
+                                          (c0[cols], g[cols]))
+    if centred:  # about the (weighted) mean: less the square of u's (weighted) sum
+        sw2 = float(design.nobs if design.sw is None else np.einsum("i,i->", design.sw,
+                                                                     design.sw))
+        return rr, ss[:L] - lin * lin / sw2
+    return rr, (cross if score else np.full(L, np.nan))
+
+
+def _block_sums(design: Design, v: NDArray[np.float64], shift: NDArray[np.float64],
+                k: NDArray[np.float64], tier: NDArray[np.intp], score: bool,
+                correct: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None):
+    """One pass of :func:`residual_sums` over the row blocks: ``u`` holds phi's columns, then
+    chi's (with ``score``), each centred by its mean over the first block (``c0``), or by
+    ``correct[0]`` with the projection ``Q correct[1]`` also subtracted (the second pass).
+    Returns ``<r, r>``, ``<r, r_chi>`` (moment form), the sums of squares of ``u``, ``Q' u``,
+    ``c0`` and the sums of ``sqrt(w) u`` of phi's columns."""
+    q, sw = design.q, design.sw
+    n, rank = q.shape
+    L = k.shape[0]
+    ncol = 2 * L if score else L
+    rows = max(256, min(8192, FUSED_PRODUCT // max(1, rank * ncol)))
+    g = np.zeros((ncol, rank))  # (u' Q): one row per column of u
+    ss = np.zeros(ncol)
+    cr = np.zeros(L)
+    lin = np.zeros(L)
+    c0 = None if correct is None else correct[0][:, None]
+    groups = [(np.flatnonzero(tier == t), int(t)) for t in np.unique(tier)]
+    work = _work()
+    ub = np.empty((ncol, rows))  # (columns, rows): every operation runs along the rows
+    for i in range(0, n, rows):
+        vb = v[i : i + rows]
+        b = vb.shape[0]
+        u = ub[:, :b] if b == rows else np.empty((ncol, b))
+        for idx, t in groups:
+            d = vb[None, :] - shift[idx, None]
+            m, nn = _block_values(d, k[idx, None], t, score,
+                                  work if d.size <= work.size else None)
+            if t == 2:  # kappa phi and kappa^2 chi: kappa divided out
+                with np.errstate(over="ignore", invalid="ignore"):
+                    u[idx] = m / k[idx, None]
+                    if score:
+                        u[L + idx] = nn / (k[idx, None] * k[idx, None])
+            else:
+                u[idx] = m
+                if score:
+                    u[L + idx] = nn
+        if c0 is None:
+            c0 = u.mean(axis=1, keepdims=True)
+        u -= c0
+        if sw is not None:
+            u *= sw[i : i + b]
+            lin += u[:L] @ sw[i : i + b]
+        else:
+            lin += u[:L].sum(axis=1)
+        qb = q[i : i + b]
+        if correct is not None:
+            u -= correct[1] @ qb.T
+        g += u @ qb
+        ss += np.einsum("ij,ij->i", u, u)
+        if score:
+            cr += np.einsum("ij,ij->i", u[:L], u[L:])
+    assert c0 is not None
+    gp = g[:L]
+    rr = ss[:L] - np.einsum("jk,jk->j", gp, gp)
+    cross = cr - np.einsum("jk,jk->j", gp, g[L:]) if score else cr
+    return rr, cross, ss, g, c0[:, 0], lin
+
+
+def _sub_basis(qs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """An orthonormal basis of the rows ``qs`` of an orthonormal basis (a subsample's design).
+
+    Their Gram matrix is about ``I / step``, so one Cholesky QR (``qs L^-T``, ``L L' = qs'
+    qs``) is orthonormal to rounding (its error grows with the square of the condition,
+    here near 1), from one product of ``rank`` columns instead of a Householder QR whose
+    LAPACK threads cost more than its work on a busy machine; a Gram matrix that is not
+    well conditioned (a dummy column the subsample misses) goes to :func:`qr_design`."""
+    gram = np.einsum("ij,ik->jk", qs, qs)
+    d = np.sqrt(np.diag(gram))
+    if qs.shape[1] and d.min() > 1e-3 * d.max():
+        try:
+            low = np.linalg.cholesky(gram)
+        except np.linalg.LinAlgError:
+            low = None
+        if low is not None and np.diag(low).min() > 1e-3 * np.diag(low).max():
+            return np.ascontiguousarray(qs @ np.linalg.inv(low).T)
+    return qr_design(qs).q
+
 
 def _span(side, shift: NDArray[np.float64]) -> NDArray[np.float64]:
     """Largest ``|v - shift|`` of a one-column side, per shift."""

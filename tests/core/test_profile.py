@@ -183,16 +183,16 @@ def test_no_subsample_up_to_the_threshold(monkeypatch):
     assert SampleProfile.from_array(x[:50]).subsample() is None
 
 
-@pytest.mark.parametrize(("n", "step"), [(101, 10), (250, 25), (399, 39)])
+@pytest.mark.parametrize(("n", "step"), [(85, 8), (101, 10), (250, 25), (399, 39)])
 def test_subsample_is_every_kth_row_above_the_threshold(monkeypatch, n, step):
-    """A matrix of p columns above 10 r rows, r = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // p),
+    """A matrix of p columns above 8 r rows, r = max(SUBSAMPLE_MIN_ROWS, SUBSAMPLE_SIZE // p),
     is started from rows 0, k, 2k, ... with k = n // r (the steps written out here for the
-    patched 20 and 10: r = 10, so from 100 rows on)."""
+    patched 20 and 10: r = 10, so from 81 rows on)."""
     monkeypatch.setattr(profile_module, "SUBSAMPLE_SIZE", 20)
     monkeypatch.setattr(profile_module, "SUBSAMPLE_MIN_ROWS", 10)
     rng = np.random.default_rng(n)
     x = np.column_stack([rng.lognormal(0.0, 0.8, n), rng.gamma(3.0, size=n)])
-    assert SampleProfile.from_array(x[:100]).subsample() is None
+    assert SampleProfile.from_array(x[:80]).subsample() is None
     x[::7, 1] = np.nan  # missing values stay with their rows
     sub = SampleProfile.from_array(x).subsample()
     assert sub is not None

@@ -165,6 +165,62 @@ def test_degenerate_responses_are_refused():
         bcs.lm("y ~ x + I(x**2)", df.assign(y=np.exp(df["x"])).head(3))
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_long_exact_fit_is_refused_and_a_near_one_is_not(weighted):
+    """Beyond design.LONG_ROWS rows the exact-fit check reads the blocks' sums (no residual
+    vectors, no intercept-only model of its own); it must still see y = exp(2x + 1) fitted
+    exactly at lambda = 0, and not refuse the same with noise of 1e-6."""
+    from boxcoxstat.core.design import LONG_ROWS
+
+    n = LONG_ROWS + 100
+    x = np.linspace(0.0, 1.0, n)
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"x": x, "w": rng.uniform(0.5, 2.0, n)})
+    w = "w" if weighted else None
+    with pytest.raises(BoxCoxError, match="fits the transformed response exactly"):
+        bcs.lm("y ~ x", df.assign(y=np.exp(2 * x + 1)), weights=w)
+    m = bcs.lm("y ~ x", df.assign(y=np.exp(2 * x + 1 + 1e-6 * rng.normal(size=n))),
+               weights=w)
+    assert abs(m.lmbda) < 0.05
+
+
+def test_long_model_inference_starts_from_the_solvers_slope(monkeypatch):
+    """Above SUBSAMPLE_FROM rows lm starts from a subsample and keeps the polish's slope, so
+    the power's interval, standard error and tests take three evaluations of the response
+    profile (the interval's first Newton points with the curvature, the tests, one Newton
+    step; five before, two of them for the curvature's own differences). The results match
+    the inference recomputed without the slope (the curvature by central differences, the
+    interval by Newton from the quadratic guess) to 1e-9 relative (the curvature from the
+    pair errs by about 1e-9 at this size, ``curvature.curvature_from_pair``)."""
+    from boxcoxstat.core import inference as inf
+    from boxcoxstat.core.profile import SUBSAMPLE_FROM
+    from boxcoxstat.core.response import ResponseProfile
+
+    n = SUBSAMPLE_FROM + 5_000
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=n)
+    df = pd.DataFrame({"x": x, "y": np.exp(1 + 0.3 * x + rng.normal(0, 0.4, n))})
+    m = bcs.lm("y ~ x", df)
+    calls = []
+    evaluate = ResponseProfile.evaluate
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[0])
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(ResponseProfile, "evaluate", counted)
+    lo, hi = m.power.conf_int().iloc[0]
+    se = float(m.power.bse.iloc[0])
+    lr0 = float(m.power.test(0).statistic)
+    assert len(calls) == 3
+    ref = inf.standard_inference(m.power._source.profile, np.array([m.lmbda]),
+                                 m.power._nll_mle)
+    assert se == pytest.approx(ref["bse"][0], rel=1e-9)
+    assert lo == pytest.approx(ref["lower"][0], rel=1e-9)
+    assert hi == pytest.approx(ref["upper"][0], rel=1e-9)
+    assert lr0 == pytest.approx(ref["lr0"][0], rel=1e-9)
+
+
 def test_polars_data_give_the_pandas_model():
     import polars as pl
     trees = bcs.datasets.load("trees")

@@ -347,9 +347,10 @@ class Coordinator:
                 on_influential: str, flagged: dict[str, float], left_out: dict[str, float],
                 interval: bool) -> ColumnOutcome:
         check = "yeojohnson" if family == "auto" else family
+        before = len(self.active)
         counts = self._counts(column, family if family != "auto" else "auto")
-        if len(counts) != len(self.active):
-            raise _Restart
+        if len(counts) != len(self.active) or (column > 0 and len(self.active) < before):
+            raise _Restart  # a client dropped here was in the earlier columns' fits: refit all
         fams = [check]
         positive = all(r.n_neg == 0 and not r.n_zero for r in counts.values())
         if family == "auto" and positive:

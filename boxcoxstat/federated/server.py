@@ -351,6 +351,8 @@ class Server:
         reports = self._declared(reports) if reports else reports
         if not reports:
             raise BoxCoxError("no usable client: every client was empty or invalid")
+        if column > 0 and len(reports) < len(clients):
+            raise ClientDropped  # it was in the earlier columns' fits: refit all without it
         self.active = [c for c, _ in reports]
         self.reports = {id(c): r for c, r in reports}
         self.counts = {id(c): (r.n_pos, r.n_neg) for c, r in reports}

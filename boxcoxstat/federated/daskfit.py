@@ -37,7 +37,6 @@ from .._validation.partitions import (
     setup_part,
 )
 from .._validation.routes import Request
-from ..base.transform import Provenance
 from ..core.bounds import check_bounds
 from ..core.partitioned import (
     Tasks,
@@ -140,7 +139,6 @@ def _series_partition(part: Any, partition_info: dict | None = None, *, column: 
                       count: int = 1) -> Any:
     """A Dask DataFrame partition as it is, or the package's error when it is not a Series
     (a DataFrame declares no row counts; ``None`` would otherwise become zero rows)."""
-    import pandas as pd
 
     if not isinstance(part, pd.Series):
         index = partition_info["number"] if partition_info else 0
@@ -271,11 +269,5 @@ def _fit(read: Partitioned, family: str, *, ymax: float | None,
         warnings.warn(text, category, stacklevel=user_stacklevel())
     info = {"clients": read.clients, "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
-    return PowerTransformResult._build(
-        names, read.kind, table.families, table.lmbda, nll=table.nll,
-        lmbda_used=table.lmbda_used, llf=table.llf, nobs=table.nobs, n_missing=n_missing,
-        converged=table.converged, reasons=table.reasons, requested=family, ymax=ymax,
-        limits=table.limits, stored=pd.DataFrame(table.inference, index=names),
-        source=Provenance(federated=info),
-        bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
-        lmbda_free=None if bounds is None else table.lmbda_free)
+    return PowerTransformResult._from_table(table, names, read.kind, family, n_missing, info,
+                                            ymax=ymax, bounds=bounds)

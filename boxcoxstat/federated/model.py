@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError, check_option, normalize_family
-from ..base.transform import Provenance
 from ..core.bounds import lambda_bounds
 from ..core.partitioned import ColumnFit, fit_table
 from ..core.partitioned import fit_column as core_fit_column
@@ -54,16 +52,8 @@ def build_result(
     table = fit_table(fits, names)
     for text, category in table.warnings:
         warnings.warn(text, category, stacklevel=user_stacklevel())
-    return PowerTransformResult._build(
-        names, layout, table.families, table.lmbda, nll=table.nll,
-        lmbda_used=table.lmbda_used, llf=table.llf, nobs=table.nobs, n_missing=n_missing,
-        converged=table.converged, reasons=table.reasons, requested=family, ymax=ymax,
-        limits=table.limits, stored=pd.DataFrame(table.inference, index=list(names)),
-        source=Provenance(federated=info),
-        bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
-        lmbda_free=None if bounds is None else table.lmbda_free,
-        weighted=bool(info.get("weighted", False)),
-    )
+    return PowerTransformResult._from_table(table, names, layout, family, n_missing, info,
+                                            ymax=ymax, bounds=bounds)
 
 
 def check_ymax(ymax: Any) -> float | None:

@@ -9,6 +9,7 @@ Rendering is :mod:`~boxcoxstat.base.summary`'s, plotting :mod:`.plotting`'s.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -155,6 +156,25 @@ class PowerTransformResult(ColumnTransforms):
     def __post_init__(self) -> None:
         if self._source is None:  # a loaded document without a federated record
             object.__setattr__(self, "_source", Provenance())
+
+    @classmethod
+    def _from_table(cls, table: Any, names: Sequence[str], layout: str, family: str,
+                    n_missing: Sequence[int], info: dict[str, Any], *,
+                    ymax: float | None = None, bounds: NDArray[np.float64] | None = None
+                    ) -> PowerTransformResult:
+        """:meth:`_build` for a fit that never pooled its data (federated sites, Dask
+        partitions): ``table`` is the core's ``FitTable`` of its column fits, ``info`` the
+        record of the rounds (kept as the result's federated provenance), ``bounds`` the
+        (p, 2) bounds the fits maximised on."""
+        return cls._build(
+            names, layout, table.families, table.lmbda, nll=table.nll,
+            lmbda_used=table.lmbda_used, llf=table.llf, nobs=table.nobs, n_missing=n_missing,
+            converged=table.converged, reasons=table.reasons, requested=family, ymax=ymax,
+            limits=table.limits, stored=pd.DataFrame(table.inference, index=list(names)),
+            source=Provenance(federated=info),
+            bounds=None if bounds is None else np.asarray(bounds, dtype=np.float64),
+            lmbda_free=None if bounds is None else table.lmbda_free,
+            weighted=bool(info.get("weighted", False)))
 
     @classmethod
     def _build(cls, names: Any, layout: str, families: Any, lmbda: ArrayLike, *,

@@ -206,5 +206,9 @@ def test_every_model_builds_its_power_result_through_one_constructor():
     assert calls == [("robust/model.py", "RobustTransformResult")]  # its one model
     builders = sorted({str(p.relative_to(root)) for p in root.rglob("*.py")
                        if "PowerTransformResult._build(" in p.read_text()})
-    assert builders == ["federated/model.py", "mixed/model.py", "regression/model.py",
-                        "sklearn/regressor.py", "univariate/model.py"]
+    assert builders == ["mixed/model.py", "regression/model.py", "sklearn/regressor.py",
+                        "univariate/model.py"]
+    # fits that never pooled their data (federated sites, Dask partitions): one builder too
+    tables = sorted({str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if "PowerTransformResult._from_table(" in p.read_text()})
+    assert tables == ["federated/daskfit.py", "federated/model.py"]

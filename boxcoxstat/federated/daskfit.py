@@ -139,7 +139,6 @@ def _series_partition(part: Any, partition_info: dict | None = None, *, column: 
                       count: int = 1) -> Any:
     """A Dask DataFrame partition as it is, or the package's error when it is not a Series
     (a DataFrame declares no row counts; ``None`` would otherwise become zero rows)."""
-
     if not isinstance(part, pd.Series):
         index = partition_info["number"] if partition_info else 0
         what = "None" if part is None else type(part).__name__

@@ -237,7 +237,9 @@ class Columns:
     Attributes
     ----------
     values : ndarray of shape (n, p)
-        A private copy of the data (the caller's object is never modified).
+        The data as floats: a read-only view of the caller's float64 array or Series where
+        it needs no conversion (no copy, see ``containers.to_matrix(copy=False)``), else a
+        private copy; the caller's object is never modified.
     names : list of str
         Column labels (``"x"`` for unnamed 1-D input, ``"x0"``, ``"x1"``... for arrays).
     index : pandas.Index or None
@@ -249,6 +251,9 @@ class Columns:
     skipped : tuple of (str, str)
         Columns of the input left out (``as_columns(degenerate="skip")``) with the reason,
         in input order; ``values`` and ``names`` hold the other columns.
+    extremes : ndarray of shape (p, 2) or None
+        Each column's smallest and largest present value, as the gate found them (the fit
+        needs them and need not pass over the data again); ``None`` where not known.
     """
 
     values: NDArray[np.float64]
@@ -257,6 +262,7 @@ class Columns:
     layout: str
     n_missing: NDArray[np.int64]
     skipped: tuple[tuple[str, str], ...] = ()
+    extremes: NDArray[np.float64] | None = None
 
     @property
     def univariate(self) -> bool:
@@ -313,7 +319,7 @@ def as_columns(
     family = normalize_family(family)
     check_option("missing", missing, ("drop", "raise"))
     check_option("degenerate", degenerate, ("raise", "skip"))
-    values, names, index, layout = to_matrix(data, booleans=False)
+    values, names, index, layout = to_matrix(data, booleans=False, copy=False)
     n, p = values.shape
     if p == 0:
         raise BoxCoxError("the data have no columns; pass at least one column")
@@ -328,7 +334,8 @@ def as_columns(
     skipped: dict[int, str] = {}
     if clean.all() and n >= min_n and not (family == "boxcox" and np.any(lo <= 0)) \
             and _spread_ok(lo, hi, family, tiny_scale):
-        return Columns(values, names, index, layout, n_missing)
+        return Columns(values, names, index, layout, n_missing, extremes=np.stack([lo, hi], 1))
+    extremes = np.empty((p, 2))
     for j, name in enumerate(names):  # the slow path: full reports, the package's messages
         if clean[j]:
             report = ColumnReport(n_finite=n, lo=float(lo[j]), hi=float(hi[j]))
@@ -337,6 +344,7 @@ def as_columns(
         else:
             report = ColumnReport.of(values[:, j], row_label)
         n_missing[j] = report.n_missing
+        extremes[j] = report.lo, report.hi
         check_column(report, name, family=family, missing=missing, min_n=min_n,
                      tiny_scale=tiny_scale, spread=degenerate == "raise")
         if degenerate == "skip":
@@ -344,7 +352,7 @@ def as_columns(
             if reason:
                 skipped[j] = reason
     if not skipped:
-        return Columns(values, names, index, layout, n_missing)
+        return Columns(values, names, index, layout, n_missing, extremes=extremes)
     if len(skipped) == p:
         if p == 1:  # one column: the gate's own message
             col = values[:, 0]
@@ -353,7 +361,7 @@ def as_columns(
         raise BoxCoxError(f"no column can be fitted: {listed}")
     keep = [j for j in range(p) if j not in skipped]
     return Columns(values[:, keep], [names[j] for j in keep], index, layout, n_missing[keep],
-                   tuple((names[j], r) for j, r in skipped.items()))
+                   tuple((names[j], r) for j, r in skipped.items()), extremes[keep])
 
 
 def _spread_problem(report: ColumnReport, name: str, family: str, tiny_scale: bool) -> str:

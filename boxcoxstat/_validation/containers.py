@@ -147,7 +147,8 @@ def as_pandas_frame(data: Any) -> Any:
     return pd.DataFrame({str(c): frame.get_column(c).to_numpy() for c in frame.columns})
 
 
-def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], Any, str]:
+def to_matrix(data: Any, *, booleans: bool = True,
+              copy: bool = True) -> tuple[NDArray, list[str], Any, str]:
     """Float matrix (private copy), column names, row index and input layout of ``data``.
 
     pandas and NumPy are read directly; a DataFrame or Series of another library (polars,
@@ -158,6 +159,13 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
     columns and bad shapes; does no statistical checks (see :func:`as_columns` for those).
     Booleans are read as 0/1 unless ``booleans=False`` (the fit's gate: an indicator has no
     power transform).
+
+    ``copy=False`` (the gate of a fit, which only reads its data): float64 data that need no
+    conversion (a NumPy array, 1-D or C-ordered 2-D, without masked entries; a pandas
+    Series or one-column DataFrame of NumPy float64) are returned as a read-only view of the
+    caller's memory, not copied (a copy of 1e7 values costs about one ``np.log`` pass); the
+    view cannot be written through, so the caller's data stay as they are. Everything else
+    is converted into a new array as with ``copy=True``.
     """
     import pandas as pd
 
@@ -168,6 +176,8 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
 
     if isinstance(data, pd.Series):
         name = "x" if data.name is None else str(data.name)
+        if not copy and data.dtype == np.float64:
+            return _read_only(data.to_numpy(copy=False))[:, None], [name], data.index, "series"
         return _series_values(data, name, booleans)[:, None], [name], data.index, "series"
     if isinstance(data, pd.DataFrame):
         if data.shape[1] == 0:
@@ -179,6 +189,9 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
         if all(isinstance(dt, np.dtype) and dt.kind in "iuf" for dt in data.dtypes):
             # plain NumPy integer and float columns: one conversion (no pd.NA can occur)
+            if not copy and data.shape[1] == 1 and data.dtypes.iloc[0] == np.float64:
+                return (_read_only(data.iloc[:, 0].to_numpy(copy=False))[:, None], names,
+                        data.index, "frame")
             values = np.array(data.to_numpy(dtype=np.float64), dtype=np.float64, order="C")
             return values, names, data.index, "frame"
         cols = [_series_values(data.iloc[:, j], names[j], booleans) for j in range(len(names))]
@@ -186,6 +199,12 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
     arr, mask = _as_array(data)
     if arr.ndim == 0:
         raise BoxCoxError("expected a sequence of numbers, got a scalar")
+    if not copy and mask is None and arr.dtype == np.float64 and (
+            arr.ndim == 1 or arr.ndim == 2 and arr.shape[1] and arr.flags.c_contiguous):
+        view = _read_only(arr)
+        if arr.ndim == 1:
+            return view[:, None], ["x"], None, "array1d"
+        return view, [f"x{j}" for j in range(arr.shape[1])], None, "array2d"
     if arr.ndim == 1:
         return _masked(_numeric(arr, "x", booleans)[:, None], mask, 1), ["x"], None, "array1d"
     if arr.ndim == 2:
@@ -196,6 +215,13 @@ def to_matrix(data: Any, *, booleans: bool = True) -> tuple[NDArray, list[str], 
         cols = [_numeric(arr[:, j], names[j], booleans) for j in range(arr.shape[1])]
         return _masked(np.column_stack(cols), mask, 2), names, None, "array2d"
     raise BoxCoxError(f"expected 1-D or 2-D data, got an array with {arr.ndim} dimensions")
+
+
+def _read_only(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A read-only view of ``values`` (the caller's array keeps its own flags)."""
+    view = values.view(np.ndarray)
+    view.flags.writeable = False
+    return view
 
 
 def _as_array(data: Any) -> tuple[NDArray, NDArray[np.bool_] | None]:

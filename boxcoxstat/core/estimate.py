@@ -116,14 +116,16 @@ def _stacked(parts: list[Solution]) -> Solution:
 def _fit_family(x: NDArray[np.float64], family: str,
                 weights: NDArray[np.float64] | None = None,
                 case_weights: NDArray[np.float64] | None = None,
-                bounds: NDArray[np.float64] | None = None) -> dict[str, Any]:
+                bounds: NDArray[np.float64] | None = None,
+                complete: bool = False) -> dict[str, Any]:
     """ML estimate and log-likelihood of each column of ``x`` (NaN = missing) in one family
     (within ``bounds``, (p, 2), where given). ``weights`` are frequency weights (one
     sample profile); ``case_weights`` are ``lm(weights=)``'s: each column gets its own
-    profile, the regression of its present, positively weighted values on the constant."""
+    profile, the regression of its present, positively weighted values on the constant.
+    ``complete``: the gate found no missing value (the sample need not look for one)."""
     profile: Any
     if case_weights is None:
-        profile = SampleProfile(Sample.from_array(x, family, weights))
+        profile = SampleProfile(Sample.from_array(x, family, weights, complete=complete))
         free = solve(profile)
         sol = free if bounds is None else bounded_solution(profile, free, bounds)
         llf = -sol.nll + llf_constant(profile.sample.nobs())
@@ -144,15 +146,18 @@ def _fit_family(x: NDArray[np.float64], family: str,
 
 def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | None = None,
             case_weights: NDArray[np.float64] | None = None,
-            bounds: NDArray[np.float64] | None = None):
-    """Fit every column; under ``"auto"`` pick the family per column and say why."""
+            bounds: NDArray[np.float64] | None = None, *,
+            extremes: NDArray[np.float64], complete: bool = False):
+    """Fit every column (``extremes`` their ``(p, 2)`` ranges); under ``"auto"`` pick the
+    family per column and say why."""
     p = x.shape[1]
     fams = [family] * p
     reasons = [""] * p
     if family != "auto":
-        return _fit_family(x, family, weights, case_weights, bounds), fams, reasons
-    positive = np.nanmin(x, axis=0) > 0
-    yj = _fit_family(x, "yeojohnson", weights, case_weights, bounds)
+        return (_fit_family(x, family, weights, case_weights, bounds, complete), fams,
+                reasons)
+    positive = extremes[:, 0] > 0
+    yj = _fit_family(x, "yeojohnson", weights, case_weights, bounds, complete)
     yj.pop("profile")
     out = {k: v.copy() for k, v in yj.items()}
     for j in np.flatnonzero(~positive):
@@ -160,7 +165,7 @@ def _choose(x: NDArray[np.float64], family: str, weights: NDArray[np.float64] | 
     if positive.any():
         idx = np.flatnonzero(positive)
         bc = _fit_family(x[:, idx], "boxcox", weights, case_weights,
-                         None if bounds is None else bounds[idx])
+                         None if bounds is None else bounds[idx], complete)
         bc.pop("profile")
         for k, j in enumerate(idx):
             fams[j], reasons[j] = auto_family(float(bc["llf"][k]), float(yj["llf"][j]))
@@ -175,12 +180,16 @@ def estimate_columns(x: NDArray[np.float64], family: str, names: list[str], *,
                      weights: NDArray[np.float64] | None = None,
                      case_weights: NDArray[np.float64] | None = None,
                      bounds: NDArray[np.float64] | None = None,
-                     ymax: float | None = None, safe: bool = False) -> Estimate:
+                     ymax: float | None = None, safe: bool = False,
+                     extremes: NDArray[np.float64] | None = None,
+                     complete: bool = False) -> Estimate:
     """The maximum-likelihood power of every column of validated data ``x`` (NaN =
     missing; ``shift`` added first, car's ``bcPower(gamma=)``) in a canonical ``family``
     (or ``"auto"``), with checked options: frequency ``weights`` or ``case_weights``
     (length n), ``bounds`` ((p, 2)), ``ymax``, and ``safe`` (transform with the safe power).
-    ``names`` name the columns in errors.
+    ``names`` name the columns in errors. What the gate already knows saves passes over the
+    data: ``extremes``, each column's ``(p, 2)`` range of present values (before the
+    shift; taken from the data where ``None``), and ``complete``, no value is missing.
 
     Examples
     --------
@@ -192,7 +201,11 @@ def estimate_columns(x: NDArray[np.float64], family: str, names: list[str], *,
     (['boxcox'], True, False)
     """
     xs = x if shift is None else x + shift
-    est, fams, reasons = _choose(xs, family, weights, case_weights, bounds)
+    # the extremes of x + shift are those of x plus the shift (rounding is monotone)
+    extremes = data_range(xs) if extremes is None else (
+        np.array(extremes, dtype=np.float64) if shift is None else extremes + shift)
+    est, fams, reasons = _choose(xs, family, weights, case_weights, bounds,
+                                 extremes=extremes, complete=complete)
     profiles: tuple[Profile, ...] | None = None
     if case_weights is not None:
         profiles = (est["profile"] if family != "auto" else
@@ -202,7 +215,7 @@ def estimate_columns(x: NDArray[np.float64], family: str, names: list[str], *,
     def one_profile(j: int) -> Profile:
         if profiles is not None:
             return profiles[j]
-        return SampleProfile(Sample.from_array(xs[:, j], fams[j], weights))
+        return SampleProfile(Sample.from_array(xs[:, j], fams[j], weights, complete=complete))
 
     p = x.shape[1]
     lam_mle = est["lmbda"]
@@ -224,7 +237,6 @@ def estimate_columns(x: NDArray[np.float64], family: str, names: list[str], *,
                 one = one_profile(j)
                 val, _ = one.evaluate(lam_used[j : j + 1], 0, score=False)
                 llf[j] = one.llf_offset()[0] - val[0]
-    extremes = data_range(xs)  # one pass: the resolution checks need the extremes only
     lost = loses_resolution(extremes[:, 0], extremes[:, 1], lam_used, fams)
     gaps = np.full(p, np.inf)  # a sort of the columns that need a safe power, only
     for j in np.flatnonzero(lost).tolist():
@@ -253,12 +265,14 @@ def estimate_columns(x: NDArray[np.float64], family: str, names: list[str], *,
         [names[j] for j in np.flatnonzero(~est["converged"])])
 
 
-def fixed_power(x: NDArray[np.float64], family: str, lmbda: NDArray[np.float64]
+def fixed_power(x: NDArray[np.float64], family: str, lmbda: NDArray[np.float64], *,
+                extremes: NDArray[np.float64] | None = None, complete: bool = False
                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
                            NDArray[np.bool_]]:
     """A given power per column of validated data ``x`` (NaN = missing) in a canonical
     ``family``: the negative log-likelihood and log-likelihood there, the data's ``(p, 2)``
     extremes and whether the power loses their resolution (``core.resolution``).
+    ``extremes`` and ``complete``: the gate's, as :func:`estimate_columns` takes them.
 
     Examples
     --------
@@ -269,8 +283,8 @@ def fixed_power(x: NDArray[np.float64], family: str, lmbda: NDArray[np.float64]
     >>> ext.tolist(), lost.tolist()
     ([[1.0, 4.0]], [False])
     """
-    extremes = data_range(x)
-    profile = SampleProfile(Sample.from_array(x, family))
+    extremes = data_range(x) if extremes is None else np.array(extremes, dtype=np.float64)
+    profile = SampleProfile(Sample.from_array(x, family, complete=complete))
     nll, _ = profile.evaluate(lmbda, np.arange(x.shape[1]), score=False)
     llf = profile.llf_offset() - nll
     lost = loses_resolution(extremes[:, 0], extremes[:, 1], lmbda, [family] * x.shape[1])

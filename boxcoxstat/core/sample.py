@@ -347,13 +347,16 @@ class Sample:
 
     @classmethod
     def from_array(
-        cls, x: ArrayLike, family: str = "boxcox", weights: ArrayLike | None = None
+        cls, x: ArrayLike, family: str = "boxcox", weights: ArrayLike | None = None, *,
+        complete: bool = False,
     ) -> Sample:
         """Prepare a 1-D sample or an (n, p) matrix (NaN = missing, dropped per column).
 
         ``weights`` is a length-n vector (the same for every column) or an (n, p) matrix.
         The data are assumed validated (see ``_validation.as_columns``) and ``family`` is a
         canonical name (``"boxcox"`` or ``"yeojohnson"``: every door normalises aliases).
+        ``complete=True`` says the caller knows no value is missing (the gate counted
+        them), so the data are not searched for NaN (a pass over them).
         """
         if family not in ("boxcox", "yeojohnson"):  # canonical names: the doors normalise
             raise BoxCoxError(f"family must be 'boxcox' or 'yeojohnson' here, got {family!r}")
@@ -366,13 +369,16 @@ class Sample:
             w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, x.shape).copy()
         if x.shape[1] == 1 and x.shape[0] > FUSE_FROM and w is None:
             col = np.ascontiguousarray(x[:, 0])
-            if not np.isnan(col.min()):  # validated data: NaN only where missing
+            if complete or not np.isnan(col.min()):  # validated: NaN only where missing
                 fused = _fused_column(col, family)
                 if fused != (None, None):
                     return cls(family, *fused)
-        nan = np.isnan(x)
-        present = None if not nan.any() else ~nan
-        xs = np.where(nan, 1.0, x) if present is not None else x
+        present = None
+        if not complete:
+            nan = np.isnan(x)
+            if nan.any():
+                present = ~nan
+        xs = np.where(present, x, 1.0) if present is not None else x
         if family == "boxcox":
             ref = _masked_median(xs, present)
             return cls(family, _make_side(xs, ref, "bc", present, w), None)

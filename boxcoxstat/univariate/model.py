@@ -63,8 +63,10 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     if case_weights is not None:
         case_weights = np.array(case_weights, dtype=np.float64)
         case_weights.setflags(write=False)
+    complete = not cols.n_missing.any()  # the gate counted the missing values
     est = estimate_columns(x, family, cols.names, shift=shift, weights=weights,
-                           case_weights=case_weights, bounds=bounds, ymax=ymax, safe=safe)
+                           case_weights=case_weights, bounds=bounds, ymax=ymax, safe=safe,
+                           extremes=cols.extremes, complete=complete)
     if est.unconverged:
         warnings.warn(f"lambda did not converge for column(s) {est.unconverged}",
                       RuntimeWarning, stacklevel=stacklevel)
@@ -72,7 +74,7 @@ def fit_columns(cols: Columns, family: str, ymax: float | None = None,
     res = PowerTransformResult._build(
         cols.names, cols.layout, est.families, est.lmbda, lmbda_used=est.used, nll=est.nll,
         llf=est.llf,
-        nobs=((~np.isnan(x)).sum(axis=0) if case_weights is None else  # rows of weight > 0
+        nobs=(x.shape[0] - cols.n_missing if case_weights is None else  # weight > 0
               (~np.isnan(x) & (case_weights[:, None] > 0)).sum(axis=0)),
         n_missing=cols.n_missing, converged=est.converged, reasons=est.reasons,
         requested=family, ymax=ymax, limits=est.limits,
@@ -124,7 +126,7 @@ def fit_shifted_columns(cols: Columns, family: str, *, gamma: float | None,
                       stacklevel=stacklevel)
     res = PowerTransformResult._build(
         cols.names, cols.layout, ("bcnpower",) * p, sol.lmbda, nll=sol.nll, llf=llf,
-        nobs=(~np.isnan(x)).sum(axis=0), n_missing=cols.n_missing, converged=sol.converged,
+        nobs=x.shape[0] - cols.n_missing, n_missing=cols.n_missing, converged=sol.converged,
         shift={"gamma_values": gam, "gamma_bse": gse, "gamma_status": status,
                "gamma_min": float(gamma_min)}, gamma_cov=gcov,
         source=Provenance(data=x, profile=profile),
@@ -146,10 +148,11 @@ def fixed_columns(cols: Columns, family: str, lmbda: Any,
     x.setflags(write=False)
     p = x.shape[1]
     lam = np.array(lmbda, dtype=np.float64).reshape(-1)
-    nll, llf, extremes, lost = fixed_power(x, family, lam)
+    nll, llf, extremes, lost = fixed_power(x, family, lam, extremes=cols.extremes,
+                                           complete=not cols.n_missing.any())
     res = PowerTransformResult._build(
         cols.names, cols.layout, (family,) * p, lam, nll=nll, llf=llf, fixed=True,
-        nobs=(~np.isnan(x)).sum(axis=0), n_missing=cols.n_missing,
+        nobs=x.shape[0] - cols.n_missing, n_missing=cols.n_missing,
         source=Provenance(data=x, data_range=extremes))
     if lost.any():
         res._warn_resolution(stacklevel - 1, "fix another power (e.g. at(0), the log, or "

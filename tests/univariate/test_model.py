@@ -113,3 +113,53 @@ def test_yeojohnson_published_example():
     darwin = np.array([6.1, -8.4, 1.0, 2.0, 0.7, 2.9, 3.5, 5.1, 1.8, 3.6, 7.0, 3.0, 9.3, 7.5,
                        -6.0])
     assert bcs.fit(darwin, family="yeojohnson").lmbda == pytest.approx(1.305, abs=5e-4)
+
+
+def _no_second_look(monkeypatch):
+    """Make the fit's own range pass and NaN search fail loudly: the gate has both."""
+    from boxcoxstat.core import estimate
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the fit passed over the data for their range again")
+
+    monkeypatch.setattr(estimate, "data_range", refuse)
+
+
+@pytest.mark.parametrize("family", ["boxcox", "yeojohnson", "auto"])
+def test_fit_reads_float_data_once_without_a_copy(family, monkeypatch):
+    """Issue 31: a float64 array is fitted from a read-only view of the caller's memory (no
+    copy); the range is the gate's (no second pass: ``data_range`` refuses here) and
+    ``nobs`` is the row count less the gate's missing count; the caller's array is left
+    writeable and unchanged, and the result (which keeps the data) cannot write to it."""
+    _no_second_look(monkeypatch)
+    x = np.random.default_rng(5).lognormal(size=300)
+    x[[7, 100]] = np.nan
+    before = x.copy()
+    res = bcs.fit(x, family=family)
+    assert np.shares_memory(res._source.data, x) and not res._source.data.flags.writeable
+    assert x.flags.writeable and np.array_equal(x, before, equal_nan=True)
+    assert res.nobs == 298 and res.n_missing == 2
+    # the extremes the result keeps are the present values' own (numpy's nanmin / nanmax)
+    assert res._source.data_range.tolist() == [[np.nanmin(x), np.nanmax(x)]]
+    monkeypatch.undo()
+    unfused = bcs.fit(x[~np.isnan(x)], family=family)
+    # the missing rows are padded with zero weight there: sums in another order (1e-12)
+    assert res.lmbda == pytest.approx(unfused.lmbda, rel=1e-12)
+
+
+def test_fixed_shift_and_fixed_power_take_the_gates_range(monkeypatch):
+    """With a known shift the extremes are the gate's plus the shift, exactly those of
+    ``x + gamma`` (rounding is monotone); a fixed power's likelihood needs no range pass
+    either. Several columns, one with a missing value (the gate's slow path)."""
+    _no_second_look(monkeypatch)
+    rng = np.random.default_rng(6)
+    x = np.column_stack([rng.lognormal(size=50), 0.1 + rng.exponential(size=50)])
+    x[3, 1] = np.nan
+    shifted = bcs.fit(x, family="boxcox", gamma=0.3)
+    expected = np.column_stack([np.nanmin(x + 0.3, axis=0), np.nanmax(x + 0.3, axis=0)])
+    assert np.array_equal(shifted._source.data_range, expected)
+    assert shifted.nobs.tolist() == [50, 49]
+    fixed = bcs.fit(x, family="boxcox", lmbda=0.5)
+    assert np.array_equal(fixed._source.data_range,
+                          np.column_stack([np.nanmin(x, axis=0), np.nanmax(x, axis=0)]))
+    assert fixed.nobs.tolist() == [50, 49]

@@ -264,73 +264,98 @@ def _split_long(
 
 FUSE_FROM = 1 << 18  # one column of more rows than this (no missing values, no weights) is
 # prepared block by block: the sign split, the log-ratios, their extremes and sum in one pass
+FUSE_ROWS = 1 << 16  # rows of a block (512 KB of values: the block, its log-ratios and the
+# scratch array stay in a core's 1-2 MB L2 cache)
 
 
-def _fused_side(x: NDArray, ref_x: float, kind: str, out: NDArray) -> Side:
-    """A side of one column from its values ``x`` (1-D, the side's values only) written
-    into ``out`` (1-D, ``x``'s length; may be ``x`` itself), with :attr:`Side.vrange` and
-    :attr:`Side.vsum` from the same blocks (the same values as :func:`_log_ratios` and
-    ``_arrays.column_range``; the sum is added by blocks)."""
-    sign = -1.0 if kind == "neg" else 1.0
-    one = 0.0 if kind == "bc" else 1.0
-    ref = one + sign * ref_x
-    rows = 1 << 16
-    lo, hi, total = np.inf, -np.inf, 0.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        inv = sign / ref
-        scratch = np.empty(min(rows, x.size))
-        for i in range(0, x.size, rows):
-            xb, vb = x[i : i + rows], out[i : i + rows]
-            rel = np.subtract(xb, ref_x, out=scratch[: xb.size])
-            rel *= inv
+class _RatioBlocks:
+    """Log-ratios of one side, formed block by block (the same values as
+    :func:`_log_ratios`), with their extremes and sum kept from the same blocks, so that the
+    side's :attr:`Side.vrange` and :attr:`Side.vsum` need no pass of their own."""
+
+    def __init__(self, ref_x: float, kind: str, rows: int):
+        self.ref_x, self.kind = ref_x, kind
+        self.sign = -1.0 if kind == "neg" else 1.0
+        self.one = 0.0 if kind == "bc" else 1.0
+        self.ref = self.one + self.sign * ref_x
+        with np.errstate(divide="ignore"):
+            self.inv = self.sign / self.ref  # a subnormal reference: inf, fixed up below
+        self.scratch = np.empty(rows)
+        self.lo, self.hi, self.total = np.inf, -np.inf, 0.0
+
+    def add(self, xb: NDArray, vb: NDArray) -> None:
+        """Write the log-ratios of the values ``xb`` into ``vb`` (``xb``'s length; may be
+        ``xb`` itself) and fold them into the extremes and the sum."""
+        if not xb.size:
+            return
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            rel = np.subtract(xb, self.ref_x, out=self.scratch[: xb.size])
+            rel *= self.inv
             far = None
             if not (rel.min() >= -0.5 and rel.max() < np.inf):
                 far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
-                base = one + sign * xb[far]  # read before vb (maybe xb) is written
+                base = self.one + self.sign * xb[far]  # read before vb (maybe xb) is written
             np.log1p(rel, out=vb)
             if far is not None and far.size:
-                vb[far] = np.log(base) - np.log(ref)
-            lo, hi = min(lo, float(vb.min())), max(hi, float(vb.max()))
-            total += float(vb.sum())
-    log_ref = (np.log(ref_x) if kind == "bc" else
-               np.log1p(-ref_x) if kind == "neg" else np.log1p(ref_x))
-    side = Side(np.array([log_ref], dtype=np.float64), out[:, None], None, kind == "neg")
-    side.__dict__["vrange"] = (np.array([lo]), np.array([hi]))  # the cached properties
-    side.__dict__["vsum"] = np.array([total])
-    return side
+                vb[far] = np.log(base) - np.log(self.ref)
+        self.lo, self.hi = min(self.lo, float(vb.min())), max(self.hi, float(vb.max()))
+        self.total += float(vb.sum())
+
+    def side(self, v: NDArray) -> Side:
+        """The side whose log-ratios are ``v`` (1-D, every block added), its extremes and
+        sum cached."""
+        kind, ref_x = self.kind, self.ref_x
+        log_ref = (np.log(ref_x) if kind == "bc" else
+                   np.log1p(-ref_x) if kind == "neg" else np.log1p(ref_x))
+        side = Side(np.array([log_ref], dtype=np.float64), v[:, None], None, kind == "neg")
+        side.__dict__["vrange"] = (np.array([self.lo]), np.array([self.hi]))  # cached
+        side.__dict__["vsum"] = np.array([self.total])
+        return side
 
 
 def _fused_column(x: NDArray, family: str) -> tuple[Side | None, Side | None]:
     """The sides of one long column (validated, no missing values, unweighted), prepared
-    block by block (:data:`FUSE_FROM`). Box-Cox: the log-ratios to the median of a
-    systematic subsample (as :func:`_central`), written into a new array. Yeo-Johnson with
-    both signs: each block's values are split by sign into the two sides' arrays
-    (``np.compress`` on the block, in cache) and turned into log-ratios there, in place,
-    the references the medians of each sign in a systematic subsample of about 16k values
+    block by block (:data:`FUSE_FROM`), in one read of the data and one write of the
+    log-ratios. Box-Cox: the log-ratios to the median of a systematic subsample (as
+    :func:`_central`), written into a new array. Yeo-Johnson with both signs: each block's
+    values are split by sign into one new array, the x >= 0 side filling it from the front
+    and the x < 0 side from the back (so no pass counts them first), by the positions of
+    each sign (``np.flatnonzero``, then ``np.take``: 2-3x faster than ``np.compress`` or
+    a boolean index on random signs), and turned into log-ratios there while in cache. The
+    references are the medians of each sign in a systematic subsample of about 16k values
     (any central value serves; a side with fewer than 1,000 values in it is taken as the
-    unfused path takes it)."""
+    unfused path takes it). The order of the values within a side is not the data's (the
+    likelihood sums over them)."""
     n = x.size
+    rows = min(FUSE_ROWS, n)
     if family == "boxcox":
-        return _fused_side(x, float(_central(x[:, None])[0]), "bc", np.empty(n)), None
+        bc = _RatioBlocks(float(_central(x[:, None])[0]), "bc", rows)
+        v = np.empty(n)
+        for i in range(0, n, rows):
+            bc.add(x[i : i + rows], v[i : i + rows])
+        return bc.side(v), None
     sub = x[:: max(1, n // MEDIAN_SUB)]
     nonneg_sub = sub >= 0
     k = int(np.count_nonzero(nonneg_sub))
     if min(k, sub.size - k) < 1000:
         return None, None
-    ref_p = float(_central(sub[nonneg_sub][:, None])[0])
-    ref_n = float(_central(sub[~nonneg_sub][:, None])[0])
-    mask = x >= 0
-    n_pos = int(np.count_nonzero(mask))
-    xp, xn = np.empty(n_pos), np.empty(n - n_pos)
-    rows = 1 << 16
-    jp = jn = 0
+    pos = _RatioBlocks(float(_central(sub[nonneg_sub][:, None])[0]), "pos", rows)
+    neg = _RatioBlocks(float(_central(sub[~nonneg_sub][:, None])[0]), "neg", rows)
+    out = np.empty(n)
+    mask = np.empty(rows, dtype=bool)
+    top, bottom = 0, n  # the x >= 0 side fills out[:top], the x < 0 side out[bottom:]
     for i in range(0, n, rows):
-        mb, xb = mask[i : i + rows], x[i : i + rows]
-        kp = int(np.count_nonzero(mb))
-        np.compress(mb, xb, out=xp[jp : jp + kp])
-        np.compress(~mb, xb, out=xn[jn : jn + xb.size - kp])
-        jp, jn = jp + kp, jn + xb.size - kp
-    return _fused_side(xp, ref_p, "pos", xp), _fused_side(xn, ref_n, "neg", xn)
+        xb = x[i : i + rows]
+        mb = np.greater_equal(xb, 0.0, out=mask[: xb.size])
+        at = np.flatnonzero(mb)
+        chunk = np.take(xb, at, out=out[top : top + at.size])
+        pos.add(chunk, chunk)
+        top += at.size
+        at = np.flatnonzero(np.logical_not(mb, out=mb))
+        chunk = np.take(xb, at, out=out[bottom - at.size : bottom])
+        neg.add(chunk, chunk)
+        bottom -= at.size
+    return pos.side(out[:top]), neg.side(out[top:])
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,22 @@ def column_range(values: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
     """
     with np.errstate(invalid="ignore"):  # NaN propagates: one pass each
         if values.shape[1] <= FEW_COLUMNS and values.shape[0] > 1000:
-            cols = range(values.shape[1])
-            return (np.array([values[:, j].min(initial=np.inf) for j in cols]),
-                    np.array([values[:, j].max(initial=-np.inf) for j in cols]))
+            ends = [_extremes(values[:, j]) for j in range(values.shape[1])]
+            return np.array([e[0] for e in ends]), np.array([e[1] for e in ends])
         return values.min(axis=0, initial=np.inf), values.max(axis=0, initial=-np.inf)
+
+
+RANGE_ROWS = 1 << 17  # a long column's minimum and maximum are taken block by block
+
+
+def _extremes(col: NDArray[np.float64]) -> tuple[float, float]:
+    """Smallest and largest value of one column (NaN if it holds one). A long column is
+    read once: each block's maximum is taken while the block is in cache after its
+    minimum (1e7 values: 0.46 of an ``np.log`` pass, where two passes take 0.64)."""
+    if col.size <= 2 * RANGE_ROWS:
+        return col.min(initial=np.inf), col.max(initial=-np.inf)
+    lo, hi = np.inf, -np.inf
+    for i in range(0, col.size, RANGE_ROWS):
+        block = col[i : i + RANGE_ROWS]
+        lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())  # NaN propagates
+    return lo, hi

@@ -228,22 +228,31 @@ def _compact(
 
 
 def _split_long(
-    x: NDArray, masks: list[NDArray], w: NDArray | None
-) -> list[tuple[NDArray, NDArray | None, NDArray | None, NDArray]]:
-    """:func:`_compact` and :func:`_masked_median` of several selections of the columns of a
-    long matrix, in one transposed copy of the data: per selection the compacted values,
-    their mask, weights and each column's median (NaN where nothing is selected).
+    x: NDArray, present: NDArray | None, w: NDArray | None
+) -> list[tuple[NDArray, NDArray | None, NDArray | None, NDArray] | None]:
+    """:func:`_compact` and :func:`_masked_median` of the two sides (x >= 0, x < 0) of the
+    present values (``present``, or all) of each column of a long matrix, in one transposed
+    copy of the data: per side the compacted values, their mask, weights and each column's
+    median (NaN where nothing is selected), or ``None`` for a side without values.
 
     Selection, compaction and partition run column by column on contiguous memory; the data
-    are transposed once for all selections (and the results once each), where the separate
-    steps transposed them five times per selection. The values are the same.
+    are transposed once for both sides (and the results once each), and the sides' masks
+    are formed on the transposed data (a boolean matrix transposes slower than it is
+    formed). The values are the same.
     """
     p = x.shape[1]
     x_t = np.ascontiguousarray(x.T)
     w_t = None if w is None else np.ascontiguousarray(w.T)
-    out = []
-    for mask in masks:
-        m_t = np.ascontiguousarray(mask.T)
+    nonneg = x_t >= 0
+    masks = [nonneg, ~nonneg]
+    if present is not None:
+        present_t = np.ascontiguousarray(present.T)
+        masks = [m & present_t for m in masks]
+    out: list[tuple[NDArray, NDArray | None, NDArray | None, NDArray] | None] = []
+    for m_t in masks:
+        if not m_t.any():
+            out.append(None)
+            continue
         cnt = m_t.sum(axis=1)
         rows = int(cnt.max())
         xo = np.zeros((p, rows))  # 0 is a valid value on either side
@@ -407,21 +416,20 @@ class Sample:
         if family == "boxcox":
             ref = _masked_median(xs, present)
             return cls(family, _make_side(xs, ref, "bc", present, w), None)
-        nonneg = xs >= 0
-        pmask = nonneg if present is None else nonneg & present
-        nmask = ~nonneg if present is None else ~nonneg & present
         pos: Side | None = None
         neg: Side | None = None
         if xs.shape[1] > 1 and xs.shape[0] > SORT_ROWS:  # long columns: transposed once
-            which = [m for m in (pmask, nmask) if m.any()]
-            parts = _split_long(xs, which, w)
-            if pmask.any():
-                xp, mp_, wp, ref = parts.pop(0)
+            got_p, got_n = _split_long(xs, present, w)
+            if got_p is not None:
+                xp, mp_, wp, ref = got_p
                 pos = _make_side(xp, np.where(np.isnan(ref), 0.0, ref), "pos", mp_, wp)
-            if nmask.any():
-                xn, mn, wn, ref = parts.pop(0)
+            if got_n is not None:
+                xn, mn, wn, ref = got_n
                 neg = _make_side(xn, np.where(np.isnan(ref), -1.0, ref), "neg", mn, wn)
             return cls(family, pos, neg)
+        nonneg = xs >= 0
+        pmask = nonneg if present is None else nonneg & present
+        nmask = ~nonneg if present is None else ~nonneg & present
         if pmask.any():
             xp, mp_, wp = _compact(xs, pmask, w)
             ref = _masked_median(xp, mp_)

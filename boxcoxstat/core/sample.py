@@ -291,6 +291,11 @@ class _RatioBlocks:
             self.inv = self.sign / self.ref  # a subnormal reference: inf, fixed up below
         self.scratch = np.empty(rows)
         self.lo, self.hi, self.total = np.inf, -np.inf, 0.0
+        # A Yeo-Johnson side has bases 1 + |x| >= 1, so |inv| <= 1 and no ratio overflows;
+        # its ratios, (x - ref_x) inv rounded twice, are monotone in x, and x = 0 is the end
+        # of the side nearest the reference: if the ratio there is >= -0.5, no value of the
+        # side is far (the blocks need not look for one)
+        self.near = kind != "bc" and (0.0 - ref_x) * self.inv >= -0.5
 
     def add(self, xb: NDArray, vb: NDArray) -> None:
         """Write the log-ratios of the values ``xb`` into ``vb`` (``xb``'s length; may be
@@ -301,7 +306,7 @@ class _RatioBlocks:
             rel = np.subtract(xb, self.ref_x, out=self.scratch[: xb.size])
             rel *= self.inv
             far = None
-            if not (rel.min() >= -0.5 and rel.max() < np.inf):
+            if not (self.near or rel.min() >= -0.5 and rel.max() < np.inf):
                 far = np.flatnonzero(~(rel >= -0.5) | (rel == np.inf))
                 base = self.one + self.sign * xb[far]  # read before vb (maybe xb) is written
             np.log1p(rel, out=vb)

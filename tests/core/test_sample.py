@@ -158,3 +158,28 @@ def test_one_long_column_is_prepared_in_one_pass_with_the_same_values(family, ma
         assert a.vrange[0][0] == lo[0] and a.vrange[1][0] == hi[0]  # min / max: exact
         # summed by blocks: rounding of the sum of the magnitudes
         assert a.vsum[0] == pytest.approx(a.v.sum(), rel=0, abs=1e-13 * np.abs(a.v).sum())
+
+
+@pytest.mark.parametrize("ref_x, kind", [(0.7, "pos"), (3.0, "pos"), (-0.6, "neg"),
+                                         (-2.5, "neg")])
+def test_yeojohnson_sides_skip_the_far_value_search_only_where_none_can_be(ref_x, kind):
+    """A Yeo-Johnson side whose ratio at x = 0 is >= -0.5 has no far value (bases >= 1,
+    ratios monotone in x): its blocks skip the search, and the log-ratios are those of the
+    unfused formula (log b - log b_ref to rounding); a side whose reference is far from 0
+    (ratio at 0 below -0.5) still searches and fixes its values near 0."""
+    from boxcoxstat.core.sample import _RatioBlocks
+
+    rng = np.random.default_rng(11)
+    sign = 1.0 if kind == "pos" else -1.0
+    x = sign * np.r_[0.0, 1e-300, rng.exponential(2.0, 5000), 1e300]
+    if kind == "neg":
+        x = x[1:]  # x < 0 only
+    blocks = _RatioBlocks(ref_x, kind, 1024)
+    assert blocks.near == (abs(ref_x) <= 1.0)
+    v = np.empty_like(x)
+    for i in range(0, x.size, 1024):
+        blocks.add(x[i : i + 1024], v[i : i + 1024])
+    base, ref = np.log1p(np.abs(x)), np.log1p(abs(ref_x))
+    # each log-ratio to a few ulps of the larger of log b and log b_ref
+    assert np.all(np.abs(v - (base - ref)) <= 8e-16 * (np.abs(base) + ref))
+    assert blocks.lo == v.min() and blocks.hi == v.max()

@@ -40,7 +40,8 @@ core's (``core.partitioned``); Dask's frames are not boxcoxstat modules, so they
 steps. Stated limits: on the error path only (a partition that raises) the core calls the
 gate's ``first_failure`` to name the partition; ``family="auto"`` calls the model's rule
 ``univariate.model.auto_family`` from the core after fitting both families (as the in-memory
-fit does); Dask with case weights (``federated.daskweights``) and Spark
+fit does); Dask with case weights takes the same route (the gate reads and checks the
+weights beside the values in its set-up pass; the core merges the weighted moments). Spark
 (``federated.sparkfit``, whose ``mapInArrow`` jobs are the backend's, called by the core
 once per round through the ``Column`` protocol) still enter the model stage from the core.
 """
@@ -224,3 +225,32 @@ def test_power_transformer_on_dask_takes_the_route_of_fit(frame):
     assert "boxcoxstat._validation.containers" in gate  # recognised by the gate, not the door
     first_gate = next(i for i, (m, _) in enumerate(steps) if _stage(m) == "gate")
     assert steps[first_gate] == ("boxcoxstat._validation.routes", "admit")
+
+
+@pytest.mark.parametrize("kind", ["column", "series", "array"])
+def test_weighted_dask_input_is_a_straight_descent(frame, kind):
+    """``bcs.fit(dask_frame[["a"]], weights=dask_frame["w"])`` (and the weights as a column's
+    name, or a NumPy array beside a Dask array): door, gate (the set-up pass reads the
+    weights beside the values and checks them: ``read_dask``), model (Dask injected), core
+    (the weighted moments of every round, the Jacobian's term), result; each stage once."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    w = np.linspace(0.5, 2.0, len(frame))
+    ddf = dd.from_pandas(frame.assign(w=w), npartitions=3)
+    call = {"column": lambda: bcs.fit(ddf, weights="w"),
+            "series": lambda: bcs.fit(ddf[["a", "b"]], weights=ddf["w"]),
+            "array": lambda: bcs.fit(da.from_array(frame.to_numpy(), chunks=(100, 2)),
+                                     weights=w)}[kind]
+    with dask.config.set(scheduler="sync"):
+        steps = _walk(call)
+        result = call()
+    assert _stages(steps) == list(ORDER), [s for s in steps if _stage(s[0]) != "core"]
+    model = {m for m, _ in steps if _stage(m) == "model"}
+    assert model == {"boxcoxstat.federated.daskfit"}
+    gate = [(m, f) for m, f in steps if _stage(m) == "gate"]
+    assert ("boxcoxstat._validation.partitions", "read_dask") in gate
+    memory = bcs.fit(frame, weights=w)  # the same weighted likelihood, pooled
+    # merged moments vs the in-memory QR: 1e-10 (tests/federated/test_daskweights.py's)
+    assert np.asarray(result.lmbda) == pytest.approx(np.asarray(memory.lmbda), abs=1e-10)
+    assert np.asarray(result.llf) == pytest.approx(np.asarray(memory.llf), abs=1e-9)

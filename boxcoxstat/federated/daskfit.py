@@ -204,12 +204,12 @@ def fit_dask(
     grid: int = 1000,
     split_every: int | None = None,
     bounds: Any = None,
+    weights: Any = None,
 ) -> PowerTransformResult:
     """Fit lambda per column of a Dask array or DataFrame (``boxcoxstat.fit`` on Dask input
     goes through the gate to :func:`fit_request`; this entry checks its options and reads
     the collection through the same gate functions, and takes ``optimizer``, ``grid`` and
-    ``split_every`` too; with case weights see
-    :func:`~boxcoxstat.federated.daskweights.fit_dask_weighted`).
+    ``split_every`` too).
 
     One graph execution per evaluation of the profile (per optimiser step, per batch of
     lambdas in grid mode and for the interval); the core's solver and inference do the rest,
@@ -220,6 +220,11 @@ def fit_dask(
     ``boxcoxstat.fit(x, bounds=)``: one more evaluation at an active bound, no other pass).
     ``federated["passes"]`` counts every graph that reads the full data: one set-up per
     column, the subsample's extraction (columns of more than 100,000 values) and ``rounds``.
+    Case ``weights`` (``lm(x ~ 1, weights=w)``'s likelihood: the name of a column of a Dask
+    DataFrame, a Dask array or Series, or a NumPy array cut at the data's chunks) are read
+    and checked by the gate beside the values; the core merges the partitions' weighted
+    moments and spends one more pass per family on the Jacobian's term
+    (:class:`~boxcoxstat.core.partitioned.CaseWeights`); no subsample start.
 
     Examples
     --------
@@ -233,14 +238,14 @@ def fit_dask(
     ymax = check_ymax(ymax)
     check_option("missing", missing, ("drop", "raise"))
     check_option("optimizer", optimizer, OPTIMIZERS)
-    read = read_dask(data, family=fam, missing=missing)
+    read = read_dask(data, family=fam, missing=missing, weights=weights)
     limits = check_bounds(bounds, len(read.names))
     return _fit(read, fam, ymax=ymax, bounds=limits, optimizer=optimizer, grid=grid,
                 split_every=split_every)
 
 
 def fit_request(req: Request) -> PowerTransformResult:
-    """The estimator table's rows for Dask input without weights (``boxcoxstat.api.TABLE``):
+    """The estimator table's rows for Dask input (``boxcoxstat.api.TABLE``):
     the collection the gate has read (:class:`~boxcoxstat._validation.partitions.
     Partitioned`; under scikit-learn's rule, ``PowerTransformer``, without its constant
     Yeo-Johnson columns), fitted by the core."""
@@ -257,6 +262,7 @@ def _fit(read: Partitioned, family: str, *, ymax: float | None,
 
     names = [c.name for c in read.columns]
     n_missing = [c.n_missing for c in read.columns]
+    weighted = any(c.weights is not None for c in read.columns)
     tally = new_tally()
     tally["passes"] = read.passes
     fits = fit_held(read.columns, Tasks(dask.delayed, dask.compute, dask.persist,
@@ -268,5 +274,7 @@ def _fit(read: Partitioned, family: str, *, ymax: float | None,
         warnings.warn(text, category, stacklevel=user_stacklevel())
     info = {"clients": read.clients, "unit": "partitions", "dropped": {},
             "optimizer": optimizer, **tally}
+    if weighted:
+        info["weighted"] = True
     return PowerTransformResult._from_table(table, names, read.kind, family, n_missing, info,
                                             ymax=ymax, bounds=bounds)

@@ -1,7 +1,10 @@
-"""Case weights for ``boxcoxstat.fit`` on Dask input: ``lm(x ~ 1, weights=w)``'s likelihood.
+"""Case weights for ``boxcoxstat.fit`` on Spark input: ``lm(x ~ 1, weights=w)``'s likelihood.
 
-Beside ``daskfit``. The partitions' moments merge with weights as
-frequency weights (the profile ``NLL_f = (1 - lambda) J_w + W/2 log Var_w``, ``W = sum w``,
+Spark's weighted fit (:mod:`~boxcoxstat.federated.sparkfit`) runs these passes; Dask's
+weighted fit no longer does (its gate reads the weights and the core's
+:mod:`~boxcoxstat.core.partitioned` merges them, the same arithmetic). The partitions'
+moments merge with weights as frequency weights (the profile
+``NLL_f = (1 - lambda) J_w + W/2 log Var_w``, ``W = sum w``,
 ``J_w = sum w L``, ``L = sign(x) log b``); the likelihood of ``lm(x ~ 1, weights=w)`` (car's
 ``powerTransform`` of it, and ``bcs.fit(x, weights=w)`` in memory) has the variance weighted
 and the Jacobian not, over the ``n`` rows of positive weight:
@@ -21,57 +24,17 @@ weighted profile. ``llf`` adds ``sum log w / 2 - n/2 (log 2 pi + 1) - n/2 log(W 
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._validation.columns import BoxCoxError
-from .._validation.routes import Request
 from ..core.profile import CallbackProfile
 from ..univariate.results import PowerTransformResult
 from .protocol import GlobalFrame, global_nll_score, local_sides
 
-__all__ = ["split_weights", "WeightedColumn", "DaskRunner", "fit_weighted",
-           "fit_dask_weighted", "merge_sums", "fit_request"]
-
-
-def split_weights(data: Any, weights: Any) -> tuple[Any, Any]:
-    """The data without the weights column (a name of a Dask DataFrame's column) and the
-    weights as a 1-D Dask array (or the array given: Dask or NumPy)."""
-    import dask.array as da
-
-    if isinstance(weights, str):
-        columns = getattr(data, "columns", None)
-        if columns is None:
-            raise BoxCoxError(f"weights={weights!r} names a column, but the data are not a "
-                              "DataFrame; pass the weights as an array")
-        if weights not in list(columns):
-            raise BoxCoxError(f"weights column {weights!r} is not in the data")
-        if len(columns) < 2:
-            raise BoxCoxError(f"weights column {weights!r} is the data's only column")
-        return data.drop(columns=[weights]), data[weights].to_dask_array()
-    if isinstance(weights, da.Array):
-        w = weights
-    else:
-        w = da.from_array(np.asarray(weights, dtype=np.float64).reshape(-1))
-    if w.ndim != 1:
-        raise BoxCoxError(f"weights must be one number per row (1-D), got {w.ndim} dimensions")
-    return data, w
-
-
-def _aligned(w: Any, col: Any) -> Any:
-    """The weights in the column's chunks (rechunked where both are known)."""
-    if any(np.isnan(c) for c in col.chunks[0]) or any(np.isnan(c) for c in w.chunks[0]):
-        if w.numblocks[0] != col.numblocks[0]:
-            raise BoxCoxError(f"the weights have {w.numblocks[0]} partitions and the data "
-                              f"{col.numblocks[0]}; give them the same partitions")
-        return w
-    if w.shape[0] != col.shape[0]:
-        raise BoxCoxError(f"weights has length {w.shape[0]}, but the data have "
-                          f"{col.shape[0]} rows; give one weight per row")
-    return w.rechunk(col.chunks)
+__all__ = ["WeightedColumn", "fit_weighted", "merge_sums"]
 
 
 def _box(obj: Any) -> NDArray[np.object_]:
@@ -135,51 +98,17 @@ def _moments_chunk(x: NDArray, w: NDArray, *, frame: GlobalFrame, lmbda: tuple[f
     return _box({"pos": pm, "neg": nm})
 
 
-def _sum(parts: Any, axis: Any = None, keepdims: bool = False) -> NDArray:
-    from .daskfit import _flat
-
-    ps = _flat(parts)
-    return _box({k: sum(p[k] for p in ps) for k in ps[0]})
-
-
-def _sum_final(parts: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    return _sum(parts)[0]
-
-
 def merge_sums(parts: list[dict]) -> dict:
     """Partition totals (``n``, ``W``, ``sum log w``, ``D``) merged: their sums."""
     return {k: sum(p[k] for p in parts) for k in parts[0]}
-
-
-class DaskRunner:
-    """One pass of a weighted Dask column: a chunk function over the column's and the
-    weights' partitions, merged by a tree reduction (one graph)."""
-
-    def __init__(self, col: Any, w: Any, name: str, split_every: Any, raw: Any):
-        self.col, self.name, self.split_every, self.raw = col, name, split_every, raw
-        self.w = _aligned(w, col)
-
-    def __call__(self, func: Any, moments: bool, **kw: Any) -> dict:
-        import dask.array as da
-
-        from .daskfit import _compute, _keep, _moments_aggregate, _moments_combine
-
-        count = self.col.numblocks[0]
-        boxed = self.col.map_blocks(partial(func, **kw) if kw else func, self.w,
-                                    chunks=((1,) * count,), dtype=object,
-                                    meta=np.empty((0,), dtype=object))
-        agg, comb = (_moments_aggregate, _moments_combine) if moments else (_sum_final, _sum)
-        return _compute(da.reduction(boxed, _keep, agg, combine=comb, concatenate=False,
-                                     dtype=object, split_every=self.split_every,
-                                     meta=np.empty((0,), dtype=object)), self.raw, self.name)
 
 
 class WeightedColumn:
     """One column of a partitioned fit with case weights: the totals, ``D`` per family, and
     the weighted profile as a callback (one pass per evaluation). ``run(func, moments,
     **kw)`` is the backend's pass: ``func(x, w, **kw)`` (a boxed dict) on every partition,
-    merged by sums or, with ``moments``, as side moments (:class:`DaskRunner`, or Spark's
-    ``mapInArrow`` job in :mod:`~boxcoxstat.federated.sparkfit`)."""
+    merged by sums or, with ``moments``, as side moments (Spark's ``mapInArrow`` job in
+    :mod:`~boxcoxstat.federated.sparkfit`)."""
 
     def __init__(self, run: Any, name: str, rep: dict, tally: dict):
         self.run, self.name, self.rep, self.tally = run, name, rep, tally
@@ -261,45 +190,3 @@ def fit_weighted(columns: list[tuple[dict, Any]], names: list[str], kind: str, c
             "optimizer": optimizer, **tally}
     return replace(build_result(names, kind, family, fits, n_missing, info, ymax, limits),
                    _weighted=True)
-
-
-def fit_dask_weighted(data: Any, weights: Any, *, family: str = "boxcox",
-                      missing: str = "drop", ymax: float | None = None,
-                      optimizer: str = "score", grid: int = 1000,
-                      split_every: int | None = None, bounds: Any = None
-                      ) -> PowerTransformResult:
-    """``boxcoxstat.fit`` of Dask input with case ``weights``: each column's set-up pass (the
-    gate's checks, as without weights), then :func:`fit_weighted` (no subsample start:
-    every evaluation reads the data and the weights); ``bounds=(lo, hi)`` as in
-    :func:`~boxcoxstat.federated.partitioned.fit_partitioned`."""
-    from .._validation.columns import check_option, normalize_family
-    from ..core.bounds import check_bounds
-    from ..core.solve import OPTIMIZERS
-    from .daskfit import _columns, _setup
-    from .model import check_ymax
-
-    fam = normalize_family(family)
-    ymax = check_ymax(ymax)
-    check_option("missing", missing, ("drop", "raise"))
-    check_option("optimizer", optimizer, OPTIMIZERS)
-    data, wcol = split_weights(data, weights)
-    cols, names, kind = _columns(data)
-    limits = check_bounds(bounds, len(names))
-    tally = {"passes": 0, "rounds": 0, "evaluations": 0, "fit_rounds": 0,
-             "subsample_rounds": 0}
-    columns = []
-    for col, name in zip(cols, names, strict=True):
-        rep, checked = _setup(col, name, split_every)
-        tally["passes"] += 1
-        runner = DaskRunner(getattr(checked, "col", checked), wcol, name, split_every, col)
-        columns.append((rep, runner))
-    return fit_weighted(columns, names, kind, int(cols[0].npartitions), tally, family=fam,
-                        missing=missing, ymax=ymax, optimizer=optimizer, grid=grid,
-                        limits=limits)
-
-
-def fit_request(req: Request) -> PowerTransformResult:
-    """The estimator table's rows for Dask input with case weights (``boxcoxstat.api.TABLE``,
-    with or without ``bounds=``): :func:`fit_dask_weighted`."""
-    return fit_dask_weighted(req.data, req.weights, family=req.family, missing=req.missing,
-                             ymax=req.ymax, bounds=req.bounds)

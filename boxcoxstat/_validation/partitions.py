@@ -15,6 +15,7 @@ Nothing below the gate reads the collection's reports again.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -23,11 +24,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import arrow_row, arrow_values
 from .columns import BoxCoxError, ColumnReport, check_column
 
 __all__ = ["partition_report", "merge_reports", "first_failure", "PartitionedColumn",
            "Partitioned", "as_rows", "setup_part", "dask_columns", "dask_weights",
-           "read_dask"]
+           "read_dask", "read_spark", "spark_failure"]
 
 
 # ----------------------------------------------------------------------- one partition
@@ -165,8 +167,10 @@ class PartitionedColumn:
     delivered and the ``labels`` errors name them by. With case weights: the weights'
     partitions (``weights``, one per data partition, checked in the set-up pass) and their
     totals over the rows of a value and a positive weight (``n_w`` rows, ``w_total``,
-    ``w_log = sum log w``). Plain fields only: the core reads them without calling back
-    into the gate."""
+    ``w_log = sum log w``; ``weighted``). Spark: ``frame``, the column's DataFrame (its
+    values as ``double``, then its weights), each pass one ``mapInArrow`` job over it
+    (``parts``, ``rows`` and ``labels`` empty). Plain fields only: the core reads them
+    without calling back into the gate."""
 
     name: str
     report: ColumnReport
@@ -185,6 +189,8 @@ class PartitionedColumn:
     n_w: int = 0
     w_total: float = 0.0
     w_log: float = 0.0
+    weighted: bool = False
+    frame: Any = None
 
 
 @dataclass(frozen=True)
@@ -378,7 +384,110 @@ def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = 
             name, r, rep["n_pos"] + rep["n_neg"], rep["n_pos"], rep["n_neg"], rep["pos"],
             rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), parts, rows, labels,
             wparts, int(rep.get("n_w", 0)), float(rep.get("w_total", 0.0)),
-            float(rep.get("w_log", 0.0))))
+            float(rep.get("w_log", 0.0)), wparts is not None))
         kept.append(j)
     return Partitioned(names, kind, len(parts), len(cols), tuple(read),
                        np.array(kept, dtype=np.intp))
+
+
+# ----------------------------------------------------------------------- Spark
+SPARK_EXTRA = 'pip install "boxcoxstat[spark]" (pyspark; Spark also needs a Java runtime)'
+
+
+def spark_failure(exc: BaseException, what: str) -> BoxCoxError:
+    """The package's error for a Spark job that failed while reading ``what``: the message of
+    a :class:`BoxCoxError` an executor raised (a bad weight), else Spark's first line."""
+    text = str(exc)
+    ours = text.rfind("BoxCoxError: ")
+    if ours >= 0:
+        msg = text[ours + len("BoxCoxError: "):].strip().splitlines()[0]
+        return BoxCoxError(f"{what}: {msg:.500}")
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return BoxCoxError(f"Spark failed while reading {what}: {type(exc).__name__}: "
+                       f"{first:.500}; check the DataFrame's source (it must be readable "
+                       "more than once with the same rows)")
+
+
+def _spark_setup(batches: Any, *, names: tuple[str, ...], weighted: bool) -> Any:
+    """On an executor: one row per partition, every column's :func:`partition_report` (and,
+    with the weights as the last column, their checks and totals)."""
+    blist = list(batches)
+    w = arrow_values(blist, len(names)) if weighted else None
+    reports = []
+    for j, name in enumerate(names):
+        x = arrow_values(blist, j)
+        rep = partition_report(x)
+        if w is not None:
+            rep.update(_weight_totals(x, w, f"a partition of column {name!r}"))
+        reports.append(rep)
+    yield arrow_row(reports)
+
+
+def _spark_numeric(df: Any, name: str, what: str) -> Any:
+    from pyspark.sql.types import BooleanType, NumericType
+
+    kind = df.schema[name].dataType
+    if not isinstance(kind, NumericType) or isinstance(kind, BooleanType):
+        raise BoxCoxError(f"{what} {name!r} is not numeric (Spark type {kind.simpleString()})"
+                          + ("; select the numeric columns to fit" if what == "column"
+                             else ""))
+    return df[name].cast("double")
+
+
+def read_spark(df: Any, *, family: str, missing: str = "drop", weights: Any = None
+               ) -> Partitioned:
+    """Read a Spark DataFrame: one set-up job over all its columns (and the case weights'
+    column ``weights``, read beside them, checked and totalled), the merged reports
+    checked by the gate's column rules; only one summary row per partition reaches the
+    driver."""
+    try:
+        import pyspark.sql  # noqa: F401
+    except ImportError:
+        raise BoxCoxError(f"a Spark DataFrame needs pyspark: {SPARK_EXTRA}") from None
+    names = [str(c) for c in df.columns]
+    wexpr = None
+    if weights is not None:
+        if not isinstance(weights, str):
+            raise BoxCoxError("for Spark input, weights= names a column of the DataFrame (a "
+                              "Spark DataFrame has no row order to align an array with); add "
+                              "the weights as a column")
+        if weights not in names:
+            raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns "
+                              f"are {names}")
+        names = [n for n in names if n != weights]
+        if not names:
+            raise BoxCoxError(f"weights column {weights!r} is the data's only column; "
+                              "nothing is left to fit")
+        wexpr = _spark_numeric(df, weights, "weights column").alias("w")
+    if not names:
+        raise BoxCoxError("the Spark DataFrame has no columns")
+    if len(set(names)) != len(names):
+        raise BoxCoxError("the Spark DataFrame needs distinct column names")
+    exprs = [_spark_numeric(df, n, "column").alias(f"c{j}") for j, n in enumerate(names)]
+    sel = df.select(*exprs, *([] if wexpr is None else [wexpr]))
+    job = sel.mapInArrow(partial(_spark_setup, names=tuple(names),
+                                 weighted=wexpr is not None), "part binary")
+    try:
+        rows = job.collect()
+    except BoxCoxError:
+        raise
+    except Exception as exc:  # Py4JJavaError, PythonException, ...
+        raise spark_failure(exc, "the DataFrame") from None
+    parts = [pickle.loads(bytes(r[0])) for r in rows]
+    if not parts:
+        raise BoxCoxError("the Spark DataFrame has no partitions")
+    read = []
+    for j, name in enumerate(names):
+        rep = merge_reports([p[j] for p in parts])
+        r = rep["report"]
+        check_column(r, name, family=family, missing=missing, tiny_scale=True)
+        if wexpr is not None:
+            _check_weighted(rep, name)
+        frame = sel.select(f"c{j}", *([] if wexpr is None else ["w"]))
+        read.append(PartitionedColumn(
+            name, r, rep["n_pos"] + rep["n_neg"], rep["n_pos"], rep["n_neg"], rep["pos"],
+            rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), (), (), (), None,
+            int(rep.get("n_w", 0)), float(rep.get("w_total", 0.0)),
+            float(rep.get("w_log", 0.0)), wexpr is not None, frame))
+    return Partitioned(names, "frame", len(parts), 1, tuple(read),
+                       np.arange(len(names), dtype=np.intp))

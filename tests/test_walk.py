@@ -252,7 +252,7 @@ def test_weighted_dask_input_is_a_straight_descent(frame, kind):
     gate = [(m, f) for m, f in steps if _stage(m) == "gate"]
     assert ("boxcoxstat._validation.partitions", "read_dask") in gate
     memory = bcs.fit(frame, weights=w)  # the same weighted likelihood, pooled
-    # merged moments vs the in-memory QR: 1e-10 (tests/federated/test_daskweights.py's)
+    # merged moments vs the in-memory QR: 1e-10 (tests/federated/test_daskfit_weights.py's)
     assert np.asarray(result.lmbda) == pytest.approx(np.asarray(memory.lmbda), abs=1e-10)
     assert np.asarray(result.llf) == pytest.approx(np.asarray(memory.llf), abs=1e-9)
 

@@ -1,12 +1,16 @@
-"""Array reductions shared by the gate and the core (pure NumPy, importing nothing else of
-the package), so that each is written once: the columns' extremes."""
+"""Array reductions shared by the gate and the core (NumPy, importing nothing else of the
+package), so that each is written once: the columns' extremes; a Spark partition's Arrow
+batches read as float columns and its one-row summary (pyarrow, imported when called)."""
 
 from __future__ import annotations
+
+import pickle
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["column_range", "FEW_COLUMNS"]
+__all__ = ["column_range", "FEW_COLUMNS", "arrow_values", "arrow_row"]
 
 FEW_COLUMNS = 16  # up to this many columns, column extremes are taken one column at a time
 
@@ -47,3 +51,19 @@ def _extremes(col: NDArray[np.float64]) -> tuple[float, float]:
         block = col[i : i + RANGE_ROWS]
         lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())  # NaN propagates
     return lo, hi
+
+
+def arrow_values(batches: list[Any], j: int = 0) -> NDArray[np.float64]:
+    """Column ``j`` of a Spark partition's Arrow batches as one float array (null: NaN)."""
+    parts = [b.column(j).to_numpy(zero_copy_only=False) for b in batches]
+    if not parts:
+        return np.empty(0, dtype=np.float64)
+    return np.concatenate(parts).astype(np.float64, copy=False)
+
+
+def arrow_row(obj: Any) -> Any:
+    """A partition's summary ``obj`` as a one-row Arrow batch (``part binary``: pickled)."""
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_pydict({"part": [pickle.dumps(obj)]},
+                                      schema=pa.schema([("part", pa.binary())]))

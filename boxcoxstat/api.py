@@ -47,9 +47,9 @@ ROUTES: tuple[Route, ...] = (
           (PT,)),
     # Dask and Spark: partition by partition, never gathered
     Route("dask", ML, ANY, "", "ymax", "federated.daskfit:fit_request", (FIT, PT)),
-    Route("dask", ML, ANY, "weighted", "ymax", "federated.daskweights:fit_request"),
+    Route("dask", ML, ANY, "weighted", "ymax", "federated.daskfit:fit_request"),
     Route("dask", ML, ANY, "bounded", "", "federated.daskfit:fit_request"),
-    Route("dask", ML, ANY, "bounded weighted", "", "federated.daskweights:fit_request"),
+    Route("dask", ML, ANY, "bounded weighted", "", "federated.daskfit:fit_request"),
     Route("spark", ML, ANY, "", "ymax", "federated.sparkfit:fit_request"),
     Route("spark", ML, ANY, "weighted", "ymax", "federated.sparkfit:fit_request"),
     Route("spark", ML, ANY, "bounded", "weighted", "federated.sparkfit:fit_request"),

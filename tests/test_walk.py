@@ -40,9 +40,11 @@ core's (``core.partitioned``); Dask's frames are not boxcoxstat modules, so they
 steps. Stated limits: on the error path only (a partition that raises) the core calls the
 gate's ``first_failure`` to name the partition; ``family="auto"`` calls the model's rule
 ``univariate.model.auto_family`` from the core after fitting both families (as the in-memory
-fit does); Dask with case weights (``federated.daskweights``) and Spark
-(``federated.sparkfit``, whose ``mapInArrow`` jobs are the backend's, called by the core
-once per round through the ``Column`` protocol) still enter the model stage from the core.
+fit does). Dask with case weights takes the same route (the gate reads and checks the
+weights beside the values in its set-up pass; the core merges the weighted moments), and so
+does Spark, with or without weights: the gate's set-up job (``read_spark``), then the core's
+``core.arrow`` columns with pyspark's ``DataFrame.collect`` and each column's bound
+``mapInArrow`` injected (the functions shipped to the executors are the core's).
 """
 
 from __future__ import annotations
@@ -224,3 +226,73 @@ def test_power_transformer_on_dask_takes_the_route_of_fit(frame):
     assert "boxcoxstat._validation.containers" in gate  # recognised by the gate, not the door
     first_gate = next(i for i, (m, _) in enumerate(steps) if _stage(m) == "gate")
     assert steps[first_gate] == ("boxcoxstat._validation.routes", "admit")
+
+
+@pytest.mark.parametrize("kind", ["column", "series", "array"])
+def test_weighted_dask_input_is_a_straight_descent(frame, kind):
+    """``bcs.fit(dask_frame[["a"]], weights=dask_frame["w"])`` (and the weights as a column's
+    name, or a NumPy array beside a Dask array): door, gate (the set-up pass reads the
+    weights beside the values and checks them: ``read_dask``), model (Dask injected), core
+    (the weighted moments of every round, the Jacobian's term), result; each stage once."""
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    da = pytest.importorskip("dask.array")
+    w = np.linspace(0.5, 2.0, len(frame))
+    ddf = dd.from_pandas(frame.assign(w=w), npartitions=3)
+    call = {"column": lambda: bcs.fit(ddf, weights="w"),
+            "series": lambda: bcs.fit(ddf[["a", "b"]], weights=ddf["w"]),
+            "array": lambda: bcs.fit(da.from_array(frame.to_numpy(), chunks=(100, 2)),
+                                     weights=w)}[kind]
+    with dask.config.set(scheduler="sync"):
+        steps = _walk(call)
+        result = call()
+    assert _stages(steps) == list(ORDER), [s for s in steps if _stage(s[0]) != "core"]
+    model = {m for m, _ in steps if _stage(m) == "model"}
+    assert model == {"boxcoxstat.federated.daskfit"}
+    gate = [(m, f) for m, f in steps if _stage(m) == "gate"]
+    assert ("boxcoxstat._validation.partitions", "read_dask") in gate
+    memory = bcs.fit(frame, weights=w)  # the same weighted likelihood, pooled
+    # merged moments vs the in-memory QR: 1e-10 (tests/federated/test_daskfit_weights.py's)
+    assert np.asarray(result.lmbda) == pytest.approx(np.asarray(memory.lmbda), abs=1e-10)
+    assert np.asarray(result.llf) == pytest.approx(np.asarray(memory.llf), abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    import os
+
+    from pyspark.sql import SparkSession
+
+    saved = {k: os.environ.get(k) for k in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    session = (SparkSession.builder.master("local[1]").appName("boxcoxstat-walk")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.memory", "1g").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@pytest.mark.parametrize("weights", [None, "w"])
+def test_spark_input_is_a_straight_descent(spark, frame, weights):
+    """``bcs.fit(spark_df)`` (and with a weights column): door, gate (the set-up job reads
+    every column and the weights: ``read_spark``), model (pyspark's ``collect`` injected),
+    core (each round one ``mapInArrow`` job of the core's ``arrow_moments``, merged by the
+    core), result; each stage once. The executors run in their own processes; on the
+    driver no boxcoxstat function outside the core runs during a round."""
+    w = np.linspace(0.5, 2.0, len(frame))
+    sdf = spark.createDataFrame(frame.assign(w=w)).repartition(2)
+    if weights is None:
+        sdf = sdf.select("a", "b")
+    steps = _walk(lambda: bcs.fit(sdf, weights=weights))
+    assert _stages(steps) == list(ORDER), [s for s in steps if _stage(s[0]) != "core"]
+    assert {m for m, _ in steps if _stage(m) == "model"} == {"boxcoxstat.federated.sparkfit"}
+    assert ("boxcoxstat._validation.partitions", "read_spark") in steps
+    assert "boxcoxstat.core.arrow" in {m for m, _ in steps}

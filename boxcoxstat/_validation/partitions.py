@@ -15,6 +15,7 @@ Nothing below the gate reads the collection's reports again.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -23,10 +24,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._arrays import arrow_row, arrow_values
 from .columns import BoxCoxError, ColumnReport, check_column
 
 __all__ = ["partition_report", "merge_reports", "first_failure", "PartitionedColumn",
-           "Partitioned", "as_rows", "setup_part", "dask_columns", "read_dask"]
+           "Partitioned", "as_rows", "setup_part", "dask_columns", "dask_weights",
+           "read_dask", "read_spark", "spark_failure"]
 
 
 # ----------------------------------------------------------------------- one partition
@@ -66,8 +69,9 @@ def merge_reports(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out = dict(parts[0])
     for p in parts[1:]:
         out["report"] = ColumnReport.merge(out["report"], p["report"])
-        for k in ("n_pos", "n_neg", "rows"):
-            out[k] += p[k]
+        for k in ("n_pos", "n_neg", "rows", "n_w", "w_total", "w_log"):
+            if k in p:
+                out[k] += p[k]
         out["pos"] = _join(out["pos"], p["pos"])
         out["neg"] = _join(out["neg"], p["neg"])
     return out
@@ -89,10 +93,35 @@ def as_rows(block: Any, label: str) -> NDArray[np.float64]:
     return x
 
 
-def setup_part(block: Any, *, label: str, declared: int | None, series: bool
-                ) -> dict[str, Any]:
+def _weight_totals(x: NDArray[np.float64], w: NDArray[np.float64], label: str
+                   ) -> dict[str, Any]:
+    """A partition's case weights checked (one per row; finite and >= 0 where the row has a
+    value) and their totals over the rows of a value and a positive weight: the count
+    ``n_w``, ``w_total = sum w`` and ``w_log = sum log w``."""
+    if w.size != x.size:
+        raise BoxCoxError(f"{label} holds {x.size} values and {w.size} weights; give the "
+                          "weights the data's partitions (one weight per row)")
+    present = np.isfinite(x)
+    bad = present & ~np.isfinite(w)
+    if bad.any():
+        raise BoxCoxError(f"{label}: weights must be finite: row {int(np.flatnonzero(bad)[0])} "
+                          f"of the partition has a value and weight {float(w[bad][0])}")
+    negative = present & (w < 0)
+    if negative.any():
+        raise BoxCoxError(f"{label}: weights must be >= 0: row "
+                          f"{int(np.flatnonzero(negative)[0])} of the partition has weight "
+                          f"{float(w[negative][0]):g}")
+    kept = w[present & (w > 0)]
+    return {"n_w": int(kept.size), "w_total": float(kept.sum()),
+            "w_log": float(np.log(kept).sum())}
+
+
+def setup_part(block: Any, weights: Any = None, *, label: str, declared: int | None,
+               series: bool) -> dict[str, Any]:
     """A partition's :func:`partition_report`, its rows checked against its chunk's declared
-    size (when known); a DataFrame's partition must be a Series."""
+    size (when known); a DataFrame's partition must be a Series. With the partition's case
+    ``weights``: they are checked and their totals added (``n_w``, ``w_total``,
+    ``w_log``)."""
     if series:
         import pandas as pd
 
@@ -105,7 +134,10 @@ def setup_part(block: Any, *, label: str, declared: int | None, series: bool
         raise BoxCoxError(f"{label} delivered {x.size} rows but its chunk declares {declared}; "
                           "its rows would be lost or counted twice, so the fit stops: rebuild "
                           "the collection so each partition returns what it declares")
-    return partition_report(x)
+    if weights is None:
+        return partition_report(x)
+    w = as_rows(weights, f"{label}'s weights")
+    return {**partition_report(x), **_weight_totals(x, w, label)}
 
 
 def first_failure(compute: Callable[..., Any], parts: Sequence[Any], labels: Sequence[str],
@@ -132,8 +164,13 @@ class PartitionedColumn:
     """A column read by the gate: its merged set-up ``report``; the count and range of its
     values >= 0 (``n_pos``, ``pos``) and < 0; ``n`` finite values from ``lo`` to ``hi``;
     the partitions' handles (``parts``, Dask's delayed objects), the ``rows`` each
-    delivered and the ``labels`` errors name them by. Plain fields only: the core reads
-    them without calling back into the gate."""
+    delivered and the ``labels`` errors name them by. With case weights: the weights'
+    partitions (``weights``, one per data partition, checked in the set-up pass) and their
+    totals over the rows of a value and a positive weight (``n_w`` rows, ``w_total``,
+    ``w_log = sum log w``; ``weighted``). Spark: ``frame``, the column's DataFrame (its
+    values as ``double``, then its weights), each pass one ``mapInArrow`` job over it
+    (``parts``, ``rows`` and ``labels`` empty). Plain fields only: the core reads them
+    without calling back into the gate."""
 
     name: str
     report: ColumnReport
@@ -148,6 +185,12 @@ class PartitionedColumn:
     parts: tuple[Any, ...]
     rows: tuple[int, ...]
     labels: tuple[str, ...]
+    weights: tuple[Any, ...] | None = None
+    n_w: int = 0
+    w_total: float = 0.0
+    w_log: float = 0.0
+    weighted: bool = False
+    frame: Any = None
 
 
 @dataclass(frozen=True)
@@ -196,9 +239,77 @@ def dask_columns(data: Any) -> tuple[list[Any], list[str], str]:
     raise BoxCoxError(f"unsupported Dask collection {type(data).__name__}")
 
 
-def _read_column(col: Any, name: str) -> tuple[dict[str, Any], tuple[Any, ...],
-                                                tuple[int, ...], tuple[str, ...]]:
-    """One column's set-up pass: the merged report, the partitions, their rows and labels."""
+def dask_weights(data: Any, weights: Any) -> tuple[Any, Any]:
+    """``bcs.fit(dask_data, weights=)``: the data without the weights' column (``weights``
+    naming a column of a Dask DataFrame) and the weights: a 1-D Dask array or Series, or
+    a 1-D NumPy array."""
+    import dask.array as da
+
+    if isinstance(weights, str):
+        columns = getattr(data, "columns", None)
+        if columns is None:
+            raise BoxCoxError(f"weights={weights!r} names a column, but the data are not a "
+                              "DataFrame; pass the weights as an array")
+        if weights not in list(columns):
+            raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns "
+                              f"are {[str(c) for c in columns]}")
+        if len(columns) < 2:
+            raise BoxCoxError(f"weights column {weights!r} is the data's only column; "
+                              "nothing is left to fit")
+        return data.drop(columns=[weights]), data[weights]
+    if isinstance(weights, da.Array) or hasattr(weights, "to_delayed"):
+        if getattr(weights, "ndim", 1) != 1:
+            raise BoxCoxError("weights must be one number per row (1-D), got "
+                              f"{weights.ndim} dimensions")
+        return data, weights
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise BoxCoxError(f"weights must be numbers, one per row ({err})") from None
+    if w.ndim != 1:
+        raise BoxCoxError(f"weights must be one number per row (1-D), got {w.ndim} dimensions")
+    return data, w
+
+
+def _known(chunks: tuple[float, ...]) -> bool:
+    return not any(c != c for c in chunks)
+
+
+def _weight_parts(weights: Any, col: Any, name: str, count: int) -> tuple[Any, ...]:
+    """The weights' partitions beside the column's ``count`` partitions: NumPy weights (or a
+    Dask array of known chunks) cut at the column's chunks where those are known, else the
+    weights' own partitions, which must be as many as the data's."""
+    import dask.array as da
+
+    chunks = getattr(col, "chunks", None)
+    if chunks is not None and _known(chunks[0]):
+        if isinstance(weights, np.ndarray) or (isinstance(weights, da.Array)
+                                               and _known(weights.chunks[0])):
+            rows = int(sum(chunks[0]))
+            if weights.shape[0] != rows:
+                raise BoxCoxError(f"weights has length {weights.shape[0]}, but column "
+                                  f"{name!r} has {rows} rows; give one weight per row")
+            w = (da.from_array(weights, chunks=chunks) if isinstance(weights, np.ndarray)
+                 else weights.rechunk(chunks))
+            return tuple(w.to_delayed().ravel())
+    if isinstance(weights, np.ndarray):
+        raise BoxCoxError(f"column {name!r} has partitions of unknown length, so NumPy weights "
+                          "cannot be cut into them; give the weights as a column of the Dask "
+                          "DataFrame (weights='w') or as a Dask collection with the data's "
+                          "partitions")
+    parts = tuple(weights.to_delayed().ravel() if isinstance(weights, da.Array)
+                  else weights.to_delayed())
+    if len(parts) != count:
+        raise BoxCoxError(f"the weights have {len(parts)} partitions and column {name!r} "
+                          f"{count}; give them the same partitions")
+    return parts
+
+
+def _read_column(col: Any, name: str, weights: Any = None
+                 ) -> tuple[dict[str, Any], tuple[Any, ...], tuple[int, ...], tuple[str, ...],
+                            tuple[Any, ...] | None]:
+    """One column's set-up pass: the merged report, the partitions, their rows and labels
+    (and, with case weights, the weights' partitions, read and checked in the same pass)."""
     import dask
 
     kind = getattr(col.dtype, "kind", "O")
@@ -211,8 +322,10 @@ def _read_column(col: Any, name: str) -> tuple[dict[str, Any], tuple[Any, ...],
     declared: list[int | None] = [None] * count
     if not series:
         declared = [None if size != size else int(size) for size in col.chunks[0]]
-    tasks = [dask.delayed(partial(setup_part, label=lab, declared=d, series=series))(p)
-             for p, lab, d in zip(parts, labels, declared, strict=True)]
+    wparts = None if weights is None else _weight_parts(weights, col, name, count)
+    tasks = [dask.delayed(partial(setup_part, label=lab, declared=d, series=series))(
+                 p, *(() if wparts is None else (wparts[i],)))
+             for i, (p, lab, d) in enumerate(zip(parts, labels, declared, strict=True))]
     try:
         reports = dask.compute(*tasks)
     except BoxCoxError:
@@ -220,15 +333,29 @@ def _read_column(col: Any, name: str) -> tuple[dict[str, Any], tuple[Any, ...],
     except Exception as exc:
         raise first_failure(dask.compute, parts, labels, exc, name) from exc
     rows = tuple(r["rows"] for r in reports)
-    return merge_reports(reports), parts, rows, labels
+    return merge_reports(reports), parts, rows, labels, wparts
 
 
-def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = "raise"
-              ) -> Partitioned:
+def _check_weighted(rep: dict[str, Any], name: str) -> None:
+    """A weighted column needs three values of positive weight."""
+    if rep["n_w"] == 0:
+        raise BoxCoxError(f"column {name!r}: all weights are zero (or every weighted row is "
+                          "missing); give some rows a positive weight")
+    if rep["n_w"] < 3:
+        raise BoxCoxError(f"column {name!r}: only {rep['n_w']} value(s) have a positive "
+                          "weight; a power needs at least 3")
+
+
+def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = "raise",
+              weights: Any = None) -> Partitioned:
     """Read a Dask array or DataFrame: every column's set-up pass, the merged reports checked
     by the gate's column rules (``family`` normalised, ``missing`` checked by the caller).
     ``constant="keep"`` (scikit-learn's rule, ``PowerTransformer``): a constant column of a
     Yeo-Johnson or ``"auto"`` fit is left out of ``columns`` (``kept`` lists the others).
+    ``weights`` (case weights: the name of a column of a Dask DataFrame, a Dask array or
+    Series, or a NumPy array) are read beside the values in the same pass: each partition's
+    weights checked (one per row; finite and >= 0 where the row has a value, naming the
+    partition) and totalled (:func:`dask_weights`).
 
     Examples
     --------
@@ -239,19 +366,128 @@ def read_dask(data: Any, *, family: str, missing: str = "drop", constant: str = 
     >>> read.names, read.clients, read.passes, read.columns[0].rows
     (['x0', 'x1'], 4, 2, (100, 100, 100, 100))
     """
+    if weights is not None:
+        data, weights = dask_weights(data, weights)
     cols, names, kind = dask_columns(data)
     read, kept = [], []
     for j, (col, name) in enumerate(zip(cols, names, strict=True)):
-        rep, parts, rows, labels = _read_column(col, name)
+        rep, parts, rows, labels, wparts = _read_column(col, name, weights)
         r = rep["report"]
         if (constant == "keep" and family != "boxcox" and r.n_finite and not r.n_inf
                 and r.lo == r.hi and (missing == "drop" or not r.n_missing)):
             continue  # scikit-learn leaves a constant feature unchanged
         check_column(r, name, family=family, missing=missing,
                      tiny_scale=True)  # the frame's unit lets lambda reach the inverse range
+        if wparts is not None:
+            _check_weighted(rep, name)
         read.append(PartitionedColumn(
             name, r, rep["n_pos"] + rep["n_neg"], rep["n_pos"], rep["n_neg"], rep["pos"],
-            rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), parts, rows, labels))
+            rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), parts, rows, labels,
+            wparts, int(rep.get("n_w", 0)), float(rep.get("w_total", 0.0)),
+            float(rep.get("w_log", 0.0)), wparts is not None))
         kept.append(j)
     return Partitioned(names, kind, len(parts), len(cols), tuple(read),
                        np.array(kept, dtype=np.intp))
+
+
+# ----------------------------------------------------------------------- Spark
+SPARK_EXTRA = 'pip install "boxcoxstat[spark]" (pyspark; Spark also needs a Java runtime)'
+
+
+def spark_failure(exc: BaseException, what: str) -> BoxCoxError:
+    """The package's error for a Spark job that failed while reading ``what``: the message of
+    a :class:`BoxCoxError` an executor raised (a bad weight), else Spark's first line."""
+    text = str(exc)
+    ours = text.rfind("BoxCoxError: ")
+    if ours >= 0:
+        msg = text[ours + len("BoxCoxError: "):].strip().splitlines()[0]
+        return BoxCoxError(f"{what}: {msg:.500}")
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return BoxCoxError(f"Spark failed while reading {what}: {type(exc).__name__}: "
+                       f"{first:.500}; check the DataFrame's source (it must be readable "
+                       "more than once with the same rows)")
+
+
+def _spark_setup(batches: Any, *, names: tuple[str, ...], weighted: bool) -> Any:
+    """On an executor: one row per partition, every column's :func:`partition_report` (and,
+    with the weights as the last column, their checks and totals)."""
+    blist = list(batches)
+    w = arrow_values(blist, len(names)) if weighted else None
+    reports = []
+    for j, name in enumerate(names):
+        x = arrow_values(blist, j)
+        rep = partition_report(x)
+        if w is not None:
+            rep.update(_weight_totals(x, w, f"a partition of column {name!r}"))
+        reports.append(rep)
+    yield arrow_row(reports)
+
+
+def _spark_numeric(df: Any, name: str, what: str) -> Any:
+    from pyspark.sql.types import BooleanType, NumericType
+
+    kind = df.schema[name].dataType
+    if not isinstance(kind, NumericType) or isinstance(kind, BooleanType):
+        raise BoxCoxError(f"{what} {name!r} is not numeric (Spark type {kind.simpleString()})"
+                          + ("; select the numeric columns to fit" if what == "column"
+                             else ""))
+    return df[name].cast("double")
+
+
+def read_spark(df: Any, *, family: str, missing: str = "drop", weights: Any = None
+               ) -> Partitioned:
+    """Read a Spark DataFrame: one set-up job over all its columns (and the case weights'
+    column ``weights``, read beside them, checked and totalled), the merged reports
+    checked by the gate's column rules; only one summary row per partition reaches the
+    driver."""
+    try:
+        import pyspark.sql  # noqa: F401
+    except ImportError:
+        raise BoxCoxError(f"a Spark DataFrame needs pyspark: {SPARK_EXTRA}") from None
+    names = [str(c) for c in df.columns]
+    wexpr = None
+    if weights is not None:
+        if not isinstance(weights, str):
+            raise BoxCoxError("for Spark input, weights= names a column of the DataFrame (a "
+                              "Spark DataFrame has no row order to align an array with); add "
+                              "the weights as a column")
+        if weights not in names:
+            raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns "
+                              f"are {names}")
+        names = [n for n in names if n != weights]
+        if not names:
+            raise BoxCoxError(f"weights column {weights!r} is the data's only column; "
+                              "nothing is left to fit")
+        wexpr = _spark_numeric(df, weights, "weights column").alias("w")
+    if not names:
+        raise BoxCoxError("the Spark DataFrame has no columns")
+    if len(set(names)) != len(names):
+        raise BoxCoxError("the Spark DataFrame needs distinct column names")
+    exprs = [_spark_numeric(df, n, "column").alias(f"c{j}") for j, n in enumerate(names)]
+    sel = df.select(*exprs, *([] if wexpr is None else [wexpr]))
+    job = sel.mapInArrow(partial(_spark_setup, names=tuple(names),
+                                 weighted=wexpr is not None), "part binary")
+    try:
+        rows = job.collect()
+    except BoxCoxError:
+        raise
+    except Exception as exc:  # Py4JJavaError, PythonException, ...
+        raise spark_failure(exc, "the DataFrame") from None
+    parts = [pickle.loads(bytes(r[0])) for r in rows]
+    if not parts:
+        raise BoxCoxError("the Spark DataFrame has no partitions")
+    read = []
+    for j, name in enumerate(names):
+        rep = merge_reports([p[j] for p in parts])
+        r = rep["report"]
+        check_column(r, name, family=family, missing=missing, tiny_scale=True)
+        if wexpr is not None:
+            _check_weighted(rep, name)
+        frame = sel.select(f"c{j}", *([] if wexpr is None else ["w"]))
+        read.append(PartitionedColumn(
+            name, r, rep["n_pos"] + rep["n_neg"], rep["n_pos"], rep["n_neg"], rep["pos"],
+            rep["neg"], float(r.lo), float(r.hi), int(r.n_missing), (), (), (), None,
+            int(rep.get("n_w", 0)), float(rep.get("w_total", 0.0)),
+            float(rep.get("w_log", 0.0)), wexpr is not None, frame))
+    return Partitioned(names, "frame", len(parts), 1, tuple(read),
+                       np.arange(len(names), dtype=np.intp))

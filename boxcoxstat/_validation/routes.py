@@ -39,7 +39,7 @@ from .columns import (
 )
 from .containers import container_of
 from .features import as_features
-from .partitions import Partitioned, read_dask
+from .partitions import Partitioned, read_dask, read_spark
 
 __all__ = ["ESTIMATORS", "SETTINGS", "Route", "Hint", "Door", "Table", "Request", "admit",
            "refusal"]
@@ -141,12 +141,13 @@ class Request:
 
     ``data`` is validated :class:`~boxcoxstat._validation.columns.Columns` in memory, a Dask
     collection read by its set-up pass (:class:`~boxcoxstat._validation.partitions.
-    Partitioned`; with case weights, the collection as given), else the Spark DataFrame as
-    given. Everything is checked and canonical: ``family`` is the canonical name, a fixed
-    ``lmbda`` of ``bcs.fit`` in memory is one float per column (``power_values``), a known
-    Box-Cox shift ``gamma`` leaves every value positive; the functions below the gate use them
-    as they are. ``weights`` are case weights (``lm(weights=)``'s: validated, one per row, in
-    memory; as given for Dask), ``frequency`` frequency weights (``PowerTransformer``'s
+    Partitioned`, with case weights read and checked beside the values), a Spark DataFrame
+    read by its set-up job (the same). Everything is checked and canonical: ``family`` is
+    the canonical name, a fixed ``lmbda`` of ``bcs.fit`` in memory is one float per column
+    (``power_values``), a known Box-Cox shift ``gamma`` leaves every value positive; the
+    functions below the gate use them as they are. ``weights`` are case weights
+    (``lm(weights=)``'s: validated, one per row, in memory; as given for Dask, whose read
+    columns carry them), ``frequency`` frequency weights (``PowerTransformer``'s
     ``sample_weight``), ``bounds`` a ``(p, 2)`` array.
     ``constant="keep"``: a constant Yeo-Johnson column is not fitted (scikit-learn's rule);
     ``kept`` then lists the positions of the columns that are. ``stacklevel``: the frames
@@ -243,13 +244,14 @@ def admit(table: Table, door: str, data: Any, *, family: Any, estimator: Any,
     elif container == "memory":
         data, kept = as_features(data, list(names or []), family=fam, weights=frequency,
                                  layout=layout)
-    elif container == "dask" and "weighted" not in request:  # its set-up pass
-        data = read_dask(data, family=fam, missing=missing,
+    elif container == "dask":  # its set-up pass, the case weights read beside the values
+        data = read_dask(data, family=fam, missing=missing, weights=weights,
                          constant="raise" if door == "fit" else "keep")
         kept = data.kept
+    elif container == "spark":  # its set-up job, the case weights' column read beside
+        data = read_spark(data, family=fam, missing=missing, weights=weights)
     p = len(data.names) if isinstance(data, (Columns, Partitioned)) else 1
-    if bounds is not None and read and isinstance(data, (Columns, Partitioned)):  # Spark and
-        # weighted Dask: by the fitter
+    if bounds is not None and read and isinstance(data, (Columns, Partitioned)):
         bounds = check_bounds(bounds, p if door == "fit" else 1)
         if bounds is not None and bounds.shape[0] != p:
             bounds = np.tile(bounds[:1], (p, 1))

@@ -173,14 +173,24 @@ class SampleFrame:
         return out[0], out[1]
 
 
-def local_sides(x: NDArray[np.float64], frame: SampleFrame) -> tuple[Side | None, Side | None]:
-    """Split local values (finite, 1-D) into sides in the global frame."""
+def local_sides(x: NDArray[np.float64], frame: SampleFrame,
+                w: NDArray[np.float64] | None = None) -> tuple[Side | None, Side | None]:
+    """Split local values (finite, 1-D) into sides in the global frame; with case weights
+    ``w`` (one per value) each side carries its values' weights, so its moments are the
+    weighted ones (frequency-weight moments, merged as the unweighted ones are)."""
     if frame.family == "boxcox":
-        return (frame.pos.side(x) if frame.pos is not None and x.size else None), None
+        side = frame.pos.side(x) if frame.pos is not None and x.size else None
+        return _weighed(side, w), None
     xp, xn = x[x >= 0], x[x < 0]
     pos = frame.pos.side(xp) if xp.size and frame.pos is not None else None
     neg = frame.neg.side(xn) if xn.size and frame.neg is not None else None
-    return pos, neg
+    if w is None:
+        return pos, neg
+    return _weighed(pos, w[x >= 0]), _weighed(neg, w[x < 0])
+
+
+def _weighed(side: Side | None, w: NDArray[np.float64] | None) -> Side | None:
+    return side if side is None or w is None else replace(side, w=w.reshape(-1, 1))
 
 
 def tree_merge(parts: list[SideMoments]) -> SideMoments | None:

@@ -27,9 +27,10 @@ set-up pass does).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Protocol
+from math import fsum
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,8 +45,9 @@ from .profile import SUBSAMPLE_FROM, SUBSAMPLE_SIZE, CallbackProfile
 from .resolution import range_messages
 from .solve import Solution, bounded_solution, solve
 
-__all__ = ["Column", "Tasks", "HeldColumn", "HeldSample", "partition_values",
-           "partition_moments", "merge_moment_parts", "subsample_stride", "every",
+__all__ = ["Column", "Tasks", "HeldColumn", "HeldSample", "CaseWeights", "partition_values",
+           "partition_moments", "partition_jacobian_gap", "merge_moment_parts",
+           "subsample_stride", "every",
            "ColumnFit", "fit_column", "fit_held", "fit_samples",
            "FitTable", "fit_table", "new_tally"]
 
@@ -88,18 +90,43 @@ def partition_values(block: Any, label: str, rows: int) -> NDArray[np.float64]:
     return x
 
 
-def partition_moments(x: NDArray[np.float64], frame: SampleFrame, lmbda: tuple[float, ...],
-                      shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
-                      score: bool) -> Moments:
-    """A partition's side moments at ``lmbda`` in the global ``frame`` (missing values
-    dropped)."""
+def _weighted_rows(x: NDArray[np.float64], w: NDArray[np.float64] | None
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """The rows a fit uses: values present and, with case weights, of positive weight (as
+    ``lm(weights=)`` leaves out the rows of weight 0)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     ok = np.isfinite(x)
-    if not ok.all():
-        x = x[ok]
-    pm, nm = frame.moments(local_sides(x, frame), np.asarray(lmbda), shift_pos, shift_neg,
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64).reshape(-1)
+        ok &= w > 0
+        return x[ok], w[ok]
+    return (x if ok.all() else x[ok]), None
+
+
+def partition_moments(x: NDArray[np.float64], frame: SampleFrame, lmbda: tuple[float, ...],
+                      shift_pos: tuple[float, ...], shift_neg: tuple[float, ...],
+                      score: bool, w: NDArray[np.float64] | None = None) -> Moments:
+    """A partition's side moments at ``lmbda`` in the global ``frame`` (missing values
+    dropped); with case weights ``w`` the weighted moments of its rows of positive weight
+    (merged as frequency-weight moments are)."""
+    x, w = _weighted_rows(x, w)
+    pm, nm = frame.moments(local_sides(x, frame, w), np.asarray(lmbda), shift_pos, shift_neg,
                            score)
     return {"pos": pm, "neg": nm}
+
+
+def partition_jacobian_gap(x: NDArray[np.float64], w: NDArray[np.float64], family: str,
+                           center: float, ratio: float) -> float:
+    """A partition's share of ``D = sum (1 - ratio w_i) L_i`` (``ratio = n / W``), the
+    difference between the Jacobian of ``lm(weights=)``'s likelihood (unweighted) and the
+    frequency-weighted one, with ``L = log x - center`` (Box-Cox; ``center`` the column's
+    geometric middle, which ``sum (1 - ratio w_i) = 0`` allows) or ``sign(x) log(1 + |x|)``
+    (Yeo-Johnson)."""
+    x, kept = _weighted_rows(x, w)
+    assert kept is not None
+    logs = (np.log(x) - center if family == "boxcox"
+            else np.sign(x) * np.log1p(np.abs(x)))
+    return float(np.sum((1.0 - ratio * kept) * logs))
 
 
 def merge_moment_parts(parts: Sequence[Moments]) -> Moments:
@@ -119,8 +146,19 @@ def every(x: NDArray[np.float64], stride: int) -> NDArray[np.float64]:
     return np.asarray(x, dtype=np.float64).reshape(-1)[::stride].copy()
 
 
-def _checked_moments(block: Any, label: str, rows: int, **kw: Any) -> Moments:
-    return partition_moments(partition_values(block, label, rows), **kw)
+def _checked_weights(block: Any, label: str, rows: int) -> NDArray[np.float64]:
+    return partition_values(block, f"{label}'s weights", rows)
+
+
+def _checked_moments(block: Any, label: str, rows: int, weights: Any = None, **kw: Any
+                     ) -> Moments:
+    w = None if weights is None else _checked_weights(weights, label, rows)
+    return partition_moments(partition_values(block, label, rows), w=w, **kw)
+
+
+def _checked_gap(block: Any, label: str, rows: int, weights: Any, **kw: Any) -> float:
+    return partition_jacobian_gap(partition_values(block, label, rows),
+                                  _checked_weights(weights, label, rows), **kw)
 
 
 def _checked_every(block: Any, label: str, rows: int, stride: int) -> NDArray[np.float64]:
@@ -147,7 +185,8 @@ class HeldColumn:
     """A column held as its partitions' tasks (:class:`Column`): ``parts`` (one handle per
     partition), the ``rows`` each delivered in the set-up pass and the ``labels`` errors
     name them by; ``source`` (default ``parts``) is what a failing pass computes alone to
-    find the partition at fault."""
+    find the partition at fault; ``weights`` the case weights' partitions (one per
+    partition, read beside its values in every pass)."""
 
     name: str
     parts: tuple[Any, ...]
@@ -155,6 +194,12 @@ class HeldColumn:
     labels: tuple[str, ...]
     tasks: Tasks
     source: tuple[Any, ...] | None = None
+    weights: tuple[Any, ...] | None = None
+
+    def _args(self) -> list[tuple[Any, ...]]:
+        ws = self.weights or (None,) * len(self.parts)
+        return [(p, lab, r) + (() if w is None else (w,)) for p, lab, r, w in
+                zip(self.parts, self.labels, self.rows, ws, strict=True)]
 
     def _run(self, run: Callable[..., Any], *tasks: Any) -> Any:
         try:
@@ -173,13 +218,19 @@ class HeldColumn:
         task = t.delayed(partial(_checked_moments, frame=frame, lmbda=lmbda,
                                  shift_pos=shift_pos, shift_neg=shift_neg, score=score))
         merge = t.delayed(merge_moment_parts)
-        level = [task(p, lab, r) for p, lab, r in zip(self.parts, self.labels, self.rows,
-                                                      strict=True)]
+        level = [task(*args) for args in self._args()]
         while len(level) > 1:
             level = [merge(level[i:i + t.split_every])
                      for i in range(0, len(level), t.split_every)]
         (out,) = self._run(t.compute, level[0])
         return out  # type: ignore[no-any-return]
+
+    def jacobian_gap(self, family: str, center: float, ratio: float) -> float:
+        """One pass over a weighted column: ``D`` (:func:`partition_jacobian_gap`) summed
+        over the partitions."""
+        t = self.tasks
+        task = t.delayed(partial(_checked_gap, family=family, center=center, ratio=ratio))
+        return fsum(self._run(t.compute, *[task(*args) for args in self._args()]))
 
     def subsample(self, stride: int) -> HeldColumn:
         """Every ``stride``-th value of each partition, persisted where it was computed."""
@@ -305,12 +356,14 @@ def new_tally() -> dict[str, int]:
 @dataclass
 class _Evaluate:
     """The profile's callback: one pass over ``col`` per call, whatever the number of
-    lambdas."""
+    lambdas. With case weights (``weighted = (n / W, D)``) the frequency-weighted NLL of
+    the merged moments becomes ``lm(weights=)``'s: ``n/W NLL_f + (1 - lambda) D``."""
 
     col: Column
     frame: SampleFrame
     tally: dict[str, int]
     key: str
+    weighted: tuple[float, float] | None = None
 
     def __call__(self, lam: NDArray, cols: NDArray | None = None, score: bool = True,
                  score_unit: NDArray | None = None) -> tuple[NDArray, NDArray]:
@@ -322,13 +375,38 @@ class _Evaluate:
             self.tally["passes"] += 1
         self.tally["evaluations"] += lam.size
         val, sc = global_nll_score(out["pos"], out["neg"], lam, self.frame.unit, score_unit)
+        if self.weighted is not None:
+            ratio, gap = self.weighted
+            unit = 1.0 if score_unit is None else np.asarray(score_unit, dtype=np.float64)
+            val, sc = ratio * val + (1.0 - lam) * gap, ratio * sc - gap / unit
         return val, (sc if score else np.full_like(val, np.nan))
+
+
+@dataclass(frozen=True)
+class CaseWeights:
+    """A column's case weights as the set-up pass totalled them over its rows of a value
+    and a positive weight: ``n`` rows, ``total = W = sum w``, ``log_sum = sum log w``."""
+
+    n: int
+    total: float
+    log_sum: float
+
+    def llf_shift(self) -> float:
+        """What turns ``llf_constant(n) - NLL`` into R's ``logLik`` of the weighted ``lm``
+        (with the Jacobian): ``sum log w / 2 - n/2 log(W / n)``."""
+        return 0.5 * self.log_sum - 0.5 * self.n * float(np.log(self.total / self.n))
+
+
+class _Weighted(Protocol):
+    def jacobian_gap(self, family: str, center: float, ratio: float) -> float: ...
 
 
 @dataclass(frozen=True)
 class HeldSample:
     """A column to fit: its :class:`Column` and what the set-up pass found (values >= 0
-    and < 0: counts and ranges; all: the extremes)."""
+    and < 0: counts and ranges; all: the extremes); with case ``weights`` (its column a
+    :class:`HeldColumn` with the weights' partitions) ``n`` counts the rows of positive
+    weight."""
 
     column: Column
     n: int
@@ -336,23 +414,41 @@ class HeldSample:
     neg: tuple[float, float] | None
     lo: float
     hi: float
+    weights: CaseWeights | None = None
 
 
 @dataclass
 class _Prepare:
     """``prepare(f)`` of :func:`fit_column` for a held sample: the frame of family ``f``
     from the global ranges and the profile (with the subsample start of a long column,
-    extracted once for every family tried)."""
+    extracted once for every family tried). With case weights: no subsample start (every
+    evaluation reads the data and the weights) and one pass per family for ``D``
+    (Jacobian's difference, :func:`partition_jacobian_gap`)."""
 
     sample: HeldSample
     tally: dict[str, int]
     optimizer: str
     kept: list[Column] = field(default_factory=list)
+    gaps: dict[str, float] = field(default_factory=dict)
+
+    def _weighted(self, f: str) -> tuple[float, float]:
+        s = self.sample
+        assert s.weights is not None
+        ratio = s.n / s.weights.total
+        if f not in self.gaps:
+            center = 0.5 * (np.log(s.lo) + np.log(s.hi)) if f == "boxcox" else 0.0
+            self.gaps[f] = cast(_Weighted, s.column).jacobian_gap(f, float(center), ratio)
+            self.tally["passes"] += 1
+        return ratio, self.gaps[f]
 
     def __call__(self, f: str) -> CallbackProfile:
         s = self.sample
         frame = SampleFrame.from_ranges(f, s.pos, s.neg)
         unit, reach = np.array([frame.unit]), np.array([frame.reach()])
+        if s.weights is not None:
+            return CallbackProfile(_Evaluate(s.column, frame, self.tally, "rounds",
+                                             self._weighted(f)),
+                                   np.array([float(s.n)]), unit=unit, reach=reach)
         sub = None
         if s.n > SUBSAMPLE_FROM and self.optimizer == "score":
             stride = subsample_stride(s.n)
@@ -379,6 +475,8 @@ def fit_samples(samples: Sequence[HeldSample], family: str, tally: dict[str, int
                          optimizer=optimizer, grid=grid, ymax=ymax, choose=choose,
                          bounds=None if bounds is None else bounds[j : j + 1])
         tally["fit_rounds"] += fit.rounds
+        if s.weights is not None:
+            fit = replace(fit, llf=fit.llf + s.weights.llf_shift())
         fits.append(fit)
     return fits
 
@@ -389,7 +487,8 @@ def fit_held(columns: Sequence[Any], tasks: Tasks, family: str, tally: dict[str,
              ) -> list[ColumnFit]:
     """:func:`fit_samples` of columns the gate has read from a partitioned collection (any
     records with the fields ``name``, ``parts``, ``rows``, ``labels``, ``n``, ``pos``,
-    ``neg``, ``lo``, ``hi``), each pass run through ``tasks``.
+    ``neg``, ``lo``, ``hi``; with case weights also ``weights``, the weights' partitions,
+    and their totals ``n_w``, ``w_total``, ``w_log``), each pass run through ``tasks``.
 
     Examples
     --------
@@ -408,8 +507,14 @@ def fit_held(columns: Sequence[Any], tasks: Tasks, family: str, tally: dict[str,
     >>> bool(abs(fit.sol.lmbda[0] - bcs.fit(x).lmbda) < 1e-12), tally["rounds"] > 0
     (True, True)
     """
-    samples = [HeldSample(HeldColumn(c.name, tuple(c.parts), tuple(c.rows), tuple(c.labels),
-                                     tasks), c.n, c.pos, c.neg, c.lo, c.hi) for c in columns]
+    samples = []
+    for c in columns:
+        weights = getattr(c, "weights", None)
+        held = HeldColumn(c.name, tuple(c.parts), tuple(c.rows), tuple(c.labels), tasks,
+                          weights=None if weights is None else tuple(weights))
+        case = None if weights is None else CaseWeights(c.n_w, c.w_total, c.w_log)
+        samples.append(HeldSample(held, c.n if case is None else case.n, c.pos, c.neg,
+                                  c.lo, c.hi, case))
     return fit_samples(samples, family, tally, optimizer=optimizer, grid=grid, ymax=ymax,
                        bounds=bounds, choose=choose)
 

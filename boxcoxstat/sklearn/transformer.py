@@ -339,7 +339,7 @@ class PowerTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _fit_dask(self, X: Any, sample_weight: Any, keep: bool) -> Any:
         """Fit on a Dask array or DataFrame without materialising it: lambda from the
-        partitions' merged moments (:mod:`boxcoxstat.federated.partitioned`, the engine of
+        partitions' merged moments (:mod:`boxcoxstat.core.partitioned`, the engine of
         ``boxcoxstat.fit`` on Dask input; a constant Yeo-Johnson feature keeps lambda 1), the
         standardiser from one more pass (Dask's merged per-chunk means and variances of the
         transformed values)."""

@@ -33,6 +33,7 @@ package for R. Journal of Statistical Software 27(3).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -363,36 +364,50 @@ def _model_roots(H: NDArray[np.float64], gross: NDArray[np.float64], span: NDArr
         proven |= sure
         pval[sure & (rel <= 1e-13)] = ptv[sure & (rel <= 1e-13)]
     act = np.flatnonzero(np.isnan(tau) & (ga < 0) & (gb > 0))
-    lo, hi = a[act], b[act]
-    t = np.clip(np.zeros(act.size), lo, hi)
+
+    def found(done: NDArray[np.intp], tf: NDArray, pf: NDArray, dg: NDArray) -> None:
+        dgb, rel = _model_bound(tf, pf, n, sum_v[done])
+        with np.errstate(divide="ignore", invalid="ignore"):  # in units of lambda
+            err = 2.0 * dgb / dg / span[done]
+        fine = (pf > 1e-6 * gross[done] * np.exp(2.0 * np.abs(tf))) & (err >= 0)
+        sure = fine & (err <= MODEL_XTOL)
+        bound[done] = np.where(fine, err, np.inf)
+        proven[done[sure]] = True
+        pval[done[sure & (rel <= 1e-13)]] = pf[sure & (rel <= 1e-13)]
+
+    act, t = _safeguarded_newton(lambda t, idx: _model_score(H[idx], t, scale, sum_v[idx]),
+                                 act, a[act], b[act], np.clip(np.zeros(act.size), a[act],
+                                                              b[act]), span, tau, found)
+    tau[act] = t  # (not reached: bisection alone closes 1e-15 in 60 steps) a start
+    return tau / span, proven, pval, bound
+
+
+def _safeguarded_newton(score: Callable, act: NDArray[np.intp], lo: NDArray, hi: NDArray,
+                        t: NDArray, span: NDArray, tau: NDArray, found: Callable) -> tuple:
+    """Newton's method safeguarded by bisection for the series ``act`` on their brackets
+    ``[lo, hi]`` from ``t`` (``score(t, idx)`` gives the model's value, score and slope in
+    ``tau``). A series is done when ``g = 0``, its Newton step is below ``1e-9 min(1,
+    span)`` (the next error is about ``(g''/2g') 1e-18``) or its bracket is closed: its root
+    goes to ``tau`` and ``found(done, t, p, dg)`` records its bound. Returns the series not
+    done in 100 steps (not reached: bisection alone closes 1e-15 in 60) and their iterates."""
     for _ in range(100):
         if act.size == 0:
             break
-        p, g, dg = _model_score(H[act], t, scale, sum_v[act])
+        p, g, dg = score(t, act)
         lo, hi = np.where(g < 0, t, lo), np.where(g > 0, t, hi)
         with np.errstate(divide="ignore", invalid="ignore"):
             nxt = t - g / dg
         newton = (nxt >= lo) & (nxt <= hi) & (dg > 0)
         nxt = np.where(newton, nxt, 0.5 * (lo + hi))
-        # a Newton step below 1e-9 (in tau): the next error is about (g''/2g') 1e-18
         small = 1e-9 * np.minimum(1.0, span[act])
         fin = (g == 0) | (newton & (np.abs(nxt - t) <= small)) | (hi - lo <= 1e-6 * small)
         if fin.any():
             done = act[fin]
             tau[done] = np.where(g[fin] == 0, t[fin], nxt[fin])
-            tf, pf = t[fin], p[fin]
-            dgb, rel = _model_bound(tf, pf, n, sum_v[done])
-            with np.errstate(divide="ignore", invalid="ignore"):  # in units of lambda
-                err = 2.0 * dgb / dg[fin] / span[done]
-            fine = (pf > 1e-6 * gross[done] * np.exp(2.0 * np.abs(tf))) & (err >= 0)
-            sure = fine & (err <= MODEL_XTOL)
-            bound[done] = np.where(fine, err, np.inf)
-            proven[done[sure]] = True
-            pval[done[sure & (rel <= 1e-13)]] = pf[sure & (rel <= 1e-13)]
+            found(done, t[fin], p[fin], dg[fin])
         keep = ~fin
         act, t, lo, hi = act[keep], nxt[keep], lo[keep], hi[keep]
-    tau[act] = t  # (not reached: bisection alone closes 1e-15 in 60 steps) a start
-    return tau / span, proven, pval, bound
+    return act, t
 
 
 CENTRE_TERMS = 6  # K of the expansion at a centre lambda_c != 0
@@ -496,31 +511,18 @@ def _centred_model(v: NDArray[np.float64], span: NDArray[np.float64], q: NDArray
         keep = sure & (rel <= 1e-13)
         log_rss[keep] = np.log(pe[keep]) - 2.0 * np.log(np.abs(lc + end / span)[keep])
     act = np.flatnonzero(np.isnan(tau) & (ga < 0) & (gb > 0))
-    lo, hi = a[act], b[act]
-    t = np.zeros(act.size)
-    for _ in range(100):
-        if act.size == 0:
-            break
-        p, g, dg = score(t, act)
-        lo, hi = np.where(g < 0, t, lo), np.where(g > 0, t, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nxt = t - g / dg
-        newton = (nxt >= lo) & (nxt <= hi) & (dg > 0)
-        nxt = np.where(newton, nxt, 0.5 * (lo + hi))
-        small = 1e-9 * np.minimum(1.0, span[act])
-        fin = (g == 0) | (newton & (np.abs(nxt - t) <= small)) | (hi - lo <= 1e-6 * small)
-        if fin.any():
-            done = act[fin]
-            tau[done] = np.where(g[fin] == 0, t[fin], nxt[fin])
-            e_l, rel = bound(t[fin], p[fin], dg[fin], done)
-            err[done] = e_l
-            sure = e_l <= MODEL_XTOL
-            proven[done[sure]] = True
-            keep = sure & (rel <= 1e-13)
-            lam_t = lc[done] + t[fin] / span[done]  # the RSS where it was evaluated
-            log_rss[done[keep]] = np.log(p[fin][keep]) - 2.0 * np.log(np.abs(lam_t[keep]))
-        keep = ~fin
-        act, t, lo, hi = act[keep], nxt[keep], lo[keep], hi[keep]
+
+    def found(done: NDArray[np.intp], tf: NDArray, pf: NDArray, dg: NDArray) -> None:
+        e_l, rel = bound(tf, pf, dg, done)
+        err[done] = e_l
+        sure = e_l <= MODEL_XTOL
+        proven[done[sure]] = True
+        keep = sure & (rel <= 1e-13)
+        lam_t = lc[done] + tf / span[done]  # the RSS where it was evaluated
+        log_rss[done[keep]] = np.log(pf[keep]) - 2.0 * np.log(np.abs(lam_t[keep]))
+
+    act, t = _safeguarded_newton(score, act, a[act], b[act], np.zeros(act.size), span, tau,
+                                 found)
     tau[act] = t
     lam = lc + tau / span
     # |M phi|^2 = |M lambda phi|^2 / lambda^2, times the scale e^(2 top) taken out

@@ -81,3 +81,38 @@ def test_dask_weighted_bounds_equal_in_memory():
         if lo <= lam0 <= hi:
             assert r.test(lam0).statistic == pytest.approx(m.test(lam0).statistic, abs=1e-8)
     assert "bound active" in str(r.summary())
+
+
+def test_the_gate_names_the_partition_of_a_bad_weight():
+    """The set-up pass reads the weights beside the values (the gate, ``read_dask``): a bad
+    weight is refused before any round, naming its column and partition."""
+    y = np.array(REF["lognormal_60"]["y"])
+    w = np.ones(60)
+    w[47] = -2.0  # partition 2 (rows 40-59), row 7 of it
+    with pytest.raises(bcs.BoxCoxError, match=r"partition 2 \(of 3\) of column 'x': weights "
+                                              r"must be >= 0: row 7 of the partition"):
+        bcs.fit(da.from_array(y, chunks=20), weights=w)
+    w[47] = np.inf
+    with pytest.raises(bcs.BoxCoxError, match=r"partition 2 \(of 3\) of column 'x': weights "
+                                              "must be finite"):
+        bcs.fit(da.from_array(y, chunks=20), weights=w)
+
+
+def test_dask_series_weights_beside_the_frames_columns():
+    """``bcs.fit(ddf[["a", "b"]], weights=ddf["w"])``: the weights' own partitions read
+    beside the columns' (never gathered); as many partitions as the data's, or the gate's
+    error."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.lognormal(size=400), "b": rng.gamma(2.0, size=400),
+                       "w": rng.uniform(0.5, 2.0, 400)})
+    ddf = dd.from_pandas(df, npartitions=4)
+    r = bcs.fit(ddf[["a", "b"]], weights=ddf["w"])
+    m = bcs.fit(df[["a", "b"]], weights=df["w"].to_numpy())
+    # merged moments vs the in-memory QR: 1e-10, as above
+    assert r.lmbda.to_numpy() == pytest.approx(m.lmbda.to_numpy(), abs=1e-10)
+    assert r.llf.to_numpy() == pytest.approx(m.llf.to_numpy(), abs=1e-9)
+    other = dd.from_pandas(df, npartitions=2)["w"]
+    with pytest.raises(bcs.BoxCoxError, match="the weights have 2 partitions and column 'a' 4"):
+        bcs.fit(ddf[["a", "b"]], weights=other)
+    with pytest.raises(bcs.BoxCoxError, match="partitions of unknown length"):
+        bcs.fit(ddf[["a", "b"]], weights=df["w"].to_numpy())

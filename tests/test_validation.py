@@ -40,19 +40,28 @@ def test_kinds_names_and_missing_counts():
 
 
 def test_values_cannot_change_the_callers_data():
-    """float64 data are read without a copy (issue 31: a copy of 1e7 values costs about one
-    np.log pass), as a read-only view: nothing can write through it, and the caller's array
-    keeps its values and stays writeable. Data that are converted are a private copy."""
+    """float64 data that nobody can change later are read without a copy (issue 31: a copy of
+    1e7 values costs about one np.log pass), as a read-only view: a read-only array none of
+    whose bases is writeable. A writeable array and pandas data are copied: the result keeps
+    its data, and the caller could change them in place after the fit (pandas' copy-on-write
+    does not cover a NumPy view of a Series). Converted data are a new array too."""
     x = np.array([1.0, 2.0, 3.0])
+    for data in (x, x[:, None]):  # writeable: a private copy
+        cols = as_columns(data, family="boxcox")
+        assert not np.shares_memory(cols.values, x)
+    frozen = np.array([1.0, 2.0, 3.0])
+    frozen.flags.writeable = False
+    cols = as_columns(frozen, family="boxcox")
+    assert np.shares_memory(cols.values, frozen)
+    with pytest.raises(ValueError, match="read-only"):
+        cols.values[0, 0] = 99.0
+    view = x[:]  # read-only itself, but its base is writeable: copied
+    view.flags.writeable = False
+    assert not np.shares_memory(as_columns(view, family="boxcox").values, x)
     series = pd.Series([1.0, 2.0, 3.0], name="s")
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
-    for data, memory in ((x, x), (x[:, None], x), (series, series.to_numpy()),
-                         (frame, frame["a"].to_numpy())):
-        cols = as_columns(data, family="boxcox")
-        assert np.shares_memory(cols.values, memory)  # not copied
-        with pytest.raises(ValueError, match="read-only"):
-            cols.values[0, 0] = 99.0
-        assert memory[0] == 1.0
+    for data, memory in ((series, series.to_numpy()), (frame, frame["a"].to_numpy())):
+        assert not np.shares_memory(as_columns(data, family="boxcox").values, memory)
     assert x.flags.writeable
     converted = [1, 2, 3]  # ints: converted into a new array
     ints = np.array(converted)
@@ -61,6 +70,38 @@ def test_values_cannot_change_the_callers_data():
     masked = np.ma.masked_array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 0, 0])
     cols = as_columns(masked, family="boxcox")  # the masked entry becomes NaN in a copy
     assert np.isnan(cols.values[1, 0]) and masked.data[1] == 2.0
+
+
+def test_a_result_does_not_change_when_the_callers_data_do():
+    """A fit result is immutable: changing the caller's array or Series in place after the
+    fit changes nothing the result draws or computes later from its data (its QQ figure of
+    the transformed values; with a view of a writeable array it did). The reference is the
+    figure drawn before the change."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import boxcoxstat as bcs
+
+    def points(r):
+        fig, axes = plt.subplots(1, 2)
+        r.qqplot(ax=axes)
+        out = [line.get_ydata().copy() for ax in axes for line in ax.lines]
+        plt.close(fig)
+        return out
+
+    x = np.random.default_rng(31).lognormal(size=200)
+    for data in (x.copy(), pd.Series(x.copy(), name="x")):
+        r = bcs.fit(data)
+        before = points(r)
+        if isinstance(data, pd.Series):
+            data.iloc[:] = 1.0  # seen through a NumPy view of the Series, copy-on-write or not
+        else:
+            data[:] = 1.0
+        after = points(r)
+        assert len(before) == len(after) > 0
+        assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
 
 
 def test_numeric_frame_is_read_in_one_private_c_ordered_copy():

@@ -160,12 +160,14 @@ def to_matrix(data: Any, *, booleans: bool = True,
     Booleans are read as 0/1 unless ``booleans=False`` (the fit's gate: an indicator has no
     power transform).
 
-    ``copy=False`` (the gate of a fit, which only reads its data): float64 data that need no
-    conversion (a NumPy array, 1-D or C-ordered 2-D, without masked entries; a pandas
-    Series or one-column DataFrame of NumPy float64) are returned as a read-only view of the
-    caller's memory, not copied (a copy of 1e7 values costs about one ``np.log`` pass); the
-    view cannot be written through, so the caller's data stay as they are. Everything else
-    is converted into a new array as with ``copy=True``.
+    ``copy=False`` (the gate of a fit, which only reads its data): a float64 NumPy array,
+    1-D or C-ordered 2-D, without masked entries, that nobody can change later (neither it nor
+    any array it views is writeable) is returned as a read-only view, not copied (a copy of
+    1e7 values costs about one ``np.log`` pass). A result keeps its data, so anything the
+    caller could change in place after the fit is copied: a writeable array, and pandas
+    data (pandas' copy-on-write does not protect a NumPy view of a Series: a later write to
+    the Series is seen through it). Everything else is converted into a new array as with
+    ``copy=True``.
     """
     import pandas as pd
 
@@ -176,8 +178,6 @@ def to_matrix(data: Any, *, booleans: bool = True,
 
     if isinstance(data, pd.Series):
         name = "x" if data.name is None else str(data.name)
-        if not copy and data.dtype == np.float64:
-            return _read_only(data.to_numpy(copy=False))[:, None], [name], data.index, "series"
         return _series_values(data, name, booleans)[:, None], [name], data.index, "series"
     if isinstance(data, pd.DataFrame):
         if data.shape[1] == 0:
@@ -189,9 +189,6 @@ def to_matrix(data: Any, *, booleans: bool = True,
             raise BoxCoxError(f"the DataFrame has duplicate column names {dup}; rename them")
         if all(isinstance(dt, np.dtype) and dt.kind in "iuf" for dt in data.dtypes):
             # plain NumPy integer and float columns: one conversion (no pd.NA can occur)
-            if not copy and data.shape[1] == 1 and data.dtypes.iloc[0] == np.float64:
-                return (_read_only(data.iloc[:, 0].to_numpy(copy=False))[:, None], names,
-                        data.index, "frame")
             values = np.array(data.to_numpy(dtype=np.float64), dtype=np.float64, order="C")
             return values, names, data.index, "frame"
         cols = [_series_values(data.iloc[:, j], names[j], booleans) for j in range(len(names))]
@@ -199,7 +196,7 @@ def to_matrix(data: Any, *, booleans: bool = True,
     arr, mask = _as_array(data)
     if arr.ndim == 0:
         raise BoxCoxError("expected a sequence of numbers, got a scalar")
-    if not copy and mask is None and arr.dtype == np.float64 and (
+    if not copy and mask is None and arr.dtype == np.float64 and _unchangeable(arr) and (
             arr.ndim == 1 or arr.ndim == 2 and arr.shape[1] and arr.flags.c_contiguous):
         view = _read_only(arr)
         if arr.ndim == 1:
@@ -215,6 +212,17 @@ def to_matrix(data: Any, *, booleans: bool = True,
         cols = [_numeric(arr[:, j], names[j], booleans) for j in range(arr.shape[1])]
         return _masked(np.column_stack(cols), mask, 2), names, None, "array2d"
     raise BoxCoxError(f"expected 1-D or 2-D data, got an array with {arr.ndim} dimensions")
+
+
+def _unchangeable(arr: NDArray) -> bool:
+    """Nothing can write to ``arr``'s memory through NumPy: neither it nor any array it is a
+    view of is writeable (and the chain ends in an array that owns its data or in bytes)."""
+    a: Any = arr
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return False
+        a = a.base
+    return a is None or isinstance(a, bytes)
 
 
 def _read_only(values: NDArray[np.float64]) -> NDArray[np.float64]:

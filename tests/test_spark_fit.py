@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 
 import numpy as np
 import pandas as pd
@@ -18,6 +17,7 @@ import pytest
 
 import boxcoxstat as bcs
 from boxcoxstat import BoxCoxError
+from tests.sparkutil import local_spark
 
 pytest.importorskip("pyspark", reason='needs the spark extra: pip install "boxcoxstat[spark]"')
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -27,24 +27,8 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 @pytest.fixture(scope="module")
 def spark():
-    from pyspark.sql import SparkSession
-
-    saved = {k: os.environ.get(k) for k in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
-    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("boxcoxstat-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.driver.memory", "1g")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with local_spark(2, "boxcoxstat-tests") as session:
+        yield session
 
 
 def _sdf(spark, frame: pd.DataFrame, parts: int):

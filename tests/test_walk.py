@@ -260,24 +260,10 @@ def test_weighted_dask_input_is_a_straight_descent(frame, kind):
 @pytest.fixture(scope="module")
 def spark():
     pytest.importorskip("pyspark")
-    import os
+    from tests.sparkutil import local_spark
 
-    from pyspark.sql import SparkSession
-
-    saved = {k: os.environ.get(k) for k in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
-    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[1]").appName("boxcoxstat-walk")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.driver.memory", "1g").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    with local_spark(1, "boxcoxstat-walk") as session:
+        yield session
 
 
 @pytest.mark.parametrize("weights", [None, "w"])

@@ -655,3 +655,18 @@ def require(module: str, extra: str, what: str) -> None:
         raise ModuleNotFoundError(
             f"{what} needs {module}, which is not installed; install the extra: "
             f"pip install 'boxcoxstat[{extra}]'", name=module) from None
+
+
+def check_weights_column(data: Any, name: str) -> None:
+    """``weights="w"`` names a column of ``data`` that is not its only one (in memory, Dask
+    or Spark alike), else the package's error saying what to pass instead."""
+    columns = getattr(data, "columns", None)
+    if columns is None or getattr(data, "ndim", 2) != 2:
+        raise BoxCoxError(f"weights={name!r} names a column, but the data are not a DataFrame; "
+                          "pass the weights as an array")
+    if name not in list(columns):
+        raise BoxCoxError(f"weights column {name!r} is not in the data; its columns are "
+                          f"{[str(c) for c in columns][:10]}")
+    if len(columns) < 2:
+        raise BoxCoxError(f"weights column {name!r} is the data's only column; nothing is "
+                          "left to fit")

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._arrays import arrow_row, arrow_values
-from .columns import BoxCoxError, ColumnReport, check_column
+from .columns import BoxCoxError, ColumnReport, check_column, check_weights_column
 
 __all__ = ["partition_report", "merge_reports", "first_failure", "PartitionedColumn",
            "Partitioned", "as_rows", "setup_part", "dask_columns", "dask_weights",
@@ -246,16 +246,7 @@ def dask_weights(data: Any, weights: Any) -> tuple[Any, Any]:
     import dask.array as da
 
     if isinstance(weights, str):
-        columns = getattr(data, "columns", None)
-        if columns is None:
-            raise BoxCoxError(f"weights={weights!r} names a column, but the data are not a "
-                              "DataFrame; pass the weights as an array")
-        if weights not in list(columns):
-            raise BoxCoxError(f"weights column {weights!r} is not in the data; its columns "
-                              f"are {[str(c) for c in columns]}")
-        if len(columns) < 2:
-            raise BoxCoxError(f"weights column {weights!r} is the data's only column; "
-                              "nothing is left to fit")
+        check_weights_column(data, weights)
         return data.drop(columns=[weights]), data[weights]
     if isinstance(weights, da.Array) or hasattr(weights, "to_delayed"):
         if getattr(weights, "ndim", 1) != 1:

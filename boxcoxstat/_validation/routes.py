@@ -34,6 +34,7 @@ from .columns import (
     check_number,
     check_option,
     check_shift,
+    check_weights_column,
     normalize_family,
     power_values,
 )
@@ -282,16 +283,7 @@ def _read(data: Any, estimator: str, family: str, settings: frozenset[str],
 def _weights_column(data: Any, name: str) -> tuple[Any, Any]:
     """``weights="w"``: the column ``w`` of a DataFrame as the weights, and the other columns
     as the data."""
-    columns = getattr(data, "columns", None)
-    if columns is None or getattr(data, "ndim", 2) != 2:
-        raise BoxCoxError(f"weights={name!r} names a column, but the data are not a DataFrame; "
-                          "pass the weights as an array")
-    if name not in list(columns):
-        raise BoxCoxError(f"weights column {name!r} is not in the data; its columns are "
-                          f"{[str(c) for c in columns][:10]}")
-    if len(columns) < 2:
-        raise BoxCoxError(f"weights column {name!r} is the data's only column; nothing is "
-                          "left to fit")
+    check_weights_column(data, name)
     w = data[name]
     w = w.to_numpy() if hasattr(w, "to_numpy") else np.asarray(w)
     import pandas as pd

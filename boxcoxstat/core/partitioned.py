@@ -540,6 +540,17 @@ class FitTable:
     warnings: list[tuple[str, type[Warning]]]
 
 
+def held_record(clients: int, optimizer: str, tally: dict[str, Any], weighted: bool
+                ) -> dict[str, Any]:
+    """The record of a fit of partitioned data kept with its result (``federated``): the
+    partitions, the optimizer, the tally of rounds and passes, whether case-weighted."""
+    info = {"clients": clients, "unit": "partitions", "dropped": {}, "optimizer": optimizer,
+            **tally}
+    if weighted:
+        info["weighted"] = True
+    return info
+
+
 def fit_table(fits: Sequence[ColumnFit], names: Sequence[str]) -> FitTable:
     """The :class:`FitTable` of ``fits`` (one per column of ``names``)."""
     conv = np.concatenate([f.sol.converged for f in fits])

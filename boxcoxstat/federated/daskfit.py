@@ -28,7 +28,7 @@ from .._validation.columns import check_option, normalize_family
 from .._validation.partitions import Partitioned, read_dask
 from .._validation.routes import Request
 from ..core.bounds import check_bounds
-from ..core.partitioned import Tasks, fit_held, fit_table, new_tally
+from ..core.partitioned import Tasks, fit_held, fit_table, held_record, new_tally
 from ..core.solve import OPTIMIZERS
 from ..exceptions import user_stacklevel
 from ..univariate.model import auto_family
@@ -116,9 +116,6 @@ def _fit(read: Partitioned, family: str, *, ymax: float | None,
     table = fit_table(fits, names)
     for text, category in table.warnings:
         warnings.warn(text, category, stacklevel=user_stacklevel())
-    info = {"clients": read.clients, "unit": "partitions", "dropped": {},
-            "optimizer": optimizer, **tally}
-    if weighted:
-        info["weighted"] = True
+    info = held_record(read.clients, optimizer, tally, weighted)
     return PowerTransformResult._from_table(table, names, read.kind, family, n_missing, info,
                                             ymax=ymax, bounds=bounds)

@@ -28,10 +28,10 @@ from .._validation.columns import check_option, normalize_family
 from .._validation.partitions import Partitioned, read_dask
 from .._validation.routes import Request
 from ..core.bounds import check_bounds
+from ..core.estimate import auto_family
 from ..core.partitioned import Tasks, fit_held, fit_table, held_record, new_tally
 from ..core.solve import OPTIMIZERS
 from ..exceptions import user_stacklevel
-from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .model import check_ymax
 

@@ -34,10 +34,10 @@ from .._validation.routes import Request
 from ..base.spark_transform import _pyspark
 from ..core.arrow import fit_arrow
 from ..core.bounds import check_bounds
+from ..core.estimate import auto_family
 from ..core.partitioned import fit_table, held_record, new_tally
 from ..core.solve import OPTIMIZERS
 from ..exceptions import user_stacklevel
-from ..univariate.model import auto_family
 from ..univariate.results import PowerTransformResult
 from .model import check_ymax
 

@@ -37,10 +37,11 @@ partition's report merged and checked: ``_validation.partitions``), the model st
 (``federated.daskfit``) injects Dask's own ``dask.delayed`` / ``dask.compute`` /
 ``dask.persist`` into the core, and each round's partition functions and merges are the
 core's (``core.partitioned``); Dask's frames are not boxcoxstat modules, so they are not
-steps. Stated limits: on the error path only (a partition that raises) the core calls the
+steps. Stated limit: on the error path only (a partition that raises) the core calls the
 gate's ``first_failure`` to name the partition. ``family="auto"``'s rule is the core's
-(``core.estimate.auto_family``), as in memory. Dask with case weights takes the same route (the gate reads and checks the
-weights beside the values in its set-up pass; the core merges the weighted moments), and so
+(``core.estimate.auto_family``), as in memory. Dask with case weights takes the same route
+(the gate reads and checks the weights beside the values in its set-up pass; the core
+merges the weighted moments), and so
 does Spark, with or without weights: the gate's set-up job (``read_spark``), then the core's
 ``core.arrow`` columns with pyspark's ``DataFrame.collect`` and each column's bound
 ``mapInArrow`` injected (the functions shipped to the executors are the core's).

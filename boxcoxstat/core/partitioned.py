@@ -540,15 +540,16 @@ class FitTable:
     warnings: list[tuple[str, type[Warning]]]
 
 
-def held_record(clients: int, optimizer: str, tally: dict[str, Any], weighted: bool
-                ) -> dict[str, Any]:
-    """The record of a fit of partitioned data kept with its result (``federated``): the
-    partitions, the optimizer, the tally of rounds and passes, whether case-weighted."""
+def held_table(fits: Sequence[ColumnFit], names: Sequence[str], clients: int, optimizer: str,
+               tally: dict[str, Any], weighted: bool) -> tuple[FitTable, dict[str, Any]]:
+    """The :class:`FitTable` of a fit of partitioned data and the record kept with its result
+    (``federated``: the partitions, the optimizer, the tally of rounds and passes, whether
+    case-weighted)."""
     info = {"clients": clients, "unit": "partitions", "dropped": {}, "optimizer": optimizer,
             **tally}
     if weighted:
         info["weighted"] = True
-    return info
+    return fit_table(fits, names), info
 
 
 def fit_table(fits: Sequence[ColumnFit], names: Sequence[str]) -> FitTable:

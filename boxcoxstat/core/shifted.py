@@ -44,6 +44,7 @@ Fox, J. and Weisberg, S. (2019). An R Companion to Applied Regression, 3rd ed. (
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -107,6 +108,21 @@ class _Frame:
     sum_dlog_s: float  # sum(gamma / s^2)
 
 
+def base_frame(profile_of: Callable[[NDArray[np.float64]], Any], u: NDArray[np.float64],
+               gamma: float) -> _Frame:
+    """The frame of ``gamma`` for the values ``u``: ``profile_of`` the bcnPower base ``b``
+    (a Box-Cox response profile: the sample's, or a mixed model's), with the base's log
+    derivative in gamma, the Jacobian's log term and the curvature term."""
+    log_b, log_s = bcnpower_log_base(u, gamma)
+    # d log b / d gamma = gamma / (2 b s) on both sides of 0 (as s - u = gamma^2 / (2 b));
+    # formed in logs, so values near float64's end do not overflow
+    log_g = float(np.log(gamma))
+    dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
+    curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
+    return _Frame(profile_of(np.exp(log_b)), dlog_b, float(np.sum(log_s - log_b)),
+                  float(np.sum(dlog_b)), curv)
+
+
 class ShiftedColumn:
     """One column's bcnPower likelihood around a design, as a function of (lambda, gamma).
 
@@ -139,15 +155,9 @@ class ShiftedColumn:
         got = self._frames.get(gamma)
         if got is not None:
             return got
-        log_b, log_s = bcnpower_log_base(self.u, gamma)
-        # d log b / d gamma = gamma / (2 b s) on both sides of 0 (as s - u = gamma^2 / (2 b));
-        # formed in logs, so values near float64's end do not overflow
-        log_g = float(np.log(gamma))
-        dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
-        curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
-        prof = ResponseProfile.build(np.exp(log_b), self.design, "boxcox", self.weights)
-        return self._keep(gamma, _Frame(prof, dlog_b, float(np.sum(log_s - log_b)),
-                                        float(np.sum(dlog_b)), curv))
+        return self._keep(gamma, base_frame(
+            lambda b: ResponseProfile.build(b, self.design, "boxcox", self.weights), self.u,
+            gamma))
 
     def _keep(self, gamma: float, frame: _Frame) -> _Frame:
         """Cache ``frame`` as gamma's (the cache is emptied past 4096 gammas) and return it."""

@@ -56,6 +56,17 @@ def build_result(
                                             ymax=ymax, bounds=bounds)
 
 
+def held_options(family: str, ymax: Any, missing: str, optimizer: str
+                 ) -> tuple[str, float | None]:
+    """The options of a direct fit of partitioned data (``fit_dask``, ``fit_spark``) checked
+    before its set-up pass: the canonical family and the checked ``ymax``."""
+    fam = normalize_family(family)
+    checked = check_ymax(ymax)
+    check_option("missing", missing, ("drop", "raise"))
+    check_option("optimizer", optimizer, OPTIMIZERS)
+    return fam, checked
+
+
 def check_ymax(ymax: Any) -> float | None:
     """``None`` or a positive finite bound (checked before any round is spent)."""
     if ymax is None:

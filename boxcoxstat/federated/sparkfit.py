@@ -28,18 +28,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation.columns import check_option, normalize_family
 from .._validation.partitions import Partitioned, read_spark
 from .._validation.routes import Request
 from ..base.spark_transform import _pyspark
 from ..core.arrow import fit_arrow
 from ..core.bounds import check_bounds
 from ..core.estimate import auto_family
-from ..core.partitioned import fit_table, held_record, new_tally
-from ..core.solve import OPTIMIZERS
+from ..core.partitioned import held_table, new_tally
 from ..exceptions import user_stacklevel
 from ..univariate.results import PowerTransformResult
-from .model import check_ymax
+from .model import held_options
 
 __all__ = ["fit_spark", "fit_request"]
 
@@ -83,10 +81,7 @@ def fit_spark(
     True
     """
     _pyspark()
-    fam = normalize_family(family)
-    ymax = check_ymax(ymax)
-    check_option("missing", missing, ("drop", "raise"))
-    check_option("optimizer", optimizer, OPTIMIZERS)
+    fam, ymax = held_options(family, ymax, missing, optimizer)
     read = read_spark(df, family=fam, missing=missing, weights=weights)
     limits = check_bounds(bounds, len(read.names))
     return _fit(read, fam, ymax=ymax, bounds=limits, optimizer=optimizer, grid=grid)
@@ -119,9 +114,8 @@ def _fit(read: Partitioned, family: str, *, ymax: float | None,
     finally:
         for sub in cached:
             sub.unpersist()
-    table = fit_table(fits, names)
+    table, info = held_table(fits, names, read.clients, optimizer, tally, weighted)
     for text, category in table.warnings:
         warnings.warn(text, category, stacklevel=user_stacklevel())
-    info = held_record(read.clients, optimizer, tally, weighted)
     return PowerTransformResult._from_table(table, names, read.kind, family, n_missing, info,
                                             ymax=ymax, bounds=bounds)

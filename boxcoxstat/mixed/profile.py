@@ -48,9 +48,7 @@ from ..core.design import Design
 from ..core.likelihood import choose_shift
 from ..core.profile import evaluate_pairs
 from ..core.response import ResponseProfile
-from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile
-from ..core.shifted import _Frame as _ShiftFrame
-from ..families import bcnpower_log_base
+from ..core.shifted import GAMMA_MIN, ShiftedColumn, ShiftedProfile, base_frame
 
 __all__ = ["Structure", "MixedProfile", "ThetaFit", "MixedShiftedColumn",
            "MixedShiftedProfile"]
@@ -416,18 +414,12 @@ class MixedShiftedColumn(ShiftedColumn):
         got = self._frames.get(gamma)
         if got is not None:
             return got
-        log_b, log_s = bcnpower_log_base(self.u, gamma)
-        log_g = float(np.log(gamma))
-        dlog_b = np.exp(log_g - np.log(2.0) - log_b - log_s)
-        curv = float(np.sum(np.exp(log_g - 2.0 * log_s)))
-        prof = self.mixed(np.exp(log_b))
+        frame = base_frame(self.mixed, self.u, gamma)
         fitted = [g for g, f in self._frames.items() if f.prof.fits]  # type: ignore[attr-defined]
         if fitted:  # theta from the nearest gamma's latest fit: a short refit
             near = self._frames[min(fitted, key=lambda g: abs(np.log(g / gamma)))].prof
-            prof.seed = list(near.fits.values())[-1].theta  # type: ignore[attr-defined]
-        return self._keep(gamma, _ShiftFrame(prof, dlog_b,  # type: ignore[arg-type]
-                                             float(np.sum(log_s - log_b)),
-                                             float(np.sum(dlog_b)), curv))
+            frame.prof.seed = list(near.fits.values())[-1].theta  # type: ignore[attr-defined]
+        return self._keep(gamma, frame)
 
     def nll(self, lmbda: float, gamma: float) -> tuple[float, float, float]:
         """``NLL(lambda, gamma)`` (theta maximised), its derivative in lambda and in gamma."""

@@ -22,6 +22,17 @@ import pytest  # noqa: E402
 from tests import mpref  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """Every test starts at mpmath's default precision, and none leaves its own behind (a
+    test that sets ``mp.dps`` made a later test's reference depend on the order)."""
+    import mpmath
+
+    mpmath.mp.dps = 15
+    yield
+    mpmath.mp.dps = 15
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",

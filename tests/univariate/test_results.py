@@ -208,7 +208,8 @@ def test_every_model_builds_its_power_result_through_one_constructor():
                        if "PowerTransformResult._build(" in p.read_text()})
     assert builders == ["mixed/model.py", "regression/model.py", "sklearn/regressor.py",
                         "univariate/model.py"]
-    # fits that never pooled their data (federated sites, Dask partitions): one builder too
+    # fits that never pooled their data (federated sites, Dask and Spark partitions): one
+    # builder too
     tables = sorted({str(p.relative_to(root)) for p in root.rglob("*.py")
                      if "PowerTransformResult._from_table(" in p.read_text()})
-    assert tables == ["federated/daskfit.py", "federated/model.py"]
+    assert tables == ["federated/daskfit.py", "federated/model.py", "federated/sparkfit.py"]

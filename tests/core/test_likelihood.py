@@ -261,3 +261,50 @@ def test_score_derivative_pass_against_mpmath(family, make, lmbda):
     sloppy = nll_score_slope(s, np.array([lmbda]), exact=False)
     assert sloppy is not None
     assert sloppy[1][0] == pytest.approx(got[1][0], rel=1e-12, abs=1e-12 * got[2][0])
+
+
+@pytest.mark.parametrize("family, lmbda, exact", [("boxcox", 0.4, True),
+                                                   ("yeojohnson", 0.8, False),
+                                                   ("yeojohnson", 1.7, True)])
+def test_one_column_derivative_pass_against_long_double_sums(family, lmbda, exact):
+    """A long column's derivative pass (``kernel._slope_column``: flat blocks of
+    ``COLUMN_BLOCK`` values, the last one partial) gives the nine sums of the per-value
+    definitions, computed here in long double from ``expm1`` of each value (64-bit
+    significand where the platform has it); and the matrix path of ``slope_moments`` (two
+    kappas side by side) gives the same numbers for each kappa."""
+    from boxcoxstat.core import kernel as K
+
+    rng = np.random.default_rng(8)
+    n = 3 * K.COLUMN_BLOCK + 4321  # x >= 0 side: more than two blocks either way
+    x = (1 + rng.lognormal(size=n) if family == "boxcox"
+         else np.r_[rng.normal(size=n // 3), rng.exponential(size=n - n // 3)])
+    side = Sample.from_array(x, family).pos
+    assert side is not None and side.v.shape[0] > 2 * K.COLUMN_BLOCK
+    got = K.slope_moments(side, np.array([lmbda]), np.zeros(1), False, exact)
+    assert got is not None
+    ld = np.longdouble
+    d = side.v[:, 0].astype(ld)
+    a = d * ld(lmbda)
+    m = np.expm1(a)
+    N = a * np.exp(a) - m
+    K_ = a * a * np.exp(a) - 2 * N
+    W = ld(d.size)
+    mean, meanN, meanK = m.sum() / W, N.sum() / W, K_.sum() / W
+    mc, Nc = m - mean, N - meanN
+    want = [W, mean, (mc * mc).sum(), meanN, (mc * Nc).sum(), 0.0, (Nc * Nc).sum(), meanK,
+            (mc * (K_ - meanK)).sum()]
+    # long double's expm1 carries about 1e-19 (where long double is float64, the reference
+    # is as good as the code's and the bound still holds); the sums of 1.4e5 values round
+    # to ~1e-13 of their magnitudes in float64; N's closed form (exact=False) errs by
+    # eps |a| a value, well inside 1e-11 of the sums; VN is formed uncentred (eps (1 +
+    # mean^2/var) relative); K's closed form loses eps / |a| a value (1e-10 is what the
+    # Newton polish assumes of the derivative)
+    tol = [0, 1e-13, 1e-12, 1e-11, 1e-11, 0, 1e-11, 1e-10, 1e-10]
+    for j, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert float(g[0]) == pytest.approx(float(w), rel=tol[j], abs=1e-300), j
+    both = K.slope_moments(side, np.array([lmbda, lmbda + 0.1]), np.zeros(2), False, exact)
+    alone = K.slope_moments(side, np.array([lmbda + 0.1]), np.zeros(1), False, exact)
+    assert both is not None and alone is not None
+    for j in range(9):  # the same sums in the same order: equal to rounding of the dots
+        assert both[j][0] == pytest.approx(got[j][0], rel=1e-13, abs=1e-300)
+        assert both[j][1] == pytest.approx(alone[j][0], rel=1e-13, abs=1e-300)

@@ -557,7 +557,11 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
     val, sc = nll_score_from_moments(pm, nm, lmbda)
     if sample.pos is None or sample.neg is None:
         return None
-    err = np.zeros_like(sc)
+    # every other evaluation of the moments' function in one vectorised call (nine calls
+    # of one lambda cost about 3 ms, a third of an np.log pass over 1e7 values)
+    moved_p: list[SideMoments] = []
+    moved_n: list[SideMoments] = []
+    at: list[NDArray] = []
     if not exact:  # the score's sensitivity to each side's c2 and mean_chi, times their bound
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for which in ("pos", "neg"):
@@ -566,9 +570,9 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
                     big = 1e6 * SERIES_ERR * size  # far above the score's rounding, still linear
                     moved = {"pos": pm, "neg": nm}
                     moved[which] = replace(m, **{field: getattr(m, field) + big})
-                    ds = nll_score_from_moments(moved["pos"], moved["neg"], lmbda)[1] - sc
-                    err = err + np.abs(ds) * 1e-6
-            err = np.where(np.isfinite(err), err, np.inf)
+                    moved_p.append(moved["pos"])
+                    moved_n.append(moved["neg"])
+                    at.append(lmbda)
     reach = np.ones_like(lmbda)
     for side, m in ((sample.pos, pm), (sample.neg, nm)):
         vmin, vmax = side.vrange
@@ -577,19 +581,36 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
         reach = np.maximum(reach, np.maximum(np.abs(vmin - m.shift), np.abs(vmax - m.shift)))
     h = 1e-3 / reach
 
-    def along(t: NDArray) -> NDArray:
-        def moved(m: SideMoments, dmc: NDArray, dc2: NDArray, sgn: float) -> SideMoments:
-            u = sgn * t
-            return replace(m, mean_phi=m.mean_phi + u * m.mean_chi, m2=m.m2 + 2.0 * u * m.c2,
-                           mean_chi=m.mean_chi + u * dmc, c2=m.c2 + u * dc2,
-                           kappa=m.kappa + u)
-        return nll_score_from_moments(moved(pm, pk, pdc, 1.0), moved(nm, nk, ndc, -1.0),
-                                      lmbda + t)[1]
+    def moved_by(m: SideMoments, dmc: NDArray, dc2: NDArray, u: NDArray) -> SideMoments:
+        return replace(m, mean_phi=m.mean_phi + u * m.mean_chi, m2=m.m2 + 2.0 * u * m.c2,
+                       mean_chi=m.mean_chi + u * dmc, c2=m.c2 + u * dc2, kappa=m.kappa + u)
 
+    steps = (h, -h, 2.0 * h, -2.0 * h)
+    for t in steps:
+        moved_p.append(moved_by(pm, pk, pdc, t))
+        moved_n.append(moved_by(nm, nk, ndc, -t))
+        at.append(lmbda + t)
+    width = lmbda.size
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d1 = (along(h) - along(-h)) / (2.0 * h)
-        d2 = (along(2.0 * h) - along(-2.0 * h)) / (4.0 * h)
+        _, scores = nll_score_from_moments(_stack_moments(moved_p), _stack_moments(moved_n),
+                                           np.concatenate([np.ravel(q) for q in at]))
+        scores = scores.reshape(len(at), width)
+        err = np.zeros_like(sc)
+        for ds in scores[: len(at) - len(steps)]:
+            err = err + np.abs(ds.reshape(sc.shape) - sc) * 1e-6
+        if not exact:
+            err = np.where(np.isfinite(err), err, np.inf)
+        up, down, up2, down2 = (q.reshape(sc.shape) for q in scores[len(at) - len(steps) :])
+        d1 = (up - down) / (2.0 * h)
+        d2 = (up2 - down2) / (4.0 * h)
     return val, sc, (4.0 * d1 - d2) / 3.0, err
+
+
+def _stack_moments(ms: list[SideMoments]) -> SideMoments:
+    """Moments of one side side by side: one evaluation of many (lambda, moments) pairs."""
+    width = np.size(ms[0].W)
+    return replace(ms[0], **{f: np.concatenate([np.broadcast_to(getattr(m, f), (width,))
+                                                for m in ms]) for f in _ARRAYS})
 
 
 # Without the series, N = a^2 exprel'(a) = (a - m) + a m errs by at most 4.5 eps |a| where

@@ -361,6 +361,15 @@ def _fused_column(x: NDArray, family: str) -> tuple[Side | None, Side | None]:
     for i in range(0, n, rows):
         xb = x[i : i + rows]
         mb = np.greater_equal(xb, 0.0, out=mask[: xb.size])
+        count = int(np.count_nonzero(mb))
+        if count == xb.size or count == 0:  # a block of one sign: no split
+            if count:
+                pos.add(xb, out[top : top + count])
+                top += count
+            else:
+                neg.add(xb, out[bottom - xb.size : bottom])
+                bottom -= xb.size
+            continue
         at = np.flatnonzero(mb)
         chunk = np.take(xb, at, out=out[top : top + at.size])
         pos.add(chunk, chunk)

@@ -133,6 +133,10 @@ def test_long_matrix_sides_with_weights_keep_values_and_weights_together():
     ("boxcox", lambda r, n: np.r_[1e-300, 1 + r.lognormal(size=n - 2), 1e300]),  # far values
     ("yeojohnson", lambda r, n: r.permutation(np.r_[r.normal(size=n // 2),
                                                     r.exponential(size=n - n // 2)])),
+    # blocks of one sign (taken without a split) before, between and after mixed ones
+    ("yeojohnson", lambda r, n: np.r_[-r.exponential(size=n // 4), r.normal(size=n // 4),
+                                      r.exponential(size=n // 4),
+                                      r.normal(size=n - 3 * (n // 4))]),
 ])
 def test_one_long_column_is_prepared_in_one_pass_with_the_same_values(family, make,
                                                                         monkeypatch):

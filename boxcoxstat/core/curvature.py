@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .profile import SUBSAMPLE_FROM, Profile, rescaled
+from .profile import SUBSAMPLE_FROM, Profile, rescaled, steering
 
 __all__ = ["curvature", "curvature_and_nll", "curvature_and_values", "curvature_from_pair",
            "richardson_slope"]
@@ -97,7 +97,8 @@ def curvature_and_values(
     if need.size:
         h0 = 1e-4 * scale[need]
         ln = lam[need]
-        _, s0 = profile.evaluate(np.r_[ln + h0, ln - h0], which[np.r_[need, need]])
+        _, s0 = profile.evaluate(np.r_[ln + h0, ln - h0], which[np.r_[need, need]],
+                                 **steering(profile))
         c0[need] = np.abs((s0[: need.size] - s0[need.size :]) / (2.0 * h0))
     natural = 1.0 / np.sqrt(np.where(c0 > 0, c0, 1.0))
     big = np.broadcast_to(profile.nobs() > SUBSAMPLE_FROM, np.shape(lmbda))[which].copy()
@@ -108,7 +109,7 @@ def curvature_and_values(
     lam_q = np.r_[lam[one] + h[one], lam[one] - h[one], lam[four] + h[four],
                   lam[four] - h[four], lam[four] + h[four] / 2, lam[four] - h[four] / 2]
     col_q = which[np.r_[one, one, four, four, four, four]]
-    val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc])
+    val, s = profile.evaluate(np.r_[lam_q, xl], np.r_[col_q, xc], **steering(profile))
     extra, extra_sc = val[lam_q.size :], s[lam_q.size :]
     s = s[: lam_q.size]
     k1, k4 = one.size, four.size

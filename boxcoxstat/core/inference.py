@@ -22,7 +22,7 @@ from scipy import stats
 
 from .._validation.columns import BoxCoxError
 from .curvature import curvature, curvature_and_values, curvature_from_pair
-from .profile import SUBSAMPLE_FROM, CallbackProfile, Profile, rescaled
+from .profile import SUBSAMPLE_FROM, CallbackProfile, Profile, rescaled, steering
 from .roots import bracket_increasing, find_root
 
 __all__ = [
@@ -140,9 +140,10 @@ def profile_interval(
                 if need.size:
                     k = act[need]
                     val[need], sc[need] = profile.evaluate(center[k] + direction[k] * t[k],
-                                                           cols[k])
+                                                           cols[k], **steering(profile))
             else:
-                val, sc = profile.evaluate(center[act] + direction[act] * t[act], cols[act])
+                val, sc = profile.evaluate(center[act] + direction[act] * t[act], cols[act],
+                                           **steering(profile))
             g = val - base[act] - half_q
             dg = direction[act] * sc
             step = -g / dg

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel
 from .sample import Side
 
-__all__ = ["BLOCK_ELEMENTS", "WIDE", "ZERO_K", "phi_chi"]
+__all__ = ["BLOCK_ELEMENTS", "COLUMN_BLOCK", "WIDE", "ZERO_K", "column_moments", "phi_chi"]
 
 BLOCK_ELEMENTS = 1 << 16  # rows x columns per block: the temporaries stay in cache
 COLUMN_BLOCK = 1 << 17  # values per block of one column's derivative pass (_slope_column):
@@ -238,6 +238,58 @@ def _slope_column(v: NDArray, k: float, s: float, shifted: bool, exact: bool
             sums[i] = (nrow, mean, M2, meanN, C2, float(d.sum()) if shifted else 0.0,
                        VN, meanK, CK)
     return _merge_slope_parts([np.ascontiguousarray(sums[:, j : j + 1]) for j in range(9)])
+
+
+def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: bool,
+                   series: bool = True) -> tuple[NDArray, ...]:
+    """:func:`_block_moments` (tier 2, unweighted) of one long column ``v`` (flat,
+    contiguous) at each of the ``L`` exponents ``k`` (shifts ``s``), merged over flat blocks
+    of ``COLUMN_BLOCK`` values: each block is read once and evaluated at every exponent while
+    it is in cache (a (2, rows) block of the matrix path cost 1.4x more a lambda). Returns
+    the merged ``W, mean, M2, meanN, C2, dsum``, each of shape (L,). ``series=False`` forms
+    ``N`` by its closed form alone (see :func:`slope_moments`' ``exact``): the score then
+    errs by at most ``likelihood.SERIES_ERR`` a value where ``|a| < 1/8``, which moves a
+    Newton step of the profile interval, never its ends (those are set by NLL values)."""
+    n = v.size
+    rows = COLUMN_BLOCK
+    flat = _work(rows).flat
+    nb = max(1, -(-n // rows))
+    L = k.size
+    sums = np.empty((6, nb, L))
+    whole = [b[:rows] for b in flat]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(nb):
+            vb = v[i * rows : (i + 1) * rows]
+            size = vb.size
+            b0, b1, b2, b3, b4 = whole if size == rows else [b[:size] for b in flat]
+            nrow = float(size)
+            for j in range(L):
+                d = np.subtract(vb, s[j], out=b4) if shifted else vb
+                a = np.multiply(d, k[j], out=b0)
+                m = np.expm1(a, out=b1)
+                mean = float(m.sum()) / nrow
+                mc = np.subtract(m, mean, out=b3)
+                M2 = _run_dot(mc, mc)
+                dsum = float(d.sum()) if shifted else 0.0
+                meanN = C2 = 0.0
+                if score:
+                    if series:
+                        N = a2_dexprel(a, m, out=b2, tmp=b1)  # m is no longer needed
+                    else:
+                        N = np.subtract(a, m, out=b2)
+                        N += np.multiply(a, m, out=b1)
+                    meanN = float(N.sum()) / nrow
+                    C2 = _run_dot(mc, N) - meanN * float(mc.sum())
+                sums[:, i, j] = (nrow, mean, M2, meanN, C2, dsum)
+    W, mean, M2, meanN, C2, dsum = sums
+    if nb == 1:
+        return W[0], mean[0], M2[0], meanN[0], C2[0], dsum[0]
+    Wt = W.sum(axis=0)
+    mean_t = (W * mean).sum(axis=0) / Wt
+    dm = mean - mean_t
+    meanN_t = (W * meanN).sum(axis=0) / Wt
+    return (Wt, mean_t, M2.sum(axis=0) + (W * dm * dm).sum(axis=0), meanN_t,
+            C2.sum(axis=0) + (W * dm * (meanN - meanN_t)).sum(axis=0), dsum.sum(axis=0))
 
 
 def _merge_slope_parts(parts: list[NDArray]) -> tuple[NDArray, ...]:

@@ -51,7 +51,17 @@ from .._special import (
     log_exprel,
 )
 from .._validation.columns import BoxCoxError, normalize_family
-from .kernel import BLOCK_ELEMENTS, ZERO_K, _block_moments, _work, phi_chi, slope_moments
+from .kernel import (
+    BLOCK_ELEMENTS,
+    COLUMN_BLOCK,
+    WIDE,
+    ZERO_K,
+    _block_moments,
+    _work,
+    column_moments,
+    phi_chi,
+    slope_moments,
+)
 from .sample import Sample, Side
 from .short import short_nll_score, short_ok
 
@@ -123,6 +133,7 @@ def side_moments(
     shift: ArrayLike | None = None,
     score: bool = True,
     cols: ArrayLike | None = None,
+    series: bool = True,
 ) -> SideMoments:
     """Moments of one side at exponent(s) ``kappa`` (one per column, or many for one column).
 
@@ -148,6 +159,10 @@ def side_moments(
     cols : array_like of int, optional
         Evaluate these columns of the side only (each block takes them as it is read, so
         no copy of the side is made).
+    series : bool, default=True
+        ``False`` lets one long column form ``chi`` without the small-argument series (its
+        moments err by at most :data:`SERIES_ERR` a value there): for callers whose score
+        only steers a Newton step (the profile interval, its curvature).
     """
     idx_cols = None if cols is None else np.asarray(cols, dtype=np.intp)
     kappa_in = np.asarray(kappa, dtype=np.float64)
@@ -161,7 +176,7 @@ def side_moments(
     span = np.maximum(np.abs(vmin - s), np.abs(vmax - s))
     tier = np.where(np.abs(k) <= ZERO_K, 0, np.where(np.abs(k) * span < A2_SERIES_RADIUS, 1, 2))
     if np.all(tier == tier[0]):
-        out = _moments(side, k, s, int(tier[0]), score, idx_cols)
+        out = _moments(side, k, s, int(tier[0]), score, idx_cols, series)
     else:  # columns in different regimes: each group on its own
         p = side.v.shape[1] if idx_cols is None else idx_cols.size
         parts = {}
@@ -184,7 +199,7 @@ def side_moments(
 
 
 def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
-             cols: NDArray[np.intp] | None) -> SideMoments:
+             cols: NDArray[np.intp] | None, series: bool = True) -> SideMoments:
     """:func:`side_moments` for columns that share one regime (``tier`` 0, 1 or 2)."""
     n, p = side.v.shape
     if cols is not None:
@@ -192,10 +207,16 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     width = max(p, k.size)
     shifted = bool(np.any(s != 0))
     rows = max(1, BLOCK_ELEMENTS // width)
-    work = _work() if tier == 2 and n > rows and rows * width <= BLOCK_ELEMENTS else None
-    parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols, work)
-             for a in range(0, max(n, 1), rows)]
-    if len(parts) == 1:  # one block: its moments are the side's
+    if tier == 2 and p == 1 and side.w is None and n > COLUMN_BLOCK and width < WIDE:
+        # one long column at a few exponents: flat blocks, each read once for all of them
+        col = side.v[:, 0 if cols is None else int(cols[0])]
+        parts = [column_moments(np.ascontiguousarray(col), np.broadcast_to(k, (width,)),
+                                np.broadcast_to(s, (width,)), shifted, score, series)]
+    else:
+        work = _work() if tier == 2 and n > rows and rows * width <= BLOCK_ELEMENTS else None
+        parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols,
+                                work) for a in range(0, max(n, 1), rows)]
+    if len(parts) == 1:  # one block (or the merged flat blocks): its moments are the side's
         Wt, mean_t, m2, meanN_t, c2, dsum_t = parts[0]
     else:
         W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
@@ -371,13 +392,14 @@ def nll_score_from_moments(
 
 def nll_score(
     sample: Sample, lmbda: ArrayLike, *, score: bool = True, cols: ArrayLike | None = None,
-    score_unit: NDArray[np.float64] | None = None,
+    score_unit: NDArray[np.float64] | None = None, series: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Profile NLL and score at ``lmbda`` (one value per column, or many for one column).
 
     With ``score=False`` only the NLL is computed (the score is returned as NaN). With
     ``score_unit`` (per pair, powers of two) the score is the derivative in
-    ``lambda * score_unit`` (``profile.RescaledProfile``).
+    ``lambda * score_unit`` (``profile.RescaledProfile``). ``series=False``: see
+    :func:`side_moments` (the NLL is the same).
     """
     lmbda = np.asarray(lmbda, dtype=np.float64)
     if cols is None and score_unit is None and short_ok(sample):
@@ -392,10 +414,10 @@ def nll_score(
     pm = nm = None
     if sample.pos is not None:
         pm = side_moments(sample.pos, lmbda if u is None else lmbda * u, score=score,
-                          cols=cols)
+                          cols=cols, series=series)
     if sample.neg is not None:
         nm = side_moments(sample.neg, 2.0 - lmbda if u is None else (2.0 - lmbda) * u,
-                          score=score, cols=cols)
+                          score=score, cols=cols, series=series)
     return nll_score_from_moments(pm, nm, lmbda, u, score_unit)
 
 

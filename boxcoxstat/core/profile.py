@@ -80,6 +80,16 @@ class Profile(Protocol):
         ...
 
 
+def steering(profile: Profile) -> dict[str, bool]:
+    """Keywords for ``profile.evaluate`` when its score only steers a Newton step (the
+    profile interval's ends and curvature): a sample's long column may then skip the
+    small-argument series (``series=False``: the score errs by at most
+    ``likelihood.SERIES_ERR`` a value there, about 1e-13 of the curvature on 1e7 values;
+    the NLL, which sets the ends, is the same). Other profiles (subclasses too) take no
+    such keyword."""
+    return {"series": False} if type(profile) is SampleProfile else {}
+
+
 def as_pairs(lmbda: ArrayLike, cols: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
     """``lmbda`` and ``cols`` as equal-length 1-D arrays (a scalar is broadcast)."""
     lam = np.atleast_1d(np.asarray(lmbda, dtype=np.float64))
@@ -166,23 +176,26 @@ class SampleProfile:
 
     def evaluate(
         self, lmbda: ArrayLike, cols: ArrayLike, *, score: bool = True,
-        score_unit: NDArray[np.float64] | None = None,
+        score_unit: NDArray[np.float64] | None = None, series: bool = True,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """NLL and score at the pairs; with ``score_unit`` (per pair) the score is the
-        derivative in ``lambda * score_unit`` (see :class:`RescaledProfile`)."""
+        derivative in ``lambda * score_unit`` (see :class:`RescaledProfile`);
+        ``series=False``: one long column's score may skip the small-argument series
+        (:func:`~boxcoxstat.core.likelihood.side_moments`; the NLL is the same)."""
         lam, idx = as_pairs(lmbda, cols)
         su = None if score_unit is None else np.broadcast_to(score_unit, lam.shape)
         full = self.ncols
         if (full == 1 and idx.size) or (idx.size == full
                                         and np.array_equal(idx, np.arange(full))):
             return nll_score(self.sample, lam, score=score,  # every column once, in order,
-                             score_unit=su)  # or any lambdas of the one column
+                             score_unit=su, series=series)  # or any lambdas of one column
         val = np.empty(lam.shape)
         sc = np.empty(lam.shape)
         uniq = np.unique(idx)
         if uniq.size == 1 and idx.size > 1:  # many lambdas of one column: broadcast
             val[:], sc[:] = nll_score(self.sample, lam, score=score,
-                                      cols=None if full == 1 else uniq, score_unit=su)
+                                      cols=None if full == 1 else uniq, score_unit=su,
+                                      series=series)
             return val, sc
         for layer in _layers(idx):  # each column at most once per call
             sel = idx[layer]

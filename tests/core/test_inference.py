@@ -335,3 +335,43 @@ def test_curvature_from_points_where_the_profile_is_not_quadratic_falls_back(mon
                              slope=c)
     assert rounds[1] == 4  # the fallback's round: Richardson's four lambdas
     assert got["bse"][0] == pytest.approx(1 / np.sqrt(c[0]), rel=1e-12)
+
+
+@pytest.mark.parametrize("family, make", [
+    ("boxcox", lambda r, n: 1 + r.lognormal(size=n)),
+    ("yeojohnson", lambda r, n: np.r_[r.normal(size=n // 2), r.exponential(size=n - n // 2)]),
+])
+def test_long_column_interval_steered_without_the_series_is_the_exact_one(family, make,
+                                                                          monkeypatch):
+    """A long column's interval ends and curvature are found with scores that skip the
+    small-argument series (``profile.steering``): the standard error, the interval and the
+    tests are those of the exact scores to 1e-11 relative (the ends are set by NLL values;
+    the curvature's score difference errs by ~1e-13), and the long column's flat moments
+    (``kernel.column_moments``) equal the block path's."""
+    from boxcoxstat.core import kernel as K
+    from boxcoxstat.core import likelihood as LK
+    from boxcoxstat.core import profile as P
+
+    x = make(np.random.default_rng(31), 3 * K.COLUMN_BLOCK + 999)
+    steered = bcs.fit(x, family=family)
+    got = np.r_[np.ravel(steered.bse), np.ravel(steered.conf_int()),
+                np.ravel(steered.test(0).statistic)]
+    monkeypatch.setattr(P, "steering", lambda profile: {})
+    import boxcoxstat.core.curvature as C
+    import boxcoxstat.core.inference as I
+    monkeypatch.setattr(C, "steering", lambda profile: {})
+    monkeypatch.setattr(I, "steering", lambda profile: {})
+    exact = bcs.fit(x, family=family)
+    want = np.r_[np.ravel(exact.bse), np.ravel(exact.conf_int()),
+                 np.ravel(exact.test(0).statistic)]
+    assert got.size == 4
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=0)
+    # the flat path (one column, two exponents, each block read once) against the blocks
+    side = steered._source.fitted[0].sample.pos
+    lam = float(np.ravel(steered.lmbda)[0])
+    k = np.array([lam + 0.01, lam - 0.02])
+    flat = LK.side_moments(side, k)
+    monkeypatch.setattr(LK, "COLUMN_BLOCK", 10**12)  # the matrix path's (rows, 2) blocks
+    blocks = LK.side_moments(side, k)
+    for f in ("W", "mean_phi", "m2", "mean_chi", "c2", "d_sum"):
+        np.testing.assert_allclose(getattr(flat, f), getattr(blocks, f), rtol=1e-13, atol=0)

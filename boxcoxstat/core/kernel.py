@@ -62,9 +62,11 @@ def _work(size: int = BLOCK_ELEMENTS) -> _Work:
     return work
 
 
-def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | None = None):
+def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | None = None,
+                  series: bool = True):
     """The block's ``m`` and ``N`` (see ``likelihood._moments``; ``N`` is None without the score),
-    tier 2 in ``work``'s buffers 0-3 when given."""
+    tier 2 in ``work``'s buffers 0-3 when given; ``series=False``: tier 2's ``N`` by its closed
+    form alone (see :func:`column_moments`)."""
     if tier == 0:
         shape = np.broadcast_shapes(d.shape, k.shape)
         return np.broadcast_to(d, shape), (0.5 * d * d + np.zeros(shape)) if score else None
@@ -75,10 +77,16 @@ def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | 
             m = np.expm1(a, out=work.get(1, shape))
             if not score:
                 return m, None
+            if not series:
+                N = np.subtract(a, m, out=work.get(2, shape))
+                N += np.multiply(a, m, out=work.get(3, shape))
+                return m, N
             return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
         a = d * k
         m = np.expm1(a)
         if tier == 2:
+            if score and not series:
+                return m, (a - m) + a * m
             return m, (a2_dexprel(a, m) if score else None)
         e = np.divide(m, a, out=np.ones_like(m), where=a != 0)
         e *= d
@@ -131,7 +139,7 @@ def _row_dots(x: NDArray, y: NDArray, sub: str) -> NDArray:
 
 def _block_moments(
     side: Side, rows: slice, k: NDArray, s: NDArray, shifted: bool, tier: int, score: bool,
-    cols: NDArray[np.intp] | None = None, work: _Work | None = None,
+    cols: NDArray[np.intp] | None = None, work: _Work | None = None, series: bool = True,
 ) -> tuple[NDArray, ...]:
     """Moments of one row block: total weight, mean and centred sum of squares of ``m``,
     mean of ``N``, centred cross sum, and ``sum w d`` when the frame is shifted.
@@ -159,7 +167,7 @@ def _block_moments(
         d = v - s
     else:
         d = np.subtract(v, s, out=work.get(4, np.broadcast_shapes(v.shape, s.shape)))
-    m, N = _block_values(d, k, tier, score, work)
+    m, N = _block_values(d, k, tier, score, work, series)
     zeros = np.zeros(width)
     nrow = v.shape[ax]
     if w is None:

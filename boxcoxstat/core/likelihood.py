@@ -160,9 +160,9 @@ def side_moments(
         Evaluate these columns of the side only (each block takes them as it is read, so
         no copy of the side is made).
     series : bool, default=True
-        ``False`` lets one long column form ``chi`` without the small-argument series (its
-        moments err by at most :data:`SERIES_ERR` a value there): for callers whose score
-        only steers a Newton step (the profile interval, its curvature).
+        ``False`` forms ``chi`` without the small-argument series where ``|kappa d|`` reaches
+        1/8 (its moments err by at most :data:`SERIES_ERR` a value below): for callers whose
+        score only steers (a solver's start, the profile interval's Newton steps).
     """
     idx_cols = None if cols is None else np.asarray(cols, dtype=np.intp)
     kappa_in = np.asarray(kappa, dtype=np.float64)
@@ -215,7 +215,7 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     else:
         work = _work() if tier == 2 and n > rows and rows * width <= BLOCK_ELEMENTS else None
         parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols,
-                                work) for a in range(0, max(n, 1), rows)]
+                                work, series) for a in range(0, max(n, 1), rows)]
     if len(parts) == 1:  # one block (or the merged flat blocks): its moments are the side's
         Wt, mean_t, m2, meanN_t, c2, dsum_t = parts[0]
     else:

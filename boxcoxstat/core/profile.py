@@ -152,6 +152,7 @@ class SampleProfile:
     """
 
     sample: Sample
+    series: bool = True  # False: the scores skip the small-argument series (a subsample's)
 
     @classmethod
     def from_array(
@@ -180,8 +181,9 @@ class SampleProfile:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """NLL and score at the pairs; with ``score_unit`` (per pair) the score is the
         derivative in ``lambda * score_unit`` (see :class:`RescaledProfile`);
-        ``series=False``: one long column's score may skip the small-argument series
-        (:func:`~boxcoxstat.core.likelihood.side_moments`; the NLL is the same)."""
+        ``series=False`` (or a profile made with it): the scores skip the small-argument
+        series (:func:`~boxcoxstat.core.likelihood.side_moments`; the NLL is the same)."""
+        series = series and self.series
         lam, idx = as_pairs(lmbda, cols)
         su = None if score_unit is None else np.broadcast_to(score_unit, lam.shape)
         full = self.ncols
@@ -242,7 +244,8 @@ class SampleProfile:
     def subsample(self) -> SampleProfile | None:
         """Every k-th row: about 20,000 values per column for one column (above 100,000
         rows), about 20,000 values in all but at least 500 rows for a matrix (from eight
-        times that many rows)."""
+        times that many rows). Its scores skip the small-argument series (``series``): they
+        start the full data's solver, whose own scores are exact."""
         if self.ncols == 1:
             rows, start_from = SUBSAMPLE_SIZE, SUBSAMPLE_FROM
         else:
@@ -250,7 +253,8 @@ class SampleProfile:
             start_from = MATRIX_SUBSAMPLE_FROM * rows
         if self.sample.nrows <= start_from or self.sample.nrows // rows < 2:
             return None
-        return SampleProfile(self.sample.every(self.sample.nrows // rows))
+        # it only starts the solver (the root to SUB_XRTOL): its scores skip the series
+        return SampleProfile(self.sample.every(self.sample.nrows // rows), series=False)
 
 
 class UnitProfile(Profile, Protocol):

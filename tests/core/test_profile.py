@@ -278,3 +278,29 @@ def test_solver_on_a_callback_profile_matches_the_sample():
     np.testing.assert_allclose(via.lmbda, direct.lmbda, rtol=1e-12)
     assert len(cb.calls) >= 2
     assert all(c[0].ndim == 1 and c[0].shape == c[1].shape for c in cb.calls)
+
+
+def test_a_subsample_skips_the_series_and_the_solver_lands_on_the_same_root(monkeypatch):
+    """A subsample's profile only starts the solver: its scores skip the small-argument
+    series (within the closed form's error of the exact scores), and the full data's root
+    is the one an exact subsample leads to (the polish's own scores are exact)."""
+    from boxcoxstat.core.profile import SampleProfile
+    from boxcoxstat.core.solve import solve
+
+    rng = np.random.default_rng(21)
+    x = rng.lognormal(0.0, np.linspace(0.2, 2.0, 20), size=(30_000, 20)) - 1.0
+    profile = SampleProfile.from_array(x, "yeojohnson")
+    sub = profile.subsample()
+    assert sub is not None and sub.series is False and profile.series is True
+    lam = np.linspace(-0.5, 1.5, 20)
+    cols = np.arange(20)
+    quick = sub.evaluate(lam, cols)
+    exact = SampleProfile(sub.sample).evaluate(lam, cols)
+    np.testing.assert_array_equal(quick[0], exact[0])  # the NLL does not use the series
+    # the closed form errs by ~eps |a| a value where |a| < 1/8: far below 1e-10 of a score
+    np.testing.assert_allclose(quick[1], exact[1], rtol=1e-10, atol=1e-10)
+    got = solve(profile).lmbda
+    monkeypatch.setattr(SampleProfile, "subsample",  # an exact start
+                        lambda self: SampleProfile(sub.sample) if self is profile else None)
+    want = solve(profile).lmbda
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)

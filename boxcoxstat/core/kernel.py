@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import NDArray
@@ -205,23 +206,31 @@ def _run_dot(x: NDArray, y: NDArray) -> float:
     return float(np.vecdot(x.reshape(-1, _DOT_RUN), y.reshape(-1, _DOT_RUN)).sum())
 
 
+def _column_nblocks(n: int) -> int:
+    """Blocks of ``COLUMN_BLOCK`` values in a column of ``n`` (at least one)."""
+    return max(1, -(-n // COLUMN_BLOCK))
+
+
+def _column_blocks(v: NDArray) -> Iterator[tuple[int, NDArray, list[NDArray]]]:
+    """One long column's flat blocks of ``COLUMN_BLOCK`` values, each with this thread's five
+    scratch arrays cut to its length: ``(i, block, scratch)``."""
+    rows = COLUMN_BLOCK
+    flat = _work(rows).flat
+    whole = [b[:rows] for b in flat]
+    for i in range(_column_nblocks(v.size)):
+        vb = v[i * rows : (i + 1) * rows]
+        yield i, vb, (whole if vb.size == rows else [b[: vb.size] for b in flat])
+
+
 def _slope_column(v: NDArray, k: float, s: float, shifted: bool, exact: bool
                   ) -> tuple[NDArray, ...]:
     """:func:`slope_moments` of one column ``v`` (flat, contiguous) at one ``k``: the same
     sums in the same order, on flat blocks of ``COLUMN_BLOCK`` values (no transposes, no
-    per-block shapes: a third of the Python per block),
-    each block's nine sums a row of one array, merged as :func:`slope_moments` merges."""
-    n = v.size
-    rows = COLUMN_BLOCK
-    flat = _work(rows).flat
-    nb = max(1, -(-n // rows))
-    sums = np.empty((nb, 9))
-    whole = [b[:rows] for b in flat]
+    per-block shapes: a third of the Python per block), each block's nine sums a row of one
+    array, merged as :func:`slope_moments` merges."""
+    sums = np.empty((_column_nblocks(v.size), 9))
     with np.errstate(over="ignore", invalid="ignore"):
-        for i in range(nb):
-            vb = v[i * rows : (i + 1) * rows]
-            size = vb.size
-            b0, b1, b2, b3, b4 = whole if size == rows else [b[:size] for b in flat]
+        for i, vb, (b0, b1, b2, b3, b4) in _column_blocks(v):
             d = np.subtract(vb, s, out=b4) if shifted else vb
             a = np.multiply(d, k, out=b0)
             m = np.expm1(a, out=b1)
@@ -230,7 +239,7 @@ def _slope_column(v: NDArray, k: float, s: float, shifted: bool, exact: bool
             else:
                 N = np.subtract(a, m, out=b2)
                 N += np.multiply(a, m, out=b3)
-            nrow = float(size)
+            nrow = float(vb.size)
             mean = float(m.sum()) / nrow
             mc = np.subtract(m, mean, out=b3)
             M2 = _run_dot(mc, mc)
@@ -258,19 +267,12 @@ def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: boo
     ``N`` by its closed form alone (see :func:`slope_moments`' ``exact``): the score then
     errs by at most ``likelihood.SERIES_ERR`` a value where ``|a| < 1/8``, which moves a
     Newton step of the profile interval, never its ends (those are set by NLL values)."""
-    n = v.size
-    rows = COLUMN_BLOCK
-    flat = _work(rows).flat
-    nb = max(1, -(-n // rows))
+    nb = _column_nblocks(v.size)
     L = k.size
     sums = np.empty((6, nb, L))
-    whole = [b[:rows] for b in flat]
     with np.errstate(over="ignore", invalid="ignore"):
-        for i in range(nb):
-            vb = v[i * rows : (i + 1) * rows]
-            size = vb.size
-            b0, b1, b2, b3, b4 = whole if size == rows else [b[:size] for b in flat]
-            nrow = float(size)
+        for i, vb, (b0, b1, b2, b3, b4) in _column_blocks(v):
+            nrow = float(vb.size)
             for j in range(L):
                 d = np.subtract(vb, s[j], out=b4) if shifted else vb
                 a = np.multiply(d, k[j], out=b0)

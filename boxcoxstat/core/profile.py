@@ -204,7 +204,8 @@ class SampleProfile:
             every = sel.size == full and np.array_equal(sel, np.arange(full))
             val[layer], sc[layer] = nll_score(self.sample, lam[layer], score=score,
                                               cols=None if every else sel,
-                                              score_unit=None if su is None else su[layer])
+                                              score_unit=None if su is None else su[layer],
+                                              series=series)
         return val, sc
 
     def evaluate_slope(

@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import optimize as sopt
 
 from .._validation.columns import BoxCoxError, check_option
-from .profile import Profile, rescaled
+from .profile import Profile, rescaled, steering
 from .roots import bracket_increasing, find_root
 
 __all__ = [
@@ -122,8 +122,12 @@ class _Recorder:
         self.last = np.full((3, p), np.nan)  # per column: the last (x, nll, score) evaluated
         self.nfev = np.zeros(p, dtype=np.int64)
 
-    def values(self, lam: NDArray, idx: NDArray, score: bool = True) -> tuple[NDArray, NDArray]:
-        val, sc = self.profile.evaluate(lam, idx, score=score)
+    def values(self, lam: NDArray, idx: NDArray, score: bool = True,
+               steer: bool = False) -> tuple[NDArray, NDArray]:
+        """NLL and score at the pairs, counted and remembered; ``steer``: the scores only set
+        a step (``profile.steering``: a sample may skip the small-argument series)."""
+        val, sc = self.profile.evaluate(lam, idx, score=score,
+                                        **(steering(self.profile) if steer else {}))
         idx = np.asarray(idx, dtype=np.intp)
         lam = np.asarray(lam, dtype=np.float64)
         self.seen.append((idx, lam, val))
@@ -282,7 +286,10 @@ def _secant_polish(rec: _Recorder, x0: NDArray[np.float64], c: NDArray[np.float6
     for it in range(POLISH_STEPS):
         if act.size == 0:
             break
-        v, f = rec.values(x[act], act)
+        # the first point (the subsample's root, ~1e-3 away) only sets the first step: its
+        # scores may skip the series (an error d there moves the parabola two steps later by
+        # about d step^2 / (x0 - x1)^2, far below rounding); the later points' are exact
+        v, f = rec.values(x[act], act, steer=it == 0)
         xa = x[act]
         neg, pos = f < 0, f > 0
         upd = act[neg & (xa > lo[act])]

@@ -291,15 +291,15 @@ def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: boo
                     meanN = float(N.sum()) / nrow
                     C2 = _run_dot(mc, N) - meanN * float(mc.sum())
                 sums[:, i, j] = (nrow, mean, M2, meanN, C2, dsum)
-    W, mean, M2, meanN, C2, dsum = sums
+    Ws, means, M2s, meanNs, C2s, dsums = sums
     if nb == 1:
-        return W[0], mean[0], M2[0], meanN[0], C2[0], dsum[0]
-    Wt = W.sum(axis=0)
-    mean_t = (W * mean).sum(axis=0) / Wt
-    dm = mean - mean_t
-    meanN_t = (W * meanN).sum(axis=0) / Wt
-    return (Wt, mean_t, M2.sum(axis=0) + (W * dm * dm).sum(axis=0), meanN_t,
-            C2.sum(axis=0) + (W * dm * (meanN - meanN_t)).sum(axis=0), dsum.sum(axis=0))
+        return Ws[0], means[0], M2s[0], meanNs[0], C2s[0], dsums[0]
+    Wt = Ws.sum(axis=0)
+    mean_t = (Ws * means).sum(axis=0) / Wt
+    dm = means - mean_t
+    meanN_t = (Ws * meanNs).sum(axis=0) / Wt
+    return (Wt, mean_t, M2s.sum(axis=0) + (Ws * dm * dm).sum(axis=0), meanN_t,
+            C2s.sum(axis=0) + (Ws * dm * (meanNs - meanN_t)).sum(axis=0), dsums.sum(axis=0))
 
 
 def _merge_slope_parts(parts: list[NDArray]) -> tuple[NDArray, ...]:

@@ -40,6 +40,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -631,8 +632,9 @@ def nll_score_slope(sample: Sample, lmbda: ArrayLike, *, exact: bool = True,
 def _stack_moments(ms: list[SideMoments]) -> SideMoments:
     """Moments of one side side by side: one evaluation of many (lambda, moments) pairs."""
     width = np.size(ms[0].W)
-    return replace(ms[0], **{f: np.concatenate([np.broadcast_to(getattr(m, f), (width,))
-                                                for m in ms]) for f in _ARRAYS})
+    arrays: dict[str, Any] = {f: np.concatenate([np.broadcast_to(getattr(m, f), (width,))
+                                                 for m in ms]) for f in _ARRAYS}
+    return replace(ms[0], **arrays)
 
 
 # Without the series, N = a^2 exprel'(a) = (a - m) + a m errs by at most 4.5 eps |a| where

@@ -161,9 +161,10 @@ def side_moments(
         Evaluate these columns of the side only (each block takes them as it is read, so
         no copy of the side is made).
     series : bool, default=True
-        ``False`` forms ``chi`` without the small-argument series where ``|kappa d|`` reaches
-        1/8 (its moments err by at most :data:`SERIES_ERR` a value below): for callers whose
-        score only steers (a solver's start, the profile interval's Newton steps).
+        ``False``: in a column whose largest ``|kappa d|`` reaches 1/8, ``chi`` of its values
+        below 1/8 comes from the closed form, not the series (each errs by at most
+        :data:`SERIES_ERR`): for callers whose score only steers (a solver's start, the
+        profile interval's Newton steps).
     """
     idx_cols = None if cols is None else np.asarray(cols, dtype=np.intp)
     kappa_in = np.asarray(kappa, dtype=np.float64)

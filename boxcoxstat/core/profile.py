@@ -81,12 +81,12 @@ class Profile(Protocol):
 
 
 def steering(profile: Profile) -> dict[str, bool]:
-    """Keywords for ``profile.evaluate`` when its score only steers a Newton step (the
-    profile interval's ends and curvature): a sample's long column may then skip the
-    small-argument series (``series=False``: the score errs by at most
-    ``likelihood.SERIES_ERR`` a value there, about 1e-13 of the curvature on 1e7 values;
-    the NLL, which sets the ends, is the same). Other profiles (subclasses too) take no
-    such keyword."""
+    """Keywords for ``profile.evaluate`` when its score only steers a step (the profile
+    interval's Newton steps and curvature, the secant polish's first point): a sample's
+    scores may then skip the small-argument series (``series=False``: the score errs by at
+    most ``likelihood.SERIES_ERR`` a value there, about 1e-13 of the curvature on 1e7
+    values; the NLL, which sets the interval's ends, is the same). Other profiles
+    (subclasses too) take no such keyword."""
     return {"series": False} if type(profile) is SampleProfile else {}
 
 

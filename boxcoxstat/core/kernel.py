@@ -25,7 +25,7 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import NDArray
 
-from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_dexprel
+from .._special import _D1_REV, A2_SERIES_RADIUS, _horner, a2_closed, a2_dexprel
 from .sample import Side
 
 __all__ = ["BLOCK_ELEMENTS", "COLUMN_BLOCK", "WIDE", "ZERO_K", "column_moments", "phi_chi"]
@@ -78,17 +78,12 @@ def _block_values(d: NDArray, k: NDArray, tier: int, score: bool, work: _Work | 
             m = np.expm1(a, out=work.get(1, shape))
             if not score:
                 return m, None
-            if not series:
-                N = np.subtract(a, m, out=work.get(2, shape))
-                N += np.multiply(a, m, out=work.get(3, shape))
-                return m, N
-            return m, a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
+            form = a2_dexprel if series else a2_closed
+            return m, form(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
         a = d * k
         m = np.expm1(a)
         if tier == 2:
-            if score and not series:
-                return m, (a - m) + a * m
-            return m, (a2_dexprel(a, m) if score else None)
+            return m, ((a2_dexprel if series else a2_closed)(a, m) if score else None)
         e = np.divide(m, a, out=np.ones_like(m), where=a != 0)
         e *= d
         return e, ((d * d) * _horner(_D1_REV, a) if score else None)
@@ -234,11 +229,7 @@ def _slope_column(v: NDArray, k: float, s: float, shifted: bool, exact: bool
             d = np.subtract(vb, s, out=b4) if shifted else vb
             a = np.multiply(d, k, out=b0)
             m = np.expm1(a, out=b1)
-            if exact:
-                N = a2_dexprel(a, m, out=b2, tmp=b3)
-            else:
-                N = np.subtract(a, m, out=b2)
-                N += np.multiply(a, m, out=b3)
+            N = (a2_dexprel if exact else a2_closed)(a, m, out=b2, tmp=b3)
             nrow = float(vb.size)
             mean = float(m.sum()) / nrow
             mc = np.subtract(m, mean, out=b3)
@@ -283,11 +274,8 @@ def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: boo
                 dsum = float(d.sum()) if shifted else 0.0
                 meanN = C2 = 0.0
                 if score:
-                    if series:
-                        N = a2_dexprel(a, m, out=b2, tmp=b1)  # m is no longer needed
-                    else:
-                        N = np.subtract(a, m, out=b2)
-                        N += np.multiply(a, m, out=b1)
+                    # m is no longer needed: b1 is the scratch
+                    N = (a2_dexprel if series else a2_closed)(a, m, out=b2, tmp=b1)
                     meanN = float(N.sum()) / nrow
                     C2 = _run_dot(mc, N) - meanN * float(mc.sum())
                 sums[:, i, j] = (nrow, mean, M2, meanN, C2, dsum)
@@ -358,11 +346,8 @@ def slope_moments(side: Side, k: NDArray, s: NDArray, shifted: bool, exact: bool
             d = np.subtract(v, ss, out=work.get(4, shape)) if shifted else v
             a = np.multiply(d, kk, out=work.get(0, shape))
             m = np.expm1(a, out=work.get(1, shape))
-            if exact:
-                N = a2_dexprel(a, m, out=work.get(2, shape), tmp=work.get(3, shape))
-            else:
-                N = np.subtract(a, m, out=work.get(2, shape))
-                N += np.multiply(a, m, out=work.get(3, shape))
+            N = (a2_dexprel if exact else a2_closed)(a, m, out=work.get(2, shape),
+                                                     tmp=work.get(3, shape))
             nrow = float(shape[1])
             mean = m.sum(axis=1) / nrow
             mc = np.subtract(m, mean[:, None], out=work.get(3, shape))

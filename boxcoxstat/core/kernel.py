@@ -249,18 +249,19 @@ def _slope_column(v: NDArray, k: float, s: float, shifted: bool, exact: bool
 
 
 def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: bool,
-                   series: bool = True) -> tuple[NDArray, ...]:
+                   series: bool = True) -> list[tuple[NDArray, ...]]:
     """:func:`_block_moments` (tier 2, unweighted) of one long column ``v`` (flat,
-    contiguous) at each of the ``L`` exponents ``k`` (shifts ``s``), merged over flat blocks
-    of ``COLUMN_BLOCK`` values: each block is read once and evaluated at every exponent while
-    it is in cache (a (2, rows) block of the matrix path cost 1.4x more a lambda). Returns
-    the merged ``W, mean, M2, meanN, C2, dsum``, each of shape (L,). ``series=False`` forms
-    ``N`` by its closed form alone (see :func:`slope_moments`' ``exact``): the score then
+    contiguous) at each of the ``L`` exponents ``k`` (shifts ``s``), on flat blocks of
+    ``COLUMN_BLOCK`` values: each block is read once and evaluated at every exponent while it
+    is in cache (a (2, rows) block of the matrix path cost 1.4x more a lambda). Returns each
+    block's ``W, mean, M2, meanN, C2, dsum`` (each of shape (L,)), which
+    ``likelihood._moments`` merges as it merges the matrix path's blocks. ``series=False``
+    forms ``N`` by its closed form alone (see :func:`slope_moments`' ``exact``): the score then
     errs by at most ``likelihood.SERIES_ERR`` a value where ``|a| < 1/8``, which moves a
     Newton step of the profile interval, never its ends (those are set by NLL values)."""
     nb = _column_nblocks(v.size)
     L = k.size
-    sums = np.empty((6, nb, L))
+    sums = np.empty((nb, 6, L))
     with np.errstate(over="ignore", invalid="ignore"):
         for i, vb, (b0, b1, b2, b3, b4) in _column_blocks(v):
             nrow = float(vb.size)
@@ -278,16 +279,8 @@ def column_moments(v: NDArray, k: NDArray, s: NDArray, shifted: bool, score: boo
                     N = (a2_dexprel if series else a2_closed)(a, m, out=b2, tmp=b1)
                     meanN = float(N.sum()) / nrow
                     C2 = _run_dot(mc, N) - meanN * float(mc.sum())
-                sums[:, i, j] = (nrow, mean, M2, meanN, C2, dsum)
-    Ws, means, M2s, meanNs, C2s, dsums = sums
-    if nb == 1:
-        return Ws[0], means[0], M2s[0], meanNs[0], C2s[0], dsums[0]
-    Wt = Ws.sum(axis=0)
-    mean_t = (Ws * means).sum(axis=0) / Wt
-    dm = means - mean_t
-    meanN_t = (Ws * meanNs).sum(axis=0) / Wt
-    return (Wt, mean_t, M2s.sum(axis=0) + (Ws * dm * dm).sum(axis=0), meanN_t,
-            C2s.sum(axis=0) + (Ws * dm * (meanNs - meanN_t)).sum(axis=0), dsums.sum(axis=0))
+                sums[i, :, j] = (nrow, mean, M2, meanN, C2, dsum)
+    return [tuple(block) for block in sums]
 
 
 def _merge_slope_parts(parts: list[NDArray]) -> tuple[NDArray, ...]:

@@ -212,13 +212,13 @@ def _moments(side: Side, k: NDArray, s: NDArray, tier: int, score: bool,
     if tier == 2 and p == 1 and side.w is None and n > COLUMN_BLOCK and width < WIDE:
         # one long column at a few exponents: flat blocks, each read once for all of them
         col = side.v[:, 0 if cols is None else int(cols[0])]
-        parts = [column_moments(np.ascontiguousarray(col), np.broadcast_to(k, (width,)),
-                                np.broadcast_to(s, (width,)), shifted, score, series)]
+        parts = column_moments(np.ascontiguousarray(col), np.broadcast_to(k, (width,)),
+                               np.broadcast_to(s, (width,)), shifted, score, series)
     else:
         work = _work() if tier == 2 and n > rows and rows * width <= BLOCK_ELEMENTS else None
         parts = [_block_moments(side, slice(a, a + rows), k, s, shifted, tier, score, cols,
                                 work, series) for a in range(0, max(n, 1), rows)]
-    if len(parts) == 1:  # one block (or the merged flat blocks): its moments are the side's
+    if len(parts) == 1:  # one block: its moments are the side's
         Wt, mean_t, m2, meanN_t, c2, dsum_t = parts[0]
     else:
         W, mean, M2, meanN, C2, dsum = (np.stack(q) for q in zip(*parts, strict=True))
